@@ -1,0 +1,472 @@
+//! The action vocabulary: what every parser and strategy produces and the executor performs.
+//!
+//! The canonical JSON is fixed in CONTRACTS.md: an object tagged by `"type"`, coordinates in
+//! 0..1000 of the working area, and an optional `"note"` on every action. The run log and
+//! `franz parse` use this same JSON.
+
+use crate::keys;
+use franz_desktop::{Button, ScrollDirection};
+use serde::{Deserialize, Serialize};
+
+/// One action and the model's note on it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Action {
+    #[serde(flatten)]
+    pub kind: ActionKind,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+impl From<ActionKind> for Action {
+    fn from(kind: ActionKind) -> Self {
+        Action { kind, note: None }
+    }
+}
+
+/// What to do. Coordinates are 0..1000 in the working area; `None` means "at the pointer".
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ActionKind {
+    Move {
+        x: i32,
+        y: i32,
+    },
+    Click {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        x: Option<i32>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        y: Option<i32>,
+    },
+    RightClick {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        x: Option<i32>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        y: Option<i32>,
+    },
+    MiddleClick {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        x: Option<i32>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        y: Option<i32>,
+    },
+    DoubleClick {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        x: Option<i32>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        y: Option<i32>,
+    },
+    TripleClick {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        x: Option<i32>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        y: Option<i32>,
+    },
+    MouseDown {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        x: Option<i32>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        y: Option<i32>,
+        #[serde(default = "left")]
+        button: Button,
+    },
+    MouseUp {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        x: Option<i32>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        y: Option<i32>,
+        #[serde(default = "left")]
+        button: Button,
+    },
+    Drag {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        x: Option<i32>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        y: Option<i32>,
+        x2: i32,
+        y2: i32,
+    },
+    Scroll {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        x: Option<i32>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        y: Option<i32>,
+        direction: ScrollDirection,
+        #[serde(default = "three")]
+        amount: u32,
+    },
+    Type {
+        text: String,
+    },
+    Key {
+        keys: String,
+    },
+    Wait {
+        seconds: f64,
+    },
+    Observe,
+    Done {
+        #[serde(default)]
+        text: String,
+    },
+    Fail {
+        #[serde(default)]
+        text: String,
+    },
+    AskUser {
+        #[serde(default)]
+        text: String,
+    },
+    ReportProgress {
+        #[serde(default)]
+        objective_id: String,
+        status: ProgressStatus,
+        #[serde(default)]
+        evidence: String,
+    },
+    ReportCompletion {
+        #[serde(default)]
+        evidence: String,
+    },
+}
+
+fn left() -> Button {
+    Button::Left
+}
+fn three() -> u32 {
+    3
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ProgressStatus {
+    Done,
+    Blocked,
+    InProgress,
+}
+
+/// The longest `wait` a model may ask for, in seconds.
+pub const MAX_WAIT_SECONDS: f64 = 60.0;
+
+impl ActionKind {
+    /// The `"type"` tag.
+    pub fn name(&self) -> &'static str {
+        match self {
+            ActionKind::Move { .. } => "move",
+            ActionKind::Click { .. } => "click",
+            ActionKind::RightClick { .. } => "right_click",
+            ActionKind::MiddleClick { .. } => "middle_click",
+            ActionKind::DoubleClick { .. } => "double_click",
+            ActionKind::TripleClick { .. } => "triple_click",
+            ActionKind::MouseDown { .. } => "mouse_down",
+            ActionKind::MouseUp { .. } => "mouse_up",
+            ActionKind::Drag { .. } => "drag",
+            ActionKind::Scroll { .. } => "scroll",
+            ActionKind::Type { .. } => "type",
+            ActionKind::Key { .. } => "key",
+            ActionKind::Wait { .. } => "wait",
+            ActionKind::Observe => "observe",
+            ActionKind::Done { .. } => "done",
+            ActionKind::Fail { .. } => "fail",
+            ActionKind::AskUser { .. } => "ask_user",
+            ActionKind::ReportProgress { .. } => "report_progress",
+            ActionKind::ReportCompletion { .. } => "report_completion",
+        }
+    }
+
+    /// The point the action acts at, if it names one.
+    pub fn point(&self) -> Option<(i32, i32)> {
+        use ActionKind::*;
+        match *self {
+            Move { x, y } => Some((x, y)),
+            Click {
+                x: Some(x),
+                y: Some(y),
+            }
+            | RightClick {
+                x: Some(x),
+                y: Some(y),
+            }
+            | MiddleClick {
+                x: Some(x),
+                y: Some(y),
+            }
+            | DoubleClick {
+                x: Some(x),
+                y: Some(y),
+            }
+            | TripleClick {
+                x: Some(x),
+                y: Some(y),
+            }
+            | MouseDown {
+                x: Some(x),
+                y: Some(y),
+                ..
+            }
+            | MouseUp {
+                x: Some(x),
+                y: Some(y),
+                ..
+            }
+            | Drag {
+                x: Some(x),
+                y: Some(y),
+                ..
+            }
+            | Scroll {
+                x: Some(x),
+                y: Some(y),
+                ..
+            } => Some((x, y)),
+            _ => None,
+        }
+    }
+
+    /// Whether the action ends the run (done, fail, ask_user, report_completion).
+    pub fn is_terminal(&self) -> bool {
+        matches!(
+            self,
+            ActionKind::Done { .. }
+                | ActionKind::Fail { .. }
+                | ActionKind::AskUser { .. }
+                | ActionKind::ReportCompletion { .. }
+        )
+    }
+
+    /// Checks what can be checked without a screen. Out-of-range coordinates are not errors
+    /// here: they are clamped at execution, with a warning.
+    pub fn validate(&self) -> Result<(), ActionError> {
+        use ActionKind::*;
+        let half = |x: &Option<i32>, y: &Option<i32>| -> Result<(), ActionError> {
+            match (x, y) {
+                (Some(_), None) | (None, Some(_)) => Err(ActionError::new(
+                    ErrorKind::InvalidCoordinate,
+                    format!(
+                        "{}: give both x and y, or neither to act at the pointer",
+                        self.name()
+                    ),
+                )),
+                (Some(-1), Some(-1)) => Err(no_target(self.name())),
+                _ => Ok(()),
+            }
+        };
+        match self {
+            Move { x, y } => half(&Some(*x), &Some(*y)),
+            Click { x, y }
+            | RightClick { x, y }
+            | MiddleClick { x, y }
+            | DoubleClick { x, y }
+            | TripleClick { x, y }
+            | MouseDown { x, y, .. }
+            | MouseUp { x, y, .. } => half(x, y),
+            Scroll { amount: 0, .. } => Err(ActionError::new(
+                ErrorKind::InvalidValue,
+                "scroll: amount is 0 notches; give 1 or more",
+            )),
+            Scroll { x, y, .. } => half(x, y),
+            Drag { x, y, x2, y2 } => {
+                half(x, y)?;
+                if (*x2, *y2) == (-1, -1) {
+                    return Err(no_target("drag end"));
+                }
+                Ok(())
+            }
+            Type { text } if text.is_empty() => Err(ActionError::new(
+                ErrorKind::EmptyText,
+                "type: the text is empty; give the text to type",
+            )),
+            Key { keys } => keys::parse_combo(keys)
+                .map(|_| ())
+                .map_err(|e| ActionError::new(ErrorKind::InvalidKey, e.to_string())),
+            Wait { seconds }
+                if !seconds.is_finite() || *seconds < 0.0 || *seconds > MAX_WAIT_SECONDS =>
+            {
+                Err(ActionError::new(
+                    ErrorKind::InvalidValue,
+                    format!(
+                        "wait: {seconds} seconds is out of range; give 0 to {MAX_WAIT_SECONDS}"
+                    ),
+                ))
+            }
+            ReportCompletion { evidence } | ReportProgress { evidence, .. }
+                if evidence.trim().is_empty() =>
+            {
+                Err(ActionError::new(
+                    ErrorKind::MissingField,
+                    format!("{}: evidence is empty", self.name()),
+                ))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+fn no_target(what: &str) -> ActionError {
+    ActionError::new(
+        ErrorKind::InvalidCoordinate,
+        format!("{what}: [-1, -1] is not a place to act; give a point in 0..1000"),
+    )
+}
+
+impl Action {
+    pub fn validate(&self) -> Result<(), ActionError> {
+        self.kind.validate()
+    }
+
+    /// Reads canonical Action JSON, with a message that says what is wrong.
+    pub fn from_json(text: &str) -> Result<Action, ActionError> {
+        let a: Action = serde_json::from_str(text).map_err(|e| {
+            ActionError::new(
+                ErrorKind::InvalidAction,
+                format!("not a canonical action ({e}): expected e.g. {{\"type\":\"click\",\"x\":500,\"y\":300}}"),
+            )
+        })?;
+        a.validate()?;
+        Ok(a)
+    }
+}
+
+/// Why an action could not be (or was not) performed. It goes back to the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
+    InvalidAction,
+    InvalidKey,
+    EmptyText,
+    InvalidCoordinate,
+    InvalidValue,
+    MissingField,
+    TooManyActions,
+    TooManyToolCalls,
+    Rejected,
+    ExecutionFailed,
+}
+
+impl ErrorKind {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            ErrorKind::InvalidAction => "invalid_action",
+            ErrorKind::InvalidKey => "invalid_key",
+            ErrorKind::EmptyText => "empty_text",
+            ErrorKind::InvalidCoordinate => "invalid_coordinate",
+            ErrorKind::InvalidValue => "invalid_value",
+            ErrorKind::MissingField => "missing_field",
+            ErrorKind::TooManyActions => "too_many_actions",
+            ErrorKind::TooManyToolCalls => "too_many_tool_calls",
+            ErrorKind::Rejected => "rejected",
+            ErrorKind::ExecutionFailed => "execution_failed",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[error("{}: {message}", kind.as_str())]
+pub struct ActionError {
+    pub kind: ErrorKind,
+    pub message: String,
+}
+
+impl ActionError {
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        Self {
+            kind,
+            message: message.into(),
+        }
+    }
+}
+
+/// A warning on an action that was still performed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Warning {
+    /// e.g. `outside_work_area`.
+    pub kind: String,
+    pub message: String,
+}
+
+/// What became of one action.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum ActionResult {
+    Ok {
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        warnings: Vec<Warning>,
+    },
+    Error(ActionError),
+}
+
+impl ActionResult {
+    pub fn ok() -> Self {
+        ActionResult::Ok {
+            warnings: Vec::new(),
+        }
+    }
+    pub fn is_ok(&self) -> bool {
+        matches!(self, ActionResult::Ok { .. })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn canonical_json_round_trips() {
+        for v in [
+            json!({"type":"click","x":500,"y":300}),
+            json!({"type":"click"}),
+            json!({"type":"drag","x":1,"y":2,"x2":3,"y2":4,"note":"move file"}),
+            json!({"type":"scroll","direction":"down","amount":3}),
+            json!({"type":"mouse_down","button":"right"}),
+            json!({"type":"key","keys":"ctrl+s"}),
+            json!({"type":"type","text":"Grüße 你好"}),
+            json!({"type":"wait","seconds":1.5}),
+            json!({"type":"observe"}),
+            json!({"type":"done","text":"42"}),
+            json!({"type":"report_progress","objective_id":"1","status":"IN_PROGRESS","evidence":"x"}),
+            json!({"type":"report_completion","evidence":"y"}),
+        ] {
+            let a: Action = serde_json::from_value(v.clone()).unwrap();
+            assert_eq!(serde_json::to_value(&a).unwrap(), v);
+        }
+        let a = Action::from_json(r#"{"type":"scroll","direction":"up"}"#).unwrap();
+        assert_eq!(
+            a.kind,
+            ActionKind::Scroll {
+                x: None,
+                y: None,
+                direction: ScrollDirection::Up,
+                amount: 3
+            }
+        );
+    }
+
+    #[test]
+    fn validation_catches_bad_actions() {
+        let kind = |s: &str| Action::from_json(s).unwrap_err().kind;
+        assert_eq!(kind(r#"{"type":"type","text":""}"#), ErrorKind::EmptyText);
+        assert_eq!(
+            kind(r#"{"type":"key","keys":"ctrl+warp"}"#),
+            ErrorKind::InvalidKey
+        );
+        assert_eq!(
+            kind(r#"{"type":"click","x":-1,"y":-1}"#),
+            ErrorKind::InvalidCoordinate
+        );
+        assert_eq!(
+            kind(r#"{"type":"click","x":5}"#),
+            ErrorKind::InvalidCoordinate
+        );
+        assert_eq!(
+            kind(r#"{"type":"drag","x":1,"y":1}"#),
+            ErrorKind::InvalidAction
+        );
+        assert_eq!(kind(r#"{"type":"teleport"}"#), ErrorKind::InvalidAction);
+        assert_eq!(
+            kind(r#"{"type":"wait","seconds":-2}"#),
+            ErrorKind::InvalidValue
+        );
+        // out of range is clamped later, not refused
+        assert!(Action::from_json(r#"{"type":"click","x":1200,"y":5}"#).is_ok());
+    }
+}

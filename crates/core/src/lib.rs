@@ -1,0 +1,10 @@
+//! The engine of franz, with no OS code and no printing: geometry, the action vocabulary,
+//! key names, the observation pipeline, model I/O, the reply parser, strategies, the engine
+//! and its events, and the run log.
+
+pub mod action;
+pub mod geometry;
+pub mod keys;
+
+pub use action::{Action, ActionError, ActionKind, ActionResult, ErrorKind, Warning};
+pub use geometry::{Crop, ImageSize, NormBox, NormPoint, SizeRule, Target, WorkArea};

@@ -1,0 +1,96 @@
+//! The OS boundary of franz: everything that touches a real screen, mouse or keyboard.
+//!
+//! One trait, [`Desktop`], with one backend per OS:
+//! - Linux/X11 (`x11`): capture through x11rb + MIT-SHM (plain GetImage where SHM is missing),
+//!   monitors through RandR, the cursor through XFixes; input through enigo (XTest).
+//! - Windows and macOS (`xcap_backend`): capture through xcap; input through enigo.
+//!
+//! Everything here speaks screen pixels. Normalized 0..1000 coordinates live in `franz-core`.
+//! The Xvfb [`sandbox`] and the X11 [`witness`] window are here too: they are library code
+//! because `franz demo` and `franz doctor` use them, and tests use the same code.
+
+mod error;
+mod frame;
+mod input;
+mod types;
+
+#[cfg(target_os = "linux")]
+pub mod sandbox;
+#[cfg(target_os = "linux")]
+pub mod witness;
+#[cfg(target_os = "linux")]
+pub mod x11;
+#[cfg(any(windows, target_os = "macos"))]
+mod xcap_backend;
+
+pub use error::DesktopError;
+pub use frame::{CursorImage, Frame};
+pub use input::EnigoInput;
+pub use types::{Button, Key, NamedKey, PixelPoint, PixelRect, Press, ScrollDirection};
+
+/// What a backend needs to open a desktop.
+#[derive(Debug, Clone, Default)]
+pub struct DesktopOptions {
+    /// The X display (`:99`); `None` means `$DISPLAY`. Ignored off Linux.
+    pub display: Option<String>,
+    /// Which monitor to use; `None` means the primary one.
+    pub monitor: Option<usize>,
+}
+
+/// A monitor as the OS reports it, in root (virtual screen) pixels.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Monitor {
+    pub index: usize,
+    pub name: String,
+    pub rect: PixelRect,
+    pub primary: bool,
+}
+
+/// Capture and input for one monitor of one desktop.
+///
+/// Every point is in root pixels: the monitor's rect says where the monitor sits.
+pub trait Desktop {
+    /// The monitor this desktop captures and acts on.
+    fn monitor(&self) -> &Monitor;
+    /// Every monitor of the display.
+    fn monitors(&self) -> &[Monitor];
+    /// Captures the whole monitor, without the cursor.
+    fn capture(&mut self) -> Result<Frame, DesktopError>;
+    /// The cursor's image and hotspot position, if the platform can tell.
+    fn cursor(&mut self) -> Result<Option<CursorImage>, DesktopError>;
+    /// Where the pointer is now.
+    fn pointer(&mut self) -> Result<PixelPoint, DesktopError>;
+    /// Mouse and keyboard.
+    fn input(&mut self) -> &mut dyn Input;
+    /// A short name of the backend and how it captures, for logs and `franz doctor`.
+    fn describe(&self) -> String;
+}
+
+/// Mouse and keyboard injection. The same code (enigo) on every OS.
+pub trait Input {
+    fn move_to(&mut self, p: PixelPoint) -> Result<(), DesktopError>;
+    fn button(&mut self, button: Button, press: Press) -> Result<(), DesktopError>;
+    fn scroll(&mut self, direction: ScrollDirection, notches: u32) -> Result<(), DesktopError>;
+    fn key(&mut self, key: Key, press: Press) -> Result<(), DesktopError>;
+    /// Types text exactly, any Unicode.
+    fn text(&mut self, text: &str) -> Result<(), DesktopError>;
+    /// Returns once the OS has taken every event sent so far.
+    fn sync(&mut self) -> Result<(), DesktopError>;
+}
+
+/// Opens the desktop of this OS.
+pub fn open(options: &DesktopOptions) -> Result<Box<dyn Desktop>, DesktopError> {
+    #[cfg(target_os = "linux")]
+    {
+        Ok(Box::new(x11::X11Desktop::open(options)?))
+    }
+    #[cfg(any(windows, target_os = "macos"))]
+    {
+        Ok(Box::new(xcap_backend::XcapDesktop::open(options)?))
+    }
+    #[cfg(not(any(target_os = "linux", windows, target_os = "macos")))]
+    {
+        let _ = options;
+        Err(DesktopError::Unsupported("this operating system".into()))
+    }
+}

@@ -1,0 +1,41 @@
+//! One module per subcommand; `run` dispatches.
+
+use crate::cli::{Cli, Command};
+use std::process::ExitCode;
+
+/// Exit codes of CONTRACTS.md.
+#[allow(dead_code)]
+pub mod exit {
+    pub const DONE: u8 = 0;
+    pub const FAILED: u8 = 1;
+    pub const USAGE: u8 = 2;
+    pub const UNREACHABLE: u8 = 3;
+    pub const SAFETY: u8 = 4;
+    pub const INTERRUPTED: u8 = 130;
+}
+
+/// An error that carries its own exit code.
+#[derive(Debug)]
+pub struct Exit(pub u8, pub String);
+
+impl std::fmt::Display for Exit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.1)
+    }
+}
+impl std::error::Error for Exit {}
+
+/// The exit code for an error: its own if it carries one, else 1.
+pub fn exit_code_of(err: &anyhow::Error) -> u8 {
+    err.chain()
+        .find_map(|e| e.downcast_ref::<Exit>().map(|x| x.0))
+        .unwrap_or(exit::FAILED)
+}
+
+pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Screenshot(_) | Command::Bench(_) => {
+            anyhow::bail!(Exit(exit::USAGE, "not yet built".into()))
+        }
+    }
+}

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# The test command: installs what is missing, then format, lints and every test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/deps.sh
+cargo fmt --all --check
+cargo clippy --all-targets -- -D warnings
+cargo test --all-targets
