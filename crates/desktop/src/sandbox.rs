@@ -1,4 +1,237 @@
-//! The sandbox: a private Xvfb on a free display number, with programs launched on it, that is
-//! always stopped (normal exit, error, Ctrl+C).
+//! The sandbox: a private Xvfb on a free display number, with programs launched on it, that
+//! is always stopped.
 //!
-//! TODO(foundation issue).
+//! - The display number comes from Xvfb itself (`-displayfd`), so parallel sandboxes never race
+//!   for a number, and `start` returns only once the server accepts connections.
+//! - Every child (Xvfb and each launched program) gets `PR_SET_PDEATHSIG`, so it dies with
+//!   franz even when franz is killed outright (SIGKILL, or SIGINT with no handler). The signal
+//!   fires when the *thread* that spawned the child exits: start sandboxes from a thread that
+//!   lives as long as they do (normally the main thread).
+//! - `Drop` stops launched programs (their whole process group) and then Xvfb: SIGTERM, a short
+//!   grace period, then SIGKILL.
+
+use crate::DesktopError;
+use nix::sys::signal::{Signal, kill, killpg};
+use nix::unistd::Pid;
+use std::io::{BufRead, BufReader, Read};
+use std::os::unix::process::CommandExt;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// What to start.
+#[derive(Debug, Clone)]
+pub struct SandboxOptions {
+    pub width: u32,
+    pub height: u32,
+    /// Shell commands to start on the display, in order.
+    pub launch: Vec<String>,
+}
+
+impl Default for SandboxOptions {
+    fn default() -> Self {
+        Self {
+            width: 1920,
+            height: 1080,
+            launch: Vec::new(),
+        }
+    }
+}
+
+/// A running private X server and the programs on it.
+pub struct Sandbox {
+    display: String,
+    xvfb: Child,
+    apps: Vec<Child>,
+}
+
+/// How long Xvfb may take to come up.
+const START_TIMEOUT: Duration = Duration::from_secs(20);
+/// How long a stopped process gets between SIGTERM and SIGKILL.
+const GRACE: Duration = Duration::from_millis(1500);
+
+/// Makes the child die with its parent thread.
+fn die_with_parent(cmd: &mut Command) {
+    // SAFETY: prctl is async-signal-safe and touches only the child's own state.
+    unsafe {
+        cmd.pre_exec(|| {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
+impl Sandbox {
+    /// Starts Xvfb at `width` x `height` and launches the programs on it.
+    pub fn start(options: &SandboxOptions) -> Result<Sandbox, DesktopError> {
+        let mut cmd = Command::new("Xvfb");
+        cmd.args(["-displayfd", "1", "-nolisten", "tcp", "-screen", "0"])
+            .arg(format!("{}x{}x24", options.width, options.height))
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        die_with_parent(&mut cmd);
+        let mut xvfb = cmd.spawn().map_err(|e| {
+            DesktopError::Sandbox(format!(
+                "cannot start Xvfb ({e}): install it (Debian/Ubuntu: apt-get install xvfb)"
+            ))
+        })?;
+        let name = match read_display(&mut xvfb) {
+            Ok(d) => d,
+            Err(e) => {
+                let _ = xvfb.kill();
+                let _ = xvfb.wait();
+                return Err(e);
+            }
+        };
+        tracing::info!(
+            display = name.as_str(),
+            width = options.width,
+            height = options.height,
+            "sandbox started"
+        );
+        let mut sandbox = Sandbox {
+            display: name,
+            xvfb,
+            apps: Vec::new(),
+        };
+        for cmd in &options.launch {
+            sandbox.launch(cmd)?;
+        }
+        Ok(sandbox)
+    }
+
+    /// The display name, e.g. `:3`.
+    pub fn display(&self) -> &str {
+        &self.display
+    }
+
+    /// The Xvfb process id.
+    pub fn xvfb_pid(&self) -> u32 {
+        self.xvfb.id()
+    }
+
+    /// The process ids of launched programs (each leads its own process group).
+    pub fn app_pids(&self) -> Vec<u32> {
+        self.apps.iter().map(Child::id).collect()
+    }
+
+    /// Starts a shell command on the display, in its own process group.
+    pub fn launch(&mut self, command: &str) -> Result<u32, DesktopError> {
+        let mut cmd = Command::new("sh");
+        // `exec` so that a simple command replaces the shell and keeps PDEATHSIG.
+        cmd.arg("-c")
+            .arg(format!("exec {command}"))
+            .env("DISPLAY", &self.display)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0);
+        die_with_parent(&mut cmd);
+        let child = cmd
+            .spawn()
+            .map_err(|e| DesktopError::Sandbox(format!("cannot launch {command:?}: {e}")))?;
+        tracing::info!(command, pid = child.id(), "launched");
+        let pid = child.id();
+        self.apps.push(child);
+        Ok(pid)
+    }
+
+    /// Launches a command with its stdout piped back, for callers that read what it prints.
+    pub fn launch_piped(&mut self, command: &str) -> Result<Child, DesktopError> {
+        let mut cmd = Command::new("sh");
+        cmd.arg("-c")
+            .arg(format!("exec {command}"))
+            .env("DISPLAY", &self.display)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .process_group(0);
+        die_with_parent(&mut cmd);
+        cmd.spawn()
+            .map_err(|e| DesktopError::Sandbox(format!("cannot launch {command:?}: {e}")))
+    }
+
+    /// Stops every launched program and the X server. Idempotent; `Drop` calls it.
+    pub fn stop(&mut self) {
+        for app in self.apps.iter_mut().rev() {
+            terminate(app, true);
+        }
+        self.apps.clear();
+        terminate(&mut self.xvfb, false);
+    }
+}
+
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        self.stop();
+        tracing::info!(display = self.display.as_str(), "sandbox stopped");
+    }
+}
+
+/// Reads the display number Xvfb writes to its stdout once it accepts connections.
+fn read_display(xvfb: &mut Child) -> Result<String, DesktopError> {
+    let stdout = xvfb
+        .stdout
+        .take()
+        .ok_or_else(|| DesktopError::Sandbox("Xvfb has no stdout".into()))?;
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let _ = BufReader::new(stdout).read_line(&mut line);
+        let _ = tx.send(line);
+    });
+    let line = rx.recv_timeout(START_TIMEOUT).unwrap_or_default();
+    match line.trim().parse::<u32>() {
+        Ok(n) => Ok(format!(":{n}")),
+        Err(_) => {
+            let _ = xvfb.kill();
+            let mut err = String::new();
+            if let Some(mut e) = xvfb.stderr.take() {
+                let _ = e.read_to_string(&mut err);
+            }
+            let last = err
+                .lines()
+                .rev()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("no output");
+            Err(DesktopError::Sandbox(format!(
+                "Xvfb did not start within {START_TIMEOUT:?}: {last}"
+            )))
+        }
+    }
+}
+
+/// SIGTERM (to the whole group when `group`), a grace period, then SIGKILL; always reaps.
+fn terminate(child: &mut Child, group: bool) {
+    if let Ok(Some(_)) = child.try_wait() {
+        if group {
+            // the leader is gone; its group may not be
+            let _ = killpg(Pid::from_raw(child.id() as i32), Signal::SIGKILL);
+        }
+        return;
+    }
+    let pid = Pid::from_raw(child.id() as i32);
+    let _ = if group {
+        killpg(pid, Signal::SIGTERM)
+    } else {
+        kill(pid, Signal::SIGTERM)
+    };
+    let deadline = Instant::now() + GRACE;
+    while Instant::now() < deadline {
+        if let Ok(Some(_)) = child.try_wait() {
+            if group {
+                let _ = killpg(pid, Signal::SIGKILL);
+            }
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let _ = if group {
+        killpg(pid, Signal::SIGKILL)
+    } else {
+        kill(pid, Signal::SIGKILL)
+    };
+    let _ = child.wait();
+}
