@@ -137,10 +137,10 @@ pub fn parse_key(name: &str) -> Result<Key, KeyError> {
     if let Some((_, k)) = NAMED.iter().find(|(n, _)| *n == folded) {
         return Ok(Key::Named(*k));
     }
-    if let Some(n) = folded.strip_prefix('f').and_then(|d| d.parse::<u8>().ok()) {
-        if (1..=24).contains(&n) {
-            return Ok(Key::Named(NamedKey::F(n)));
-        }
+    if let Some(n) = folded.strip_prefix('f').and_then(|d| d.parse::<u8>().ok())
+        && (1..=24).contains(&n)
+    {
+        return Ok(Key::Named(NamedKey::F(n)));
     }
     Err(KeyError::Unknown(trimmed.to_string()))
 }
@@ -208,12 +208,13 @@ fn split_combo(s: &str) -> Vec<String> {
         return words.into_iter().map(str::to_string).collect();
     }
     // `ctrl-c`: split on `-` only when what comes before is a modifier.
-    if let Some((head, tail)) = s.rsplit_once('-') {
-        if !tail.is_empty() && head.split('-').all(is_modifier_name) {
-            let mut v: Vec<String> = head.split('-').map(str::to_string).collect();
-            v.push(tail.to_string());
-            return v;
-        }
+    if let Some((head, tail)) = s.rsplit_once('-')
+        && !tail.is_empty()
+        && head.split('-').all(is_modifier_name)
+    {
+        let mut v: Vec<String> = head.split('-').map(str::to_string).collect();
+        v.push(tail.to_string());
+        return v;
     }
     vec![s.to_string()]
 }
