@@ -2,6 +2,9 @@
 //! key names, the observation pipeline, model I/O, the reply parser, strategies, the engine
 //! and its events, and the run log.
 
+// Library code never unwraps what a user or a model can influence; tests may.
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
+
 pub mod action;
 pub mod geometry;
 pub mod keys;

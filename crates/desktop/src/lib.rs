@@ -9,6 +9,9 @@
 //! The Xvfb [`sandbox`] and the X11 [`witness`] window are here too: they are library code
 //! because `franz demo` and `franz doctor` use them, and tests use the same code.
 
+// Library code never unwraps what a user or a model can influence; tests may.
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
+
 mod error;
 mod frame;
 mod input;
