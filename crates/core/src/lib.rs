@@ -8,6 +8,7 @@
 pub mod action;
 pub mod geometry;
 pub mod keys;
+pub mod observe;
 
 pub use action::{Action, ActionError, ActionKind, ActionResult, ErrorKind, Warning};
 pub use geometry::{Crop, ImageSize, NormBox, NormPoint, SizeRule, Target, WorkArea};

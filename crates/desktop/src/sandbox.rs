@@ -46,6 +46,8 @@ pub struct Sandbox {
 
 /// How long Xvfb may take to come up.
 const START_TIMEOUT: Duration = Duration::from_secs(20);
+/// How long `start` waits for launched programs to show their windows.
+const WINDOW_TIMEOUT: Duration = Duration::from_secs(15);
 /// How long a stopped process gets between SIGTERM and SIGKILL.
 const GRACE: Duration = Duration::from_millis(1500);
 
@@ -99,7 +101,27 @@ impl Sandbox {
         for cmd in &options.launch {
             sandbox.launch(cmd)?;
         }
+        if !options.launch.is_empty() {
+            sandbox.wait_for_windows(options.launch.len(), WINDOW_TIMEOUT);
+        }
         Ok(sandbox)
+    }
+
+    /// Waits until at least `count` top-level windows are viewable, so that a command that
+    /// runs right after `--launch` sees the programs. Gives up quietly (with a warning) at the
+    /// timeout: a program may have no window at all.
+    pub fn wait_for_windows(&self, count: usize, timeout: Duration) -> bool {
+        let deadline = Instant::now() + timeout;
+        loop {
+            match viewable_windows(&self.display) {
+                Ok(n) if n >= count => return true,
+                Ok(_) | Err(_) if Instant::now() >= deadline => {
+                    tracing::warn!(count, "launched programs did not all show a window in time");
+                    return false;
+                }
+                _ => std::thread::sleep(Duration::from_millis(20)),
+            }
+        }
     }
 
     /// The display name, e.g. `:3`.
@@ -168,6 +190,31 @@ impl Drop for Sandbox {
         self.stop();
         tracing::info!(display = self.display.as_str(), "sandbox stopped");
     }
+}
+
+/// How many top-level windows of the display are viewable (mapped, with mapped parents).
+pub fn viewable_windows(display: &str) -> Result<usize, DesktopError> {
+    use x11rb::connection::Connection;
+    use x11rb::protocol::xproto::{ConnectionExt, MapState};
+    let x11 = |e: &dyn std::fmt::Display| DesktopError::X11(e.to_string());
+    let (conn, screen) = x11rb::connect(Some(display)).map_err(|e| x11(&e))?;
+    let root = conn.setup().roots[screen].root;
+    let tree = conn.query_tree(root).map_err(|e| x11(&e))?.reply().map_err(|e| x11(&e))?;
+    let cookies: Vec<_> = tree
+        .children
+        .iter()
+        .map(|w| conn.get_window_attributes(*w))
+        .collect::<Result<_, _>>()
+        .map_err(|e| x11(&e))?;
+    let mut n = 0;
+    for c in cookies {
+        if let Ok(attr) = c.reply()
+            && attr.map_state == MapState::VIEWABLE
+        {
+            n += 1;
+        }
+    }
+    Ok(n)
 }
 
 /// Reads the display number Xvfb writes to its stdout once it accepts connections.

@@ -1,0 +1,205 @@
+//! The observation pipeline every strategy uses, once per turn:
+//! capture -> crop to the working area -> resize -> draw the cursor -> (overlays) -> encode ->
+//! base64 data URL. Each stage is timed.
+//!
+//! Pixels stay BGRA (as captured) through crop and resize; they are swizzled to RGBA once, at
+//! the final size, for the overlay stage and the encoder.
+
+mod cursor;
+mod encode;
+mod resize;
+
+pub use encode::{ImageFormat, encode_image};
+
+use crate::geometry::{Crop, GeometryError, ImageSize, SizeRule, WorkArea};
+use base64::Engine as _;
+use franz_desktop::{Desktop, DesktopError, Frame};
+use serde::{Deserialize, Serialize};
+use std::time::Instant;
+
+/// How observations are made.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ObserveConfig {
+    pub crop: Crop,
+    pub size: SizeRule,
+    /// Draw the mouse cursor into the image.
+    pub cursor: bool,
+    pub format: ImageFormat,
+}
+
+impl Default for ObserveConfig {
+    fn default() -> Self {
+        Self { crop: Crop::FULL, size: SizeRule::MODEL_DEFAULT, cursor: true, format: ImageFormat::Png }
+    }
+}
+
+/// Milliseconds spent in each stage of one observation.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct StageTimings {
+    pub capture: f64,
+    pub crop: f64,
+    pub resize: f64,
+    pub cursor: f64,
+    pub overlay: f64,
+    pub encode: f64,
+    pub base64: f64,
+    pub total: f64,
+}
+
+impl StageTimings {
+    /// Stage names and values, in pipeline order.
+    pub fn stages(&self) -> [(&'static str, f64); 8] {
+        [
+            ("capture", self.capture),
+            ("crop", self.crop),
+            ("resize", self.resize),
+            ("cursor", self.cursor),
+            ("overlay", self.overlay),
+            ("encode", self.encode),
+            ("base64", self.base64),
+            ("total", self.total),
+        ]
+    }
+}
+
+/// An RGBA image at the size the model sees.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RgbaImage {
+    pub width: u32,
+    pub height: u32,
+    /// Tightly packed RGBA rows.
+    pub data: Vec<u8>,
+}
+
+/// One observation: what the model is sent, and how it maps back to the screen.
+#[derive(Debug, Clone)]
+pub struct Observation {
+    /// The screen pixels the image shows.
+    pub work_area: WorkArea,
+    /// The size of `image`.
+    pub size: ImageSize,
+    /// The image after cursor and overlays, before encoding.
+    pub image: RgbaImage,
+    /// The encoded image (PNG or JPEG bytes).
+    pub encoded: Vec<u8>,
+    pub format: ImageFormat,
+    /// `data:image/png;base64,...`, ready for an `image_url` message part.
+    pub data_url: String,
+    pub timings: StageTimings,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ObserveError {
+    #[error(transparent)]
+    Desktop(#[from] DesktopError),
+    #[error(transparent)]
+    Geometry(#[from] GeometryError),
+    #[error("cannot encode the screenshot: {0}")]
+    Encode(String),
+    #[error("cannot resize the screenshot: {0}")]
+    Resize(String),
+}
+
+fn ms(since: Instant) -> f64 {
+    since.elapsed().as_secs_f64() * 1000.0
+}
+
+/// Runs the pipeline. Holds the resizer's scratch buffers between turns.
+#[derive(Default)]
+pub struct Pipeline {
+    config: ObserveConfig,
+    resizer: resize::Resizer,
+}
+
+impl Pipeline {
+    pub fn new(config: ObserveConfig) -> Self {
+        Self { config, resizer: resize::Resizer::default() }
+    }
+
+    pub fn config(&self) -> &ObserveConfig {
+        &self.config
+    }
+
+    /// The working area on the desktop's monitor.
+    pub fn work_area(&self, desktop: &dyn Desktop) -> Result<WorkArea, ObserveError> {
+        Ok(self.config.crop.work_area(desktop.monitor().rect)?)
+    }
+
+    /// Captures and processes one observation. `overlay` draws on the RGBA image at its final
+    /// size (the feedback overlays); pass `|_| {}` for none.
+    pub fn observe(
+        &mut self,
+        desktop: &mut dyn Desktop,
+        overlay: impl FnOnce(&mut RgbaImage),
+    ) -> Result<Observation, ObserveError> {
+        let start = Instant::now();
+        let mut t = StageTimings::default();
+        let work_area = self.work_area(desktop)?;
+        let frame = desktop.capture()?;
+        t.capture = ms(start);
+        let cursor = if self.config.cursor { desktop.cursor().ok().flatten() } else { None };
+        let monitor = desktop.monitor().rect;
+        let origin = franz_desktop::PixelPoint::new(monitor.x, monitor.y);
+        self.process(&frame, origin, work_area, cursor.as_ref(), overlay, start, t)
+    }
+
+    /// The stages after capture, on a frame of the whole monitor whose top-left pixel is
+    /// `origin` in root coordinates.
+    #[allow(clippy::too_many_arguments)]
+    pub fn process(
+        &mut self,
+        frame: &Frame,
+        origin: franz_desktop::PixelPoint,
+        work_area: WorkArea,
+        cursor: Option<&franz_desktop::CursorImage>,
+        overlay: impl FnOnce(&mut RgbaImage),
+        start: Instant,
+        mut t: StageTimings,
+    ) -> Result<Observation, ObserveError> {
+        // crop: the work area relative to the frame (the monitor's top-left is frame (0,0))
+        let s = Instant::now();
+        let region = resize::Region {
+            x: (work_area.rect.x - origin.x).max(0) as u32,
+            y: (work_area.rect.y - origin.y).max(0) as u32,
+            width: work_area.rect.width,
+            height: work_area.rect.height,
+        };
+        if region.x + region.width > frame.width || region.y + region.height > frame.height {
+            return Err(ObserveError::Resize(format!(
+                "the working area {:?} does not fit the captured {}x{} frame",
+                work_area.rect, frame.width, frame.height
+            )));
+        }
+        t.crop = ms(s);
+
+        let s = Instant::now();
+        let size = self.config.size.resolve(region.width, region.height);
+        let mut image = self.resizer.crop_resize(frame, region, size)?;
+        t.resize = ms(s);
+
+        let s = Instant::now();
+        if let Some(c) = cursor {
+            cursor::draw(&mut image, c, work_area, size);
+        }
+        t.cursor = ms(s);
+
+        let s = Instant::now();
+        overlay(&mut image);
+        t.overlay = ms(s);
+
+        let s = Instant::now();
+        let encoded = encode_image(&image, self.config.format)?;
+        t.encode = ms(s);
+
+        let s = Instant::now();
+        let mut data_url = String::with_capacity(encoded.len() * 4 / 3 + 32);
+        data_url.push_str("data:");
+        data_url.push_str(self.config.format.mime());
+        data_url.push_str(";base64,");
+        base64::engine::general_purpose::STANDARD.encode_string(&encoded, &mut data_url);
+        t.base64 = ms(s);
+        t.total = ms(start);
+
+        Ok(Observation { work_area, size, image, encoded, format: self.config.format, data_url, timings: t })
+    }
+}
