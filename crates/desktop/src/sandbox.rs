@@ -39,8 +39,14 @@ impl Default for SandboxOptions {
 
 /// A running private X server and the programs on it.
 pub struct Sandbox {
-    display: String,
+    programs: Programs,
     xvfb: Child,
+}
+
+/// Programs launched on a display (a sandbox's or the user's own), each in its own process
+/// group, all stopped on drop.
+pub struct Programs {
+    display: String,
     apps: Vec<Child>,
 }
 
@@ -94,17 +100,81 @@ impl Sandbox {
             "sandbox started"
         );
         let mut sandbox = Sandbox {
-            display: name,
+            programs: Programs::new(&name),
             xvfb,
-            apps: Vec::new(),
         };
-        for cmd in &options.launch {
-            sandbox.launch(cmd)?;
-        }
-        if !options.launch.is_empty() {
-            sandbox.wait_for_windows(options.launch.len(), WINDOW_TIMEOUT);
-        }
+        sandbox.programs.launch_all(&options.launch)?;
         Ok(sandbox)
+    }
+
+    /// The display name, e.g. `:3`.
+    pub fn display(&self) -> &str {
+        &self.programs.display
+    }
+
+    /// The Xvfb process id.
+    pub fn xvfb_pid(&self) -> u32 {
+        self.xvfb.id()
+    }
+
+    /// The programs on the sandbox.
+    pub fn programs(&mut self) -> &mut Programs {
+        &mut self.programs
+    }
+
+    /// The process ids of launched programs.
+    pub fn app_pids(&self) -> Vec<u32> {
+        self.programs.pids()
+    }
+
+    /// Starts a shell command on the sandbox.
+    pub fn launch(&mut self, command: &str) -> Result<u32, DesktopError> {
+        self.programs.launch(command)
+    }
+
+    /// Launches a command with its stdout piped back; the caller owns and stops it.
+    pub fn launch_piped(&mut self, command: &str) -> Result<Child, DesktopError> {
+        self.programs.launch_piped(command)
+    }
+
+    /// Waits until at least `count` top-level windows are viewable.
+    pub fn wait_for_windows(&self, count: usize, timeout: Duration) -> bool {
+        self.programs.wait_for_windows(count, timeout)
+    }
+
+    /// Stops every launched program and the X server. Idempotent; `Drop` calls it.
+    pub fn stop(&mut self) {
+        self.programs.stop();
+        terminate(&mut self.xvfb, false);
+    }
+}
+
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        self.stop();
+        tracing::info!(display = self.programs.display.as_str(), "sandbox stopped");
+    }
+}
+
+impl Programs {
+    /// No programs yet, on `display`.
+    pub fn new(display: &str) -> Self {
+        Self {
+            display: display.to_string(),
+            apps: Vec::new(),
+        }
+    }
+
+    /// Launches each command, then waits until each has had the chance to show a window.
+    pub fn launch_all(&mut self, commands: &[String]) -> Result<(), DesktopError> {
+        let before = viewable_windows(&self.display).unwrap_or(0);
+        for cmd in commands {
+            self.launch(cmd)?;
+        }
+        if !commands.is_empty() {
+            self.wait_for_windows(before + commands.len(), WINDOW_TIMEOUT);
+        }
+        Ok(())
     }
 
     /// Waits until at least `count` top-level windows are viewable, so that a command that
@@ -124,18 +194,8 @@ impl Sandbox {
         }
     }
 
-    /// The display name, e.g. `:3`.
-    pub fn display(&self) -> &str {
-        &self.display
-    }
-
-    /// The Xvfb process id.
-    pub fn xvfb_pid(&self) -> u32 {
-        self.xvfb.id()
-    }
-
     /// The process ids of launched programs (each leads its own process group).
-    pub fn app_pids(&self) -> Vec<u32> {
+    pub fn pids(&self) -> Vec<u32> {
         self.apps.iter().map(Child::id).collect()
     }
 
@@ -175,20 +235,18 @@ impl Sandbox {
             .map_err(|e| DesktopError::Sandbox(format!("cannot launch {command:?}: {e}")))
     }
 
-    /// Stops every launched program and the X server. Idempotent; `Drop` calls it.
+    /// Stops every launched program. Idempotent; `Drop` calls it.
     pub fn stop(&mut self) {
         for app in self.apps.iter_mut().rev() {
             terminate(app, true);
         }
         self.apps.clear();
-        terminate(&mut self.xvfb, false);
     }
 }
 
-impl Drop for Sandbox {
+impl Drop for Programs {
     fn drop(&mut self) {
         self.stop();
-        tracing::info!(display = self.display.as_str(), "sandbox stopped");
     }
 }
 
@@ -199,7 +257,11 @@ pub fn viewable_windows(display: &str) -> Result<usize, DesktopError> {
     let x11 = |e: &dyn std::fmt::Display| DesktopError::X11(e.to_string());
     let (conn, screen) = x11rb::connect(Some(display)).map_err(|e| x11(&e))?;
     let root = conn.setup().roots[screen].root;
-    let tree = conn.query_tree(root).map_err(|e| x11(&e))?.reply().map_err(|e| x11(&e))?;
+    let tree = conn
+        .query_tree(root)
+        .map_err(|e| x11(&e))?
+        .reply()
+        .map_err(|e| x11(&e))?;
     let cookies: Vec<_> = tree
         .children
         .iter()

@@ -3,6 +3,7 @@
 
 mod cli;
 mod commands;
+mod setup;
 
 use clap::Parser;
 use std::process::ExitCode;
@@ -16,6 +17,8 @@ fn main() -> ExitCode {
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
+    init_tracing();
+    setup::install_interrupt_handler();
     match commands::run(cli) {
         Ok(code) => code,
         Err(err) => {
@@ -26,4 +29,14 @@ fn main() -> ExitCode {
             ExitCode::from(commands::exit_code_of(&err))
         }
     }
+}
+
+/// Logs go to stderr, filtered by `FRANZ_LOG` (e.g. `FRANZ_LOG=debug`); warnings by default.
+fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("FRANZ_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
 }

@@ -34,7 +34,9 @@ pub fn draw(image: &mut RgbaImage, cursor: &CursorImage, work_area: WorkArea, si
             }
             let cx = ((dx as f64 / sx) as u32).min(cursor.width - 1);
             let ci = ((cy * cursor.width + cx) * 4) as usize;
-            let Some(src) = cursor.rgba.get(ci..ci + 4) else { continue };
+            let Some(src) = cursor.rgba.get(ci..ci + 4) else {
+                continue;
+            };
             let a = src[3] as u32;
             if a == 0 {
                 continue;
@@ -56,11 +58,25 @@ mod tests {
 
     #[test]
     fn hotspot_lands_on_the_pointer_pixel() {
-        let wa = WorkArea { rect: PixelRect::new(100, 100, 200, 100) };
+        let wa = WorkArea {
+            rect: PixelRect::new(100, 100, 200, 100),
+        };
         let size = ImageSize::new(200, 100);
-        let mut img = RgbaImage { width: 200, height: 100, data: vec![0; 200 * 100 * 4] };
+        let mut img = RgbaImage {
+            width: 200,
+            height: 100,
+            data: vec![0; 200 * 100 * 4],
+        };
         // a 3x3 cursor, opaque white, hotspot in its middle, pointer at screen (150, 120)
-        let cursor = CursorImage { x: 150, y: 120, xhot: 1, yhot: 1, width: 3, height: 3, rgba: vec![255; 36] };
+        let cursor = CursorImage {
+            x: 150,
+            y: 120,
+            xhot: 1,
+            yhot: 1,
+            width: 3,
+            height: 3,
+            rgba: vec![255; 36],
+        };
         draw(&mut img, &cursor, wa, size);
         let px = |x: u32, y: u32| img.data[((y * 200 + x) * 4) as usize];
         assert_eq!(px(50, 20), 255);
@@ -72,9 +88,23 @@ mod tests {
 
     #[test]
     fn clipped_at_edges() {
-        let wa = WorkArea { rect: PixelRect::new(0, 0, 10, 10) };
-        let mut img = RgbaImage { width: 10, height: 10, data: vec![0; 400] };
-        let cursor = CursorImage { x: 0, y: 0, xhot: 2, yhot: 2, width: 5, height: 5, rgba: vec![255; 100] };
+        let wa = WorkArea {
+            rect: PixelRect::new(0, 0, 10, 10),
+        };
+        let mut img = RgbaImage {
+            width: 10,
+            height: 10,
+            data: vec![0; 400],
+        };
+        let cursor = CursorImage {
+            x: 0,
+            y: 0,
+            xhot: 2,
+            yhot: 2,
+            width: 5,
+            height: 5,
+            rgba: vec![255; 100],
+        };
         draw(&mut img, &cursor, wa, ImageSize::new(10, 10));
         assert_eq!(img.data[0], 255);
     }

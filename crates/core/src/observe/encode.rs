@@ -37,9 +37,16 @@ pub fn encode_image(image: &RgbaImage, format: ImageFormat) -> Result<Vec<u8>, O
         ImageFormat::Png => encode_png_rgb(&rgb, image.width, image.height),
         ImageFormat::Jpeg { quality } => {
             let mut out = Vec::new();
-            let enc = image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, quality.clamp(1, 100));
-            image::ImageEncoder::write_image(enc, &rgb, image.width, image.height, image::ExtendedColorType::Rgb8)
-                .map_err(|e| ObserveError::Encode(e.to_string()))?;
+            let enc =
+                image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, quality.clamp(1, 100));
+            image::ImageEncoder::write_image(
+                enc,
+                &rgb,
+                image.width,
+                image.height,
+                image::ExtendedColorType::Rgb8,
+            )
+            .map_err(|e| ObserveError::Encode(e.to_string()))?;
             Ok(out)
         }
     }
@@ -78,7 +85,11 @@ mod tests {
         for i in 0..(31 * 17) {
             data.extend_from_slice(&[(i % 251) as u8, (i * 7 % 256) as u8, 3, 255]);
         }
-        let img = RgbaImage { width: 31, height: 17, data };
+        let img = RgbaImage {
+            width: 31,
+            height: 17,
+            data,
+        };
         let png = encode_image(&img, ImageFormat::Png).unwrap();
         let decoded = image::load_from_memory(&png).unwrap().to_rgba8();
         assert_eq!(decoded.dimensions(), (31, 17));

@@ -29,7 +29,12 @@ pub struct ObserveConfig {
 
 impl Default for ObserveConfig {
     fn default() -> Self {
-        Self { crop: Crop::FULL, size: SizeRule::MODEL_DEFAULT, cursor: true, format: ImageFormat::Png }
+        Self {
+            crop: Crop::FULL,
+            size: SizeRule::MODEL_DEFAULT,
+            cursor: true,
+            format: ImageFormat::Png,
+        }
     }
 }
 
@@ -113,7 +118,10 @@ pub struct Pipeline {
 
 impl Pipeline {
     pub fn new(config: ObserveConfig) -> Self {
-        Self { config, resizer: resize::Resizer::default() }
+        Self {
+            config,
+            resizer: resize::Resizer::default(),
+        }
     }
 
     pub fn config(&self) -> &ObserveConfig {
@@ -137,10 +145,22 @@ impl Pipeline {
         let work_area = self.work_area(desktop)?;
         let frame = desktop.capture()?;
         t.capture = ms(start);
-        let cursor = if self.config.cursor { desktop.cursor().ok().flatten() } else { None };
+        let cursor = if self.config.cursor {
+            desktop.cursor().ok().flatten()
+        } else {
+            None
+        };
         let monitor = desktop.monitor().rect;
         let origin = franz_desktop::PixelPoint::new(monitor.x, monitor.y);
-        self.process(&frame, origin, work_area, cursor.as_ref(), overlay, start, t)
+        self.process(
+            &frame,
+            origin,
+            work_area,
+            cursor.as_ref(),
+            overlay,
+            start,
+            t,
+        )
     }
 
     /// The stages after capture, on a frame of the whole monitor whose top-left pixel is
@@ -200,6 +220,14 @@ impl Pipeline {
         t.base64 = ms(s);
         t.total = ms(start);
 
-        Ok(Observation { work_area, size, image, encoded, format: self.config.format, data_url, timings: t })
+        Ok(Observation {
+            work_area,
+            size,
+            image,
+            encoded,
+            format: self.config.format,
+            data_url,
+            timings: t,
+        })
     }
 }

@@ -25,7 +25,12 @@ pub struct Resizer {
 
 impl Resizer {
     /// Crops `region` out of `frame` and resizes it to `size`, returning RGBA.
-    pub fn crop_resize(&mut self, frame: &Frame, region: Region, size: ImageSize) -> Result<RgbaImage, ObserveError> {
+    pub fn crop_resize(
+        &mut self,
+        frame: &Frame,
+        region: Region,
+        size: ImageSize,
+    ) -> Result<RgbaImage, ObserveError> {
         let err = |e: &dyn std::fmt::Display| ObserveError::Resize(e.to_string());
         let row = frame.width as usize * 4;
         let src: &[u8] = if frame.stride == row {
@@ -46,18 +51,30 @@ impl Resizer {
             }
             out
         } else {
-            let src_ref = ImageRef::new(frame.width, frame.height, src, fir::PixelType::U8x4).map_err(|e| err(&e))?;
+            let src_ref = ImageRef::new(frame.width, frame.height, src, fir::PixelType::U8x4)
+                .map_err(|e| err(&e))?;
             let mut dst = Image::new(size.width, size.height, fir::PixelType::U8x4);
             // Bilinear convolution: its support grows with the downscale factor, so it
             // antialiases like Pillow's BILINEAR; text stays crisper than with a box filter.
             let options = fir::ResizeOptions::new()
                 .resize_alg(fir::ResizeAlg::Convolution(fir::FilterType::Bilinear))
-                .crop(region.x as f64, region.y as f64, region.width as f64, region.height as f64);
-            self.inner.resize(&src_ref, &mut dst, &options).map_err(|e| err(&e))?;
+                .crop(
+                    region.x as f64,
+                    region.y as f64,
+                    region.width as f64,
+                    region.height as f64,
+                );
+            self.inner
+                .resize(&src_ref, &mut dst, &options)
+                .map_err(|e| err(&e))?;
             dst.into_vec()
         };
         bgra_to_rgba(&mut data);
-        Ok(RgbaImage { width: size.width, height: size.height, data })
+        Ok(RgbaImage {
+            width: size.width,
+            height: size.height,
+            data,
+        })
     }
 }
 
@@ -84,7 +101,12 @@ mod tests {
                 data[i..i + 4].copy_from_slice(&[x as u8, y as u8, 7, 0]);
             }
         }
-        Frame { width: w, height: h, stride, data }
+        Frame {
+            width: w,
+            height: h,
+            stride,
+            data,
+        }
     }
 
     #[test]
@@ -92,7 +114,16 @@ mod tests {
         for stride in [40 * 4, 40 * 4 + 12] {
             let f = frame(40, 30, stride);
             let img = Resizer::default()
-                .crop_resize(&f, Region { x: 5, y: 6, width: 10, height: 8 }, ImageSize::new(10, 8))
+                .crop_resize(
+                    &f,
+                    Region {
+                        x: 5,
+                        y: 6,
+                        width: 10,
+                        height: 8,
+                    },
+                    ImageSize::new(10, 8),
+                )
                 .unwrap();
             assert_eq!((img.width, img.height), (10, 8));
             // pixel (0,0) of the crop is frame pixel (5,6): R=7, G=6, B=5, A=255
@@ -109,7 +140,16 @@ mod tests {
             px.copy_from_slice(&[10, 20, 30, 255]);
         }
         let img = Resizer::default()
-            .crop_resize(&f, Region { x: 0, y: 0, width: 200, height: 100 }, ImageSize::new(77, 33))
+            .crop_resize(
+                &f,
+                Region {
+                    x: 0,
+                    y: 0,
+                    width: 200,
+                    height: 100,
+                },
+                ImageSize::new(77, 33),
+            )
             .unwrap();
         assert_eq!(img.data.len(), 77 * 33 * 4);
         assert!(img.data.chunks_exact(4).all(|p| p == [30, 20, 10, 255]));

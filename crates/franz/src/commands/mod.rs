@@ -1,5 +1,8 @@
 //! One module per subcommand; `run` dispatches.
 
+mod bench;
+mod screenshot;
+
 use crate::cli::{Cli, Command};
 use std::process::ExitCode;
 
@@ -33,9 +36,8 @@ pub fn exit_code_of(err: &anyhow::Error) -> u8 {
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
-    match cli.command {
-        Command::Screenshot(_) | Command::Bench(_) => {
-            anyhow::bail!(Exit(exit::USAGE, "not yet built".into()))
-        }
+    match &cli.command {
+        Command::Screenshot(args) => screenshot::run(&cli.global, args),
+        Command::Bench(cmd) => bench::run(&cli.global, cmd),
     }
 }

@@ -1,0 +1,147 @@
+//! Turning the global flags into a live desktop: the sandbox (when asked for), launched
+//! programs, the monitor, and Ctrl+C handling shared by every command.
+
+use crate::cli::GlobalArgs;
+use crate::commands::{Exit, exit};
+use anyhow::Context;
+use franz_core::geometry::SizeRule;
+use franz_core::observe::ObserveConfig;
+use franz_desktop::{Desktop, DesktopOptions};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+#[cfg(target_os = "linux")]
+use franz_desktop::sandbox::{Programs, Sandbox, SandboxOptions};
+
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// Installs the Ctrl+C handler: the first Ctrl+C asks the command to stop at its next safe
+/// point; a second one exits at once (children die with us through PDEATHSIG).
+pub fn install_interrupt_handler() {
+    let result = ctrlc::set_handler(|| {
+        if INTERRUPTED.swap(true, Ordering::SeqCst) {
+            eprintln!("franz: interrupted again, exiting now");
+            std::process::exit(exit::INTERRUPTED as i32);
+        }
+        eprintln!("franz: interrupted, stopping after the current step (Ctrl+C again to exit now)");
+    });
+    if let Err(e) = result {
+        tracing::warn!("cannot install the Ctrl+C handler: {e}");
+    }
+}
+
+/// Whether Ctrl+C was pressed.
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::SeqCst)
+}
+
+/// The error a command returns when it stops for Ctrl+C.
+pub fn interrupted_error() -> anyhow::Error {
+    Exit(exit::INTERRUPTED, "interrupted".into()).into()
+}
+
+/// A desktop to work on, and the sandbox behind it, if any. The desktop is dropped first,
+/// then the sandbox stops Xvfb and every launched program.
+#[allow(dead_code)] // fields are held for their Drop; `display` is for later commands
+pub struct Session {
+    pub desktop: Box<dyn Desktop>,
+    /// Programs `--launch` started on the user's own display (no sandbox).
+    #[cfg(target_os = "linux")]
+    pub programs: Option<Programs>,
+    #[cfg(target_os = "linux")]
+    pub sandbox: Option<Sandbox>,
+}
+
+#[allow(dead_code)]
+impl Session {
+    /// The X display in use, for programs a command starts itself.
+    pub fn display(&self) -> Option<String> {
+        #[cfg(target_os = "linux")]
+        if let Some(s) = &self.sandbox {
+            return Some(s.display().to_string());
+        }
+        std::env::var("DISPLAY").ok()
+    }
+}
+
+/// Opens the desktop the global flags describe.
+pub fn open_session(g: &GlobalArgs) -> anyhow::Result<Session> {
+    #[cfg(target_os = "linux")]
+    {
+        let sandbox = match g.sandbox {
+            Some(size) => {
+                let s = Sandbox::start(&SandboxOptions {
+                    width: size.width,
+                    height: size.height,
+                    launch: g.launch.clone(),
+                })
+                .context("cannot start the sandbox")?;
+                // SAFETY: called before any thread of ours reads the environment.
+                unsafe { std::env::set_var("DISPLAY", s.display()) };
+                Some(s)
+            }
+            None => None,
+        };
+        // Without a sandbox, --launch starts programs on the user's display, stopped afterwards.
+        let programs = match (&sandbox, g.launch.is_empty()) {
+            (None, false) => {
+                let display = std::env::var("DISPLAY").map_err(|_| {
+                    Exit(
+                        exit::USAGE,
+                        "--launch needs a display: set DISPLAY or add --sandbox".into(),
+                    )
+                })?;
+                let mut p = Programs::new(&display);
+                p.launch_all(&g.launch).context("cannot launch programs")?;
+                Some(p)
+            }
+            _ => None,
+        };
+        let options = DesktopOptions {
+            display: sandbox.as_ref().map(|s| s.display().to_string()),
+            monitor: g.monitor,
+        };
+        let desktop =
+            franz_desktop::open(&options).map_err(|e| Exit(exit::USAGE, e.to_string()))?;
+        Ok(Session {
+            desktop,
+            programs,
+            sandbox,
+        })
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        if g.sandbox.is_some() || !g.launch.is_empty() {
+            return Err(Exit(
+                exit::USAGE,
+                "--sandbox and --launch need Linux with Xvfb".into(),
+            )
+            .into());
+        }
+        let options = DesktopOptions {
+            display: None,
+            monitor: g.monitor,
+        };
+        let desktop =
+            franz_desktop::open(&options).map_err(|e| Exit(exit::USAGE, e.to_string()))?;
+        Ok(Session { desktop })
+    }
+}
+
+/// The observation settings the global flags give, for images sent to a model.
+pub fn observe_config(g: &GlobalArgs) -> ObserveConfig {
+    ObserveConfig {
+        crop: g.crop.unwrap_or_default(),
+        size: size_rule(g, SizeRule::MODEL_DEFAULT),
+        cursor: !g.no_cursor,
+        ..ObserveConfig::default()
+    }
+}
+
+/// `--size` or `--scale`, else `default`.
+pub fn size_rule(g: &GlobalArgs, default: SizeRule) -> SizeRule {
+    match (g.size, g.scale) {
+        (Some(s), _) => SizeRule::Exact(s),
+        (None, Some(pct)) => SizeRule::Scale(pct),
+        (None, None) => default,
+    }
+}
