@@ -123,7 +123,9 @@ pub enum EventKind {
         ms: f64,
     },
     /// Something worth telling a person (a retry, a skipped action, a warning).
-    Note { text: String },
+    Note {
+        text: String,
+    },
     /// An error. `fatal` errors end the run; others go back to the model.
     Error {
         message: String,
@@ -146,7 +148,9 @@ pub enum EventKind {
     },
     Resumed {},
     /// The engine waits for a person to approve these actions.
-    AwaitingApproval { actions: Vec<Action> },
+    AwaitingApproval {
+        actions: Vec<Action>,
+    },
     /// The engine waits for a person to annotate the screenshot.
     AwaitingAnnotation {
         #[serde(default)]

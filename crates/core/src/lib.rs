@@ -10,6 +10,7 @@ pub mod event;
 pub mod geometry;
 pub mod keys;
 pub mod observe;
+pub mod overlay;
 
 pub use action::{Action, ActionError, ActionKind, ActionResult, ErrorKind, Warning};
 pub use geometry::{Crop, ImageSize, NormBox, NormPoint, SizeRule, Target, WorkArea};
