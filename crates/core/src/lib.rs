@@ -11,6 +11,7 @@ pub mod geometry;
 pub mod keys;
 pub mod observe;
 pub mod overlay;
+pub mod report;
 pub mod runlog;
 
 pub use action::{Action, ActionError, ActionKind, ActionResult, ErrorKind, Warning};

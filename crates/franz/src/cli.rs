@@ -71,6 +71,34 @@ pub enum Command {
     /// Measure parts of franz.
     #[command(subcommand)]
     Bench(BenchCommand),
+    /// Write a self-contained HTML report of a run directory.
+    Report(ReportArgs),
+    /// Print a run's turns; with --execute, perform its actions again.
+    Replay(ReplayArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// The run directory (e.g. runs/run_0001).
+    pub run_dir: PathBuf,
+    /// Where to write the HTML (default: RUN_DIR/report.html).
+    #[arg(short = 'o', long = "output", value_name = "FILE.html")]
+    pub output: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// The run directory (e.g. runs/run_0001).
+    pub run_dir: PathBuf,
+    /// Perform the recorded actions on the current desktop (without it: only report them).
+    #[arg(long)]
+    pub execute: bool,
+    /// First turn to replay.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub from: Option<u32>,
+    /// Last turn to replay.
+    #[arg(long, value_name = "M", value_parser = clap::value_parser!(u32).range(1..))]
+    pub to: Option<u32>,
 }
 
 #[derive(Debug, Args)]
@@ -89,6 +117,27 @@ pub struct ScreenshotArgs {
 pub enum BenchCommand {
     /// Run the observation pipeline N times and print per-stage medians.
     Observe(BenchObserveArgs),
+    /// Draw the overlays N times on a 1536x864 frame and print the median.
+    Overlay(BenchOverlayArgs),
+    /// Write N turns through the run-directory writer and print the per-turn cost.
+    Runlog(BenchRunlogArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BenchOverlayArgs {
+    /// How many draws to time.
+    #[arg(long, default_value_t = 200)]
+    pub iterations: usize,
+}
+
+#[derive(Debug, Args)]
+pub struct BenchRunlogArgs {
+    /// How many turns to write.
+    #[arg(long, default_value_t = 30)]
+    pub turns: usize,
+    /// Where to create the scratch runs folder (default: the system temp folder); removed after.
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

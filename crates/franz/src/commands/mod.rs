@@ -1,6 +1,8 @@
 //! One module per subcommand; `run` dispatches.
 
 mod bench;
+mod replay;
+mod report;
 mod screenshot;
 
 use crate::cli::{Cli, Command};
@@ -39,5 +41,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match &cli.command {
         Command::Screenshot(args) => screenshot::run(&cli.global, args),
         Command::Bench(cmd) => bench::run(&cli.global, cmd),
+        Command::Report(args) => report::run(args),
+        Command::Replay(args) => replay::run(args),
     }
 }
