@@ -223,7 +223,7 @@ impl RunWriter {
         } else {
             raw_png.clone()
         };
-        let raw = Record::Raw(RawRecord {
+        let raw = Record::Raw(Box::new(RawRecord {
             turn,
             t_ms: unix_ms(),
             observation: entry.observation,
@@ -233,7 +233,7 @@ impl RunWriter {
             timings: entry.timings,
             raw_png,
             error: entry.error,
-        });
+        }));
         let ann = Record::Annotated(AnnotatedRecord {
             turn,
             annotated_png,

@@ -52,7 +52,7 @@ pub fn read_run(dir: &Path) -> Result<RunLog, RunLogError> {
                 by_turn.insert(
                     raw.turn,
                     TurnView {
-                        raw,
+                        raw: *raw,
                         annotated_png: None,
                     },
                 );

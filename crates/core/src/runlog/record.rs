@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "stage", rename_all = "snake_case")]
 pub enum Record {
-    Raw(RawRecord),
+    Raw(Box<RawRecord>),
     Annotated(AnnotatedRecord),
 }
 
@@ -100,7 +100,7 @@ mod tests {
 
     #[test]
     fn records_use_seed_000_keys() {
-        let raw = Record::Raw(RawRecord {
+        let raw = Record::Raw(Box::new(RawRecord {
             turn: 1,
             t_ms: 0,
             observation: "story".into(),
@@ -110,7 +110,7 @@ mod tests {
             timings: TurnTimings::default(),
             raw_png: "turn_0001_raw.png".into(),
             error: None,
-        });
+        }));
         let v = serde_json::to_value(&raw).unwrap();
         assert_eq!(v["stage"], "raw");
         assert_eq!(v["raw_png"], "turn_0001_raw.png");
