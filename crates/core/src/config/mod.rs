@@ -179,7 +179,7 @@ impl ConfigBuilder {
         if let Some((_, flag, v)) = self.flags.iter().rev().find(|(k, _, _)| k == s.key) {
             return s.parse_str(v, Source::Flag(flag.clone()));
         }
-        if let Some(r) = self.from_env(s)? {
+        if let Some(r) = self.env_value(s)? {
             return Ok(r);
         }
         for (path, table, mk) in [(self.scenario.as_ref(), 0), (self.file.as_ref(), 1)]
@@ -201,7 +201,7 @@ impl ConfigBuilder {
         })
     }
 
-    fn from_env(&self, s: &Setting) -> Result<Option<Resolved>, ConfigError> {
+    fn env_value(&self, s: &Setting) -> Result<Option<Resolved>, ConfigError> {
         let own = format!("FRANZ_{}", s.key.to_uppercase());
         let names = std::iter::once(own.as_str()).chain(s.seed_env.iter().copied());
         for name in names {
