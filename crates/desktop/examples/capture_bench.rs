@@ -12,7 +12,14 @@
 use franz_desktop::{Desktop, DesktopOptions};
 use std::time::Instant;
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+fn main() {
+    if let Err(e) = run() {
+        eprintln!("error: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn run() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let n: usize = args.first().map(|a| a.parse()).transpose()?.unwrap_or(100);
     let both = args.iter().any(|a| a == "both");
