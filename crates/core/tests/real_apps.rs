@@ -39,10 +39,10 @@ fn windows(display: &str) -> Vec<(i32, i32, i32, i32)> {
             continue;
         };
         let abs: Vec<&str> = abs.trim_start_matches('+').split('+').collect();
-        if let (Ok(w), Ok(h), [ax, ay]) = (w.parse(), h.parse(), &abs[..]) {
-            if let (Ok(ax), Ok(ay)) = (ax.parse(), ay.parse()) {
-                v.push((w, h, ax, ay));
-            }
+        if let (Ok(w), Ok(h), [ax, ay]) = (w.parse(), h.parse(), &abs[..])
+            && let (Ok(ax), Ok(ay)) = (ax.parse(), ay.parse())
+        {
+            v.push((w, h, ax, ay));
         }
     }
     v

@@ -25,8 +25,9 @@ use std::time::Duration;
 pub use failsafe::Tripped;
 pub use motion::MotionProfile;
 
-/// The seeds cap the actions one model reply may ask for; the rest are refused.
-pub const DEFAULT_MAX_ACTIONS_PER_TURN: usize = 10;
+/// The seeds cap the actions one model reply may ask for (`max_actions` in the configuration,
+/// default 8); the rest are refused with `too_many_actions`.
+pub const DEFAULT_MAX_ACTIONS_PER_TURN: usize = 8;
 
 /// How the executor behaves. Every field has a default.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -51,6 +52,16 @@ impl Default for ExecConfig {
 }
 
 impl ExecConfig {
+    /// The executor settings of the effective configuration (`motion`, `max_actions`,
+    /// `failsafe`); the configuration has validated them already.
+    pub fn from_config(c: &crate::config::Config) -> Self {
+        ExecConfig {
+            motion: Motion::of(c.motion.parse().unwrap_or_default()),
+            max_actions_per_turn: usize::try_from(c.max_actions).unwrap_or(usize::MAX),
+            failsafe: c.failsafe,
+        }
+    }
+
     /// The defaults with the given motion profile.
     pub fn with_profile(profile: MotionProfile) -> Self {
         ExecConfig {
@@ -434,3 +445,6 @@ fn touches_os(kind: &ActionKind) -> bool {
             | ActionKind::ReportCompletion { .. }
     )
 }
+
+#[cfg(test)]
+mod tests;
