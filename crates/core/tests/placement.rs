@@ -302,7 +302,11 @@ fn dry_run_sends_nothing() {
     .into_iter()
     .map(act)
     .collect();
-    let mut dry = Executor::new(r.area, ExecConfig::with_profile(MotionProfile::Human), true);
+    let config = ExecConfig {
+        max_actions_per_turn: 20,
+        ..ExecConfig::with_profile(MotionProfile::Human)
+    };
+    let mut dry = Executor::new(r.area, config, true);
     let started = std::time::Instant::now();
     let res = dry.execute(&mut r.desktop, &script).unwrap();
     assert!(started.elapsed().as_secs() < 30, "dry-run must not wait");
