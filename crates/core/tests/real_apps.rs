@@ -156,3 +156,39 @@ fn typing_unicode_into_xterm_is_exact_20_times_in_a_row() {
         assert_eq!(got, want, "round {round}");
     }
 }
+
+#[test]
+fn more_distinct_characters_than_spare_keycodes_still_type_exactly() {
+    let (w, h) = (800, 600);
+    let mut sb = sandbox(w, h);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("cjk.txt");
+    sb.launch(&format!(
+        "env LC_ALL=C.UTF-8 xterm -u8 -geometry 100x10+0+0 -e sh -c 'cat > {}'",
+        file.display()
+    ))
+    .unwrap();
+    poll("xterm running cat", TIMEOUT, || file.exists().then_some(()));
+    assert!(sb.wait_for_windows(1, TIMEOUT), "xterm never mapped");
+    let area = Crop::FULL.work_area(PixelRect::new(0, 0, w, h)).unwrap();
+    let mut desktop = InputDesktop::open(&sb, w, h);
+    let mut ex = Executor::new(area, ExecConfig::with_profile(MotionProfile::Fast), false);
+    // 60 distinct CJK characters: a stock Xvfb map has ~19 empty keycodes, so the binder
+    // must rebind keycodes between segments (the slow, guarded path).
+    let text: String = (0x4e00u32..0x4e00 + 60)
+        .filter_map(char::from_u32)
+        .collect();
+    let script = [
+        act(json!({"type": "click", "x": 300, "y": 100})),
+        act(json!({"type": "type", "text": text})),
+        act(json!({"type": "key", "keys": "enter"})),
+    ];
+    let res = ex.execute(&mut desktop, &script).unwrap();
+    assert!(res.iter().all(|r| r.is_ok()), "{res:?}");
+    let want = format!("{text}\n");
+    let got = poll("the line in the file", TIMEOUT, || {
+        let got = std::fs::read_to_string(&file).ok()?;
+        (got.len() >= want.len()).then_some(got)
+    });
+    assert_eq!(got, want);
+}
