@@ -7,6 +7,7 @@
 
 pub mod action;
 pub mod config;
+pub mod executor;
 pub mod geometry;
 pub mod keys;
 pub mod observe;

@@ -71,6 +71,8 @@ pub enum Command {
     /// Measure parts of franz.
     #[command(subcommand)]
     Bench(BenchCommand),
+    /// Execute actions (canonical JSON) on the desktop, printing each result as JSON.
+    Act(crate::commands::act::ActArgs),
 }
 
 #[derive(Debug, Args)]
@@ -89,6 +91,8 @@ pub struct ScreenshotArgs {
 pub enum BenchCommand {
     /// Run the observation pipeline N times and print per-stage medians.
     Observe(BenchObserveArgs),
+    /// Time from a click action to the event arriving at the witness window.
+    Act(crate::commands::act::BenchActArgs),
 }
 
 #[derive(Debug, Args)]

@@ -1,5 +1,6 @@
 //! One module per subcommand; `run` dispatches.
 
+pub mod act;
 mod bench;
 mod screenshot;
 
@@ -39,5 +40,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match &cli.command {
         Command::Screenshot(args) => screenshot::run(&cli.global, args),
         Command::Bench(cmd) => bench::run(&cli.global, cmd),
+        Command::Act(args) => act::run(&cli.global, args),
     }
 }
