@@ -6,7 +6,9 @@
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
 pub mod action;
+pub mod config;
 pub mod event;
+pub mod executor;
 pub mod geometry;
 pub mod keys;
 pub mod observe;

@@ -1,8 +1,8 @@
 //! The sandbox: a private Xvfb on a free display number, with programs launched on it, that
 //! is always stopped.
 //!
-//! - The display number comes from Xvfb itself (`-displayfd`), so parallel sandboxes never race
-//!   for a number, and `start` returns only once the server accepts connections.
+//! - Each sandbox gets a free display number (parallel sandboxes never share one), and `start`
+//!   returns only once the server accepts connections and launched programs show windows.
 //! - Every child (Xvfb and each launched program) gets `PR_SET_PDEATHSIG`, so it dies with
 //!   franz even when franz is killed outright (SIGKILL, or SIGINT with no handler). The signal
 //!   fires when the *thread* that spawned the child exits: start sandboxes from a thread that
@@ -13,7 +13,7 @@
 use crate::DesktopError;
 use nix::sys::signal::{Signal, kill, killpg};
 use nix::unistd::Pid;
-use std::io::{BufRead, BufReader, Read};
+use std::io::Read;
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -50,6 +50,8 @@ pub struct Programs {
     apps: Vec<Child>,
 }
 
+/// Sandboxes use display numbers from here up, clear of the usual desktop numbers.
+const FIRST_DISPLAY: u32 = 20;
 /// How long Xvfb may take to come up.
 const START_TIMEOUT: Duration = Duration::from_secs(20);
 /// How long `start` waits for launched programs to show their windows.
@@ -73,38 +75,35 @@ fn die_with_parent(cmd: &mut Command) {
 impl Sandbox {
     /// Starts Xvfb at `width` x `height` and launches the programs on it.
     pub fn start(options: &SandboxOptions) -> Result<Sandbox, DesktopError> {
-        let mut cmd = Command::new("Xvfb");
-        cmd.args(["-displayfd", "1", "-nolisten", "tcp", "-screen", "0"])
-            .arg(format!("{}x{}x24", options.width, options.height))
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        die_with_parent(&mut cmd);
-        let mut xvfb = cmd.spawn().map_err(|e| {
-            DesktopError::Sandbox(format!(
-                "cannot start Xvfb ({e}): install it (Debian/Ubuntu: apt-get install xvfb)"
-            ))
-        })?;
-        let name = match read_display(&mut xvfb) {
-            Ok(d) => d,
-            Err(e) => {
-                let _ = xvfb.kill();
-                let _ = xvfb.wait();
-                return Err(e);
+        // The display number is picked here: the first from :20 up with no lock file and no
+        // socket. Starts are serialised across franz processes with a file lock, and a number
+        // lost to a race with some other X server is skipped.
+        let _guard = StartLock::acquire();
+        let mut last_error = String::new();
+        for n in FIRST_DISPLAY..FIRST_DISPLAY + 200 {
+            if display_in_use(n) {
+                continue;
             }
-        };
-        tracing::info!(
-            display = name.as_str(),
-            width = options.width,
-            height = options.height,
-            "sandbox started"
-        );
-        let mut sandbox = Sandbox {
-            programs: Programs::new(&name),
-            xvfb,
-        };
-        sandbox.programs.launch_all(&options.launch)?;
-        Ok(sandbox)
+            match start_xvfb(n, options) {
+                Ok(Some(xvfb)) => {
+                    let name = format!(":{n}");
+                    tracing::info!(display = name.as_str(), "sandbox started");
+                    // the lock is for picking numbers only; programs start without it
+                    drop(_guard);
+                    let mut sandbox = Sandbox {
+                        programs: Programs::new(&name),
+                        xvfb,
+                    };
+                    sandbox.programs.launch_all(&options.launch)?;
+                    return Ok(sandbox);
+                }
+                Ok(None) => continue, // lost the number to another server
+                Err(e) => last_error = e.to_string(),
+            }
+        }
+        Err(DesktopError::Sandbox(format!(
+            "no Xvfb display could be started: {last_error}"
+        )))
     }
 
     /// The display name, e.g. `:3`.
@@ -250,6 +249,27 @@ impl Drop for Programs {
     }
 }
 
+/// An exclusive `flock` on a well-known file, held while one Xvfb starts.
+struct StartLock(#[allow(dead_code)] Option<std::fs::File>);
+
+impl StartLock {
+    fn acquire() -> StartLock {
+        let path = std::env::temp_dir().join("franz-xvfb-start.lock");
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(path)
+            .ok();
+        if let Some(f) = &file {
+            use std::os::fd::AsRawFd;
+            // SAFETY: flock on an fd we own; released when the file is closed.
+            unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX) };
+        }
+        StartLock(file)
+    }
+}
+
 /// How many top-level windows of the display are viewable (mapped, with mapped parents).
 pub fn viewable_windows(display: &str) -> Result<usize, DesktopError> {
     use x11rb::connection::Connection;
@@ -279,68 +299,101 @@ pub fn viewable_windows(display: &str) -> Result<usize, DesktopError> {
     Ok(n)
 }
 
-/// Reads the display number Xvfb writes to its stdout once it accepts connections.
-fn read_display(xvfb: &mut Child) -> Result<String, DesktopError> {
-    let stdout = xvfb
-        .stdout
-        .take()
-        .ok_or_else(|| DesktopError::Sandbox("Xvfb has no stdout".into()))?;
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let mut line = String::new();
-        let _ = BufReader::new(stdout).read_line(&mut line);
-        let _ = tx.send(line);
-    });
-    let line = rx.recv_timeout(START_TIMEOUT).unwrap_or_default();
-    match line.trim().parse::<u32>() {
-        Ok(n) => Ok(format!(":{n}")),
-        Err(_) => {
-            let _ = xvfb.kill();
+/// Whether display `n` has a lock file or a socket already.
+fn display_in_use(n: u32) -> bool {
+    std::path::Path::new(&format!("/tmp/.X{n}-lock")).exists()
+        || std::path::Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
+}
+
+/// Starts Xvfb on display `n` and waits until it accepts connections. `Ok(None)` when the
+/// server exited at once (the number was taken meanwhile).
+fn start_xvfb(n: u32, options: &SandboxOptions) -> Result<Option<Child>, DesktopError> {
+    let mut cmd = Command::new("Xvfb");
+    cmd.arg(format!(":{n}"))
+        // -noreset: an X server resets when its last client leaves, and clients that connect
+        // during the reset fail with "Can't open display" (our own readiness probe is such a
+        // last client).
+        .args(["-noreset", "-nolisten", "tcp", "-screen", "0"])
+        .arg(format!("{}x{}x24", options.width, options.height))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    die_with_parent(&mut cmd);
+    let mut xvfb = cmd.spawn().map_err(|e| {
+        DesktopError::Sandbox(format!(
+            "cannot start Xvfb ({e}): install it (Debian/Ubuntu: apt-get install xvfb)"
+        ))
+    })?;
+    let deadline = Instant::now() + START_TIMEOUT;
+    loop {
+        if let Ok(Some(_)) = xvfb.try_wait() {
             let mut err = String::new();
             if let Some(mut e) = xvfb.stderr.take() {
                 let _ = e.read_to_string(&mut err);
+            }
+            if err.contains("already active") || err.contains("lock") {
+                return Ok(None);
             }
             let last = err
                 .lines()
                 .rev()
                 .find(|l| !l.trim().is_empty())
                 .unwrap_or("no output");
-            Err(DesktopError::Sandbox(format!(
-                "Xvfb did not start within {START_TIMEOUT:?}: {last}"
-            )))
+            return Err(DesktopError::Sandbox(format!("Xvfb :{n} exited: {last}")));
         }
+        if x11rb::connect(Some(&format!(":{n}"))).is_ok() {
+            // stderr is no longer needed; drop the pipe so Xvfb never blocks on it
+            drop(xvfb.stderr.take());
+            return Ok(Some(xvfb));
+        }
+        if Instant::now() >= deadline {
+            terminate(&mut xvfb, false);
+            return Err(DesktopError::Sandbox(format!(
+                "Xvfb :{n} did not accept connections within {START_TIMEOUT:?}"
+            )));
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// Whether the child has exited, without reaping it: while it is an unreaped zombie its pid
+/// (and so its process-group id) cannot be reused, so signalling the group stays safe.
+fn exited_unreaped(child: &Child) -> bool {
+    // SAFETY: waitid with WNOWAIT only reads the child's state into `info`.
+    unsafe {
+        let mut info: libc::siginfo_t = std::mem::zeroed();
+        let rc = libc::waitid(
+            libc::P_PID,
+            child.id() as libc::id_t,
+            &mut info,
+            libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
+        );
+        // rc == -1: already reaped (ECHILD) -- treat as exited
+        rc == -1 || info.si_pid() != 0
     }
 }
 
 /// SIGTERM (to the whole group when `group`), a grace period, then SIGKILL; always reaps.
+///
+/// The child is reaped only after the last signal to its group: once reaped, its pid may be
+/// reused at once (pid_max is small on some machines) and `killpg` could hit a stranger.
 fn terminate(child: &mut Child, group: bool) {
-    if let Ok(Some(_)) = child.try_wait() {
-        if group {
-            // the leader is gone; its group may not be
-            let _ = killpg(Pid::from_raw(child.id() as i32), Signal::SIGKILL);
-        }
-        return;
-    }
     let pid = Pid::from_raw(child.id() as i32);
-    let _ = if group {
-        killpg(pid, Signal::SIGTERM)
-    } else {
-        kill(pid, Signal::SIGTERM)
+    let signal = |sig: Signal| {
+        let _ = if group {
+            killpg(pid, sig)
+        } else {
+            kill(pid, sig)
+        };
     };
-    let deadline = Instant::now() + GRACE;
-    while Instant::now() < deadline {
-        if let Ok(Some(_)) = child.try_wait() {
-            if group {
-                let _ = killpg(pid, Signal::SIGKILL);
-            }
-            return;
+    if !exited_unreaped(child) {
+        signal(Signal::SIGTERM);
+        let deadline = Instant::now() + GRACE;
+        while !exited_unreaped(child) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
         }
-        std::thread::sleep(Duration::from_millis(10));
     }
-    let _ = if group {
-        killpg(pid, Signal::SIGKILL)
-    } else {
-        kill(pid, Signal::SIGKILL)
-    };
+    // the leader is gone or stubborn; the rest of its group goes now
+    signal(Signal::SIGKILL);
     let _ = child.wait();
 }

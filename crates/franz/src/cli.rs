@@ -71,6 +71,8 @@ pub enum Command {
     /// Measure parts of franz.
     #[command(subcommand)]
     Bench(BenchCommand),
+    /// Execute actions (canonical JSON) on the desktop, printing each result as JSON.
+    Act(crate::commands::act::ActArgs),
     /// Write a self-contained HTML report of a run directory.
     Report(ReportArgs),
     /// Print a run's turns; with --execute, perform its actions again.
@@ -117,6 +119,8 @@ pub struct ScreenshotArgs {
 pub enum BenchCommand {
     /// Run the observation pipeline N times and print per-stage medians.
     Observe(BenchObserveArgs),
+    /// Time from a click action to the event arriving at the witness window.
+    Act(crate::commands::act::BenchActArgs),
     /// Draw the overlays N times on a 1536x864 frame and print the median.
     Overlay(BenchOverlayArgs),
     /// Write N turns through the run-directory writer and print the per-turn cost.

@@ -16,11 +16,12 @@ pub fn run(g: &GlobalArgs, cmd: &BenchCommand) -> anyhow::Result<ExitCode> {
         BenchCommand::Observe(args) => observe(g, args),
         BenchCommand::Overlay(args) => overlay(args),
         BenchCommand::Runlog(args) => runlog(args),
+        BenchCommand::Act(args) => super::act::bench(g, args),
     }
 }
 
 /// Median, min and max of a sample (sorted in place).
-fn stats(v: &mut [f64]) -> (f64, f64, f64) {
+pub(crate) fn stats(v: &mut [f64]) -> (f64, f64, f64) {
     v.sort_by(f64::total_cmp);
     let n = v.len();
     let median = if n % 2 == 1 {

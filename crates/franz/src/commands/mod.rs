@@ -1,5 +1,6 @@
 //! One module per subcommand; `run` dispatches.
 
+pub mod act;
 mod bench;
 mod replay;
 mod report;
@@ -43,5 +44,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Bench(cmd) => bench::run(&cli.global, cmd),
         Command::Report(args) => report::run(args),
         Command::Replay(args) => replay::run(args),
+        Command::Act(args) => act::run(&cli.global, args),
     }
 }

@@ -1,0 +1,300 @@
+//! Configuration: every setting, its default, and where its value came from.
+//!
+//! Precedence (CONTRACTS.md): flags > environment > scenario file > config file > defaults.
+//! Every setting has an environment name `FRANZ_<KEY>`; the seeds' names work too
+//! (`LMSTUDIO_*`, `AGENT_*`). A bad value is an error that names the key, its source and the
+//! value. The API key is a secret: it is shown and written only as `***`.
+
+mod settings;
+
+pub use settings::{Kind, SETTINGS, Setting};
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// Where a value came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub enum Source {
+    Default,
+    ConfigFile(PathBuf),
+    Scenario(PathBuf),
+    Env(String),
+    Flag(String),
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Source::Default => f.write_str("default"),
+            Source::ConfigFile(p) => write!(f, "config file {}", p.display()),
+            Source::Scenario(p) => write!(f, "scenario {}", p.display()),
+            Source::Env(n) => write!(f, "environment {n}"),
+            Source::Flag(n) => write!(f, "flag {n}"),
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum ConfigError {
+    #[error("bad value for {key} from {from}: {value:?} ({problem})")]
+    BadValue {
+        key: String,
+        from: Source,
+        value: String,
+        problem: String,
+    },
+    #[error("unknown setting {key:?} in {from}: known settings are listed by `franz config`")]
+    UnknownKey { key: String, from: Source },
+    #[error("cannot read {path}: {problem}")]
+    File { path: PathBuf, problem: String },
+}
+
+/// The effective configuration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Config {
+    pub api_url: String,
+    pub model: String,
+    /// Empty when none; never printed.
+    pub api_key: String,
+    pub temperature: f64,
+    pub top_p: f64,
+    pub max_tokens: u64,
+    pub timeout: f64,
+    pub connect_timeout: f64,
+    pub retries: u64,
+    pub stream: bool,
+    pub strategy: String,
+    pub max_steps: u64,
+    pub max_time: f64,
+    pub step_delay: f64,
+    pub motion: String,
+    pub max_actions: u64,
+    pub max_empty_turns: u64,
+    pub failsafe: bool,
+    pub dry_run: bool,
+    pub runs_dir: PathBuf,
+    pub log_layout: String,
+    pub crop: String,
+    pub size: String,
+    pub scale: f64,
+    pub cursor: bool,
+    pub feedback: bool,
+    pub coords: String,
+    pub dialect: String,
+    pub keep_last_screenshots: u64,
+    pub keep_last_thinks: u64,
+}
+
+/// A resolved value and its source.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Resolved {
+    pub value: toml::Value,
+    pub source: Source,
+}
+
+/// Collects layers and resolves them.
+#[derive(Debug, Default)]
+pub struct ConfigBuilder {
+    file: Option<(PathBuf, toml::Table)>,
+    scenario: Option<(PathBuf, toml::Table)>,
+    flags: Vec<(String, String, String)>,
+    env: BTreeMap<String, String>,
+}
+
+impl ConfigBuilder {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Reads the TOML config file.
+    pub fn config_file(mut self, path: &Path) -> Result<Self, ConfigError> {
+        self.file = Some((path.to_path_buf(), read_table(path)?));
+        Ok(self)
+    }
+
+    /// The settings a scenario file carries (its config keys only; the caller takes out the
+    /// scenario's own fields first).
+    pub fn scenario(mut self, path: &Path, table: toml::Table) -> Self {
+        self.scenario = Some((path.to_path_buf(), table));
+        self
+    }
+
+    /// The process environment (or any map, for tests).
+    pub fn env(mut self, env: impl IntoIterator<Item = (String, String)>) -> Self {
+        self.env = env.into_iter().collect();
+        self
+    }
+
+    /// A value given by a flag: `key` is the setting, `flag` its spelling (`--max-steps`).
+    pub fn flag(mut self, key: &str, flag: &str, value: impl Into<String>) -> Self {
+        self.flags
+            .push((key.to_string(), flag.to_string(), value.into()));
+        self
+    }
+
+    /// Resolves every setting.
+    pub fn build(self) -> Result<Effective, ConfigError> {
+        for (source, table) in [
+            self.file
+                .as_ref()
+                .map(|(p, t)| (Source::ConfigFile(p.clone()), t)),
+            self.scenario
+                .as_ref()
+                .map(|(p, t)| (Source::Scenario(p.clone()), t)),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            if let Some(key) = table.keys().find(|k| Setting::find(k).is_none()) {
+                return Err(ConfigError::UnknownKey {
+                    key: key.clone(),
+                    from: source,
+                });
+            }
+        }
+        let mut values = BTreeMap::new();
+        for s in SETTINGS {
+            let resolved = self.resolve(s)?;
+            values.insert(s.key, resolved);
+        }
+        let table: toml::Table = values
+            .iter()
+            .map(|(k, r)| (k.to_string(), r.value.clone()))
+            .collect();
+        let config: Config =
+            toml::Value::Table(table)
+                .try_into()
+                .map_err(|e: toml::de::Error| ConfigError::BadValue {
+                    key: "?".into(),
+                    from: Source::Default,
+                    value: String::new(),
+                    problem: e.to_string(),
+                })?;
+        Ok(Effective { config, values })
+    }
+
+    fn resolve(&self, s: &Setting) -> Result<Resolved, ConfigError> {
+        if let Some((_, flag, v)) = self.flags.iter().rev().find(|(k, _, _)| k == s.key) {
+            return s.parse_str(v, Source::Flag(flag.clone()));
+        }
+        if let Some(r) = self.env_value(s)? {
+            return Ok(r);
+        }
+        for (path, table, mk) in [(self.scenario.as_ref(), 0), (self.file.as_ref(), 1)]
+            .into_iter()
+            .filter_map(|(x, i)| x.map(|(p, t)| (p, t, i)))
+        {
+            if let Some(v) = table.get(s.key) {
+                let source = if mk == 0 {
+                    Source::Scenario(path.clone())
+                } else {
+                    Source::ConfigFile(path.clone())
+                };
+                return s.parse_toml(v, source);
+            }
+        }
+        Ok(Resolved {
+            value: s.default_value(),
+            source: Source::Default,
+        })
+    }
+
+    fn env_value(&self, s: &Setting) -> Result<Option<Resolved>, ConfigError> {
+        let own = format!("FRANZ_{}", s.key.to_uppercase());
+        let names = std::iter::once(own.as_str()).chain(s.seed_env.iter().copied());
+        for name in names {
+            if let Some(v) = self.env.get(name) {
+                return s.parse_str(v, Source::Env(name.to_string())).map(Some);
+            }
+        }
+        // the seeds give the image size as two variables
+        if s.key == "size" {
+            match (self.env.get("AGENT_IMAGE_W"), self.env.get("AGENT_IMAGE_H")) {
+                (Some(w), Some(h)) => {
+                    return s
+                        .parse_str(
+                            &format!("{w}x{h}"),
+                            Source::Env("AGENT_IMAGE_W/AGENT_IMAGE_H".into()),
+                        )
+                        .map(Some);
+                }
+                (Some(v), None) | (None, Some(v)) => {
+                    return Err(ConfigError::BadValue {
+                        key: "size".into(),
+                        from: Source::Env("AGENT_IMAGE_W/AGENT_IMAGE_H".into()),
+                        value: v.clone(),
+                        problem: "set both AGENT_IMAGE_W and AGENT_IMAGE_H, or FRANZ_SIZE=WxH"
+                            .into(),
+                    });
+                }
+                (None, None) => {}
+            }
+        }
+        if s.key == "api_key"
+            && let Some(v) = self.env.get("OPENAI_API_KEY")
+        {
+            return s
+                .parse_str(v, Source::Env("OPENAI_API_KEY".into()))
+                .map(Some);
+        }
+        Ok(None)
+    }
+}
+
+fn read_table(path: &Path) -> Result<toml::Table, ConfigError> {
+    let text = std::fs::read_to_string(path).map_err(|e| ConfigError::File {
+        path: path.to_path_buf(),
+        problem: e.to_string(),
+    })?;
+    text.parse::<toml::Table>().map_err(|e| ConfigError::File {
+        path: path.to_path_buf(),
+        problem: e.to_string(),
+    })
+}
+
+/// The effective configuration and where each value came from.
+#[derive(Debug, Clone)]
+pub struct Effective {
+    pub config: Config,
+    pub values: BTreeMap<&'static str, Resolved>,
+}
+
+/// What a secret is shown as.
+pub const MASK: &str = "***";
+
+impl Effective {
+    /// The configuration as TOML with secrets masked, for run directories and `franz config`.
+    pub fn masked_toml(&self) -> String {
+        let mut table = toml::Table::new();
+        for (k, r) in &self.values {
+            let v = match Setting::find(k) {
+                Some(s) if s.secret => match &r.value {
+                    toml::Value::String(x) if !x.is_empty() => toml::Value::String(MASK.into()),
+                    other => other.clone(),
+                },
+                _ => r.value.clone(),
+            };
+            table.insert(k.to_string(), v);
+        }
+        toml::to_string(&table).unwrap_or_default()
+    }
+
+    /// `key = value  # source` lines, secrets masked.
+    pub fn explain(&self) -> String {
+        let mut out = String::new();
+        for (k, r) in &self.values {
+            let secret = Setting::find(k).is_some_and(|s| s.secret);
+            let shown = match &r.value {
+                toml::Value::String(x) if secret && !x.is_empty() => format!("\"{MASK}\""),
+                v => v.to_string(),
+            };
+            out.push_str(&format!("{k} = {shown}  # {}\n", r.source));
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests;
