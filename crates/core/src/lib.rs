@@ -9,7 +9,9 @@ pub mod action;
 pub mod config;
 pub mod geometry;
 pub mod keys;
+pub mod model;
 pub mod observe;
+pub mod parser;
 
 pub use action::{Action, ActionError, ActionKind, ActionResult, ErrorKind, Warning};
 pub use geometry::{Crop, ImageSize, NormBox, NormPoint, SizeRule, Target, WorkArea};
