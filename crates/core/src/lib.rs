@@ -11,8 +11,10 @@ pub mod event;
 pub mod executor;
 pub mod geometry;
 pub mod keys;
+pub mod model;
 pub mod observe;
 pub mod overlay;
+pub mod parser;
 pub mod report;
 pub mod runlog;
 

@@ -1,0 +1,426 @@
+//! The OpenAI-compatible chat-completions client (blocking reqwest).
+//!
+//! - `--api-url` may be a base URL (`http://localhost:1234/v1`) or the full endpoint
+//!   (`.../v1/chat/completions`, the seeds' `LMSTUDIO_ENDPOINT`).
+//! - Replies come whole or streamed (SSE); both give the same [`Reply`].
+//! - A connect timeout and a whole-request timeout (zero = none, with a warning).
+//! - Bounded retries with exponential backoff on connection errors, 429 and 5xx; `Retry-After`
+//!   is honoured (capped). Timeouts and cut streams are not retried: they cost too much.
+//! - The API key (`FRANZ_API_KEY`, else `OPENAI_API_KEY`) is sent as a bearer token and never
+//!   logged or printed (the `Debug` of [`ClientConfig`] masks it).
+//! - Every error names the URL and says what to do; [`ModelError::is_unreachable`] marks the
+//!   ones the CLI maps to exit code 3.
+
+use super::error::{ModelError, status_error};
+use super::snippet;
+use super::sse::{Chunk, SseDecoder, StreamAssembler};
+use super::types::{ChatRequest, Reply};
+use reqwest::blocking::{Client, RequestBuilder, Response};
+use serde_json::Value;
+use std::io::Read;
+use std::time::{Duration, Instant};
+
+/// How to reach the model server.
+#[derive(Clone)]
+pub struct ClientConfig {
+    /// A base URL or the full chat/completions endpoint.
+    pub api_url: String,
+    pub api_key: Option<String>,
+    pub connect_timeout: Duration,
+    /// The whole request, streaming included; zero means none.
+    pub timeout: Duration,
+    /// Retries after the first attempt.
+    pub retries: u32,
+    /// The first retry's delay; it doubles each time (capped at 10 s).
+    pub backoff: Duration,
+}
+
+impl std::fmt::Debug for ClientConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClientConfig")
+            .field("api_url", &self.api_url)
+            .field("api_key", &self.api_key.as_ref().map(|_| "***"))
+            .field("connect_timeout", &self.connect_timeout)
+            .field("timeout", &self.timeout)
+            .field("retries", &self.retries)
+            .field("backoff", &self.backoff)
+            .finish()
+    }
+}
+
+impl ClientConfig {
+    /// The seeds' defaults: 240 s per request, 10 s to connect, 3 retries from 500 ms; the key
+    /// from the environment.
+    pub fn new(api_url: impl Into<String>) -> Self {
+        Self {
+            api_url: api_url.into(),
+            api_key: api_key_from_env(),
+            connect_timeout: Duration::from_secs(10),
+            timeout: Duration::from_secs(240),
+            retries: 3,
+            backoff: Duration::from_millis(500),
+        }
+    }
+}
+
+/// `FRANZ_API_KEY`, else `OPENAI_API_KEY`; empty counts as unset.
+pub fn api_key_from_env() -> Option<String> {
+    ["FRANZ_API_KEY", "OPENAI_API_KEY"]
+        .iter()
+        .filter_map(|k| std::env::var(k).ok())
+        .find(|v| !v.trim().is_empty())
+}
+
+/// The two URLs a server has.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Endpoint {
+    /// e.g. `http://localhost:1234/v1`
+    pub base: String,
+    /// e.g. `http://localhost:1234/v1/chat/completions`
+    pub chat: String,
+}
+
+impl Endpoint {
+    pub fn parse(url: &str) -> Result<Endpoint, ModelError> {
+        let u = url.trim();
+        let bad = |reason: &str| ModelError::BadUrl {
+            url: url.to_string(),
+            reason: reason.to_string(),
+        };
+        if !(u.starts_with("http://") || u.starts_with("https://")) {
+            return Err(bad("it must start with http:// or https://"));
+        }
+        let parsed = reqwest::Url::parse(u).map_err(|e| bad(&e.to_string()))?;
+        if parsed.host_str().is_none_or(str::is_empty) {
+            return Err(bad("it has no host"));
+        }
+        let u = u.trim_end_matches('/');
+        let base = u.strip_suffix("/chat/completions").unwrap_or(u).to_string();
+        Ok(Endpoint {
+            chat: format!("{base}/chat/completions"),
+            base,
+        })
+    }
+
+    pub fn models(&self) -> String {
+        format!("{}/models", self.base)
+    }
+}
+
+/// The client. Cheap to clone; one per run.
+#[derive(Clone, Debug)]
+pub struct ModelClient {
+    http: Client,
+    endpoint: Endpoint,
+    cfg: ClientConfig,
+}
+
+impl ModelClient {
+    pub fn new(cfg: ClientConfig) -> Result<Self, ModelError> {
+        let endpoint = Endpoint::parse(&cfg.api_url)?;
+        let timeout = if cfg.timeout.is_zero() {
+            tracing::warn!(
+                "model request timeout is 0 (none): a stalled server will hang the run; set --timeout"
+            );
+            None
+        } else {
+            Some(cfg.timeout)
+        };
+        let http = Client::builder()
+            .connect_timeout(cfg.connect_timeout)
+            .timeout(timeout)
+            .build()
+            .map_err(|e| ModelError::BadUrl {
+                url: cfg.api_url.clone(),
+                reason: format!("cannot build an HTTP client: {e}"),
+            })?;
+        Ok(Self {
+            http,
+            endpoint,
+            cfg,
+        })
+    }
+
+    pub fn endpoint(&self) -> &Endpoint {
+        &self.endpoint
+    }
+
+    /// Sends a request and returns the reply, streamed if `req.stream`.
+    pub fn chat(&self, req: &ChatRequest) -> Result<Reply, ModelError> {
+        if req.stream {
+            self.chat_stream(req, &mut |_| {})
+        } else {
+            let body = req.to_body();
+            let started = Instant::now();
+            let resp = self.send(|| self.http.post(&self.endpoint.chat).json(&body))?;
+            let body = self.read_body(resp, started)?;
+            self.reply_from_body(&body)
+        }
+    }
+
+    /// Streams a request (SSE), calling `on_text` with each piece of content as it arrives.
+    pub fn chat_stream(
+        &self,
+        req: &ChatRequest,
+        on_text: &mut dyn FnMut(&str),
+    ) -> Result<Reply, ModelError> {
+        let mut req = req.clone();
+        req.stream = true;
+        let body = req.to_body();
+        let started = Instant::now();
+        let resp = self.send(|| {
+            self.http
+                .post(&self.endpoint.chat)
+                .header("Accept", "text/event-stream")
+                .json(&body)
+        })?;
+        let is_json = resp
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|ct| ct.contains("application/json"));
+        if is_json {
+            // The server ignored `stream: true` and answered whole.
+            let body = self.read_body(resp, started)?;
+            let reply = self.reply_from_body(&body)?;
+            on_text(&reply.content);
+            return Ok(reply);
+        }
+        self.read_stream(resp, started, on_text)
+    }
+
+    /// `GET {base}/models`: the ids of the models the server offers.
+    pub fn list_models(&self) -> Result<Vec<String>, ModelError> {
+        let url = self.endpoint.models();
+        let started = Instant::now();
+        let resp = self.send(|| self.http.get(&url))?;
+        let body = self.read_body(resp, started)?;
+        let v: Value = serde_json::from_slice(&body).map_err(|e| ModelError::NotJson {
+            url: url.clone(),
+            reason: e.to_string(),
+            snippet: snippet(&String::from_utf8_lossy(&body)),
+        })?;
+        let data = v
+            .get("data")
+            .or_else(|| v.get("models"))
+            .and_then(Value::as_array)
+            .ok_or_else(|| ModelError::BadReply {
+                url,
+                reason: "no \"data\" list of models".into(),
+            })?;
+        Ok(data
+            .iter()
+            .filter_map(|m| {
+                m.get("id")
+                    .or_else(|| m.get("name"))
+                    .and_then(Value::as_str)
+            })
+            .map(str::to_string)
+            .collect())
+    }
+
+    /// Sends with retries; returns a 2xx response.
+    fn send(&self, build: impl Fn() -> RequestBuilder) -> Result<Response, ModelError> {
+        let attempts = self.cfg.retries + 1;
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let mut rb = build();
+            if let Some(key) = &self.cfg.api_key {
+                rb = rb.bearer_auth(key);
+            }
+            let last = attempt >= attempts;
+            match rb.send() {
+                Ok(resp) if resp.status().is_success() => return Ok(resp),
+                Ok(resp) => {
+                    let status = resp.status().as_u16();
+                    let retry_after = resp
+                        .headers()
+                        .get("retry-after")
+                        .and_then(|v| v.to_str().ok())
+                        .and_then(|s| s.trim().parse::<f64>().ok())
+                        .filter(|s| s.is_finite() && *s >= 0.0)
+                        .map(|s| Duration::from_secs_f64(s.min(30.0)));
+                    let text = resp.text().unwrap_or_default();
+                    if (status == 429 || status >= 500) && !last {
+                        tracing::warn!(status, attempt, "model server error; retrying");
+                        self.pause(attempt, retry_after);
+                        continue;
+                    }
+                    return Err(status_error(
+                        &self.endpoint.chat,
+                        status,
+                        &text,
+                        attempt,
+                        self.cfg.api_key.is_some(),
+                    ));
+                }
+                Err(e) if e.is_timeout() && !e.is_connect() => {
+                    return Err(self.timeout_error());
+                }
+                Err(e) => {
+                    let reason = describe(&e);
+                    if !last {
+                        tracing::warn!(attempt, %reason, "model server not reachable; retrying");
+                        self.pause(attempt, None);
+                        continue;
+                    }
+                    return Err(if e.is_connect() {
+                        ModelError::Unreachable {
+                            url: self.endpoint.base.clone(),
+                            reason,
+                            attempts: attempt,
+                        }
+                    } else {
+                        ModelError::Disconnected {
+                            url: self.endpoint.base.clone(),
+                            reason,
+                            attempts: attempt,
+                        }
+                    });
+                }
+            }
+        }
+    }
+
+    fn pause(&self, attempt: u32, retry_after: Option<Duration>) {
+        let exp = self
+            .cfg
+            .backoff
+            .saturating_mul(1u32 << (attempt - 1).min(10))
+            .min(Duration::from_secs(10));
+        std::thread::sleep(retry_after.unwrap_or(exp));
+    }
+
+    fn timeout_error(&self) -> ModelError {
+        ModelError::Timeout {
+            url: self.endpoint.chat.clone(),
+            secs: self.cfg.timeout.as_secs_f64(),
+        }
+    }
+
+    fn past_deadline(&self, started: Instant) -> bool {
+        !self.cfg.timeout.is_zero() && started.elapsed() >= self.cfg.timeout
+    }
+
+    fn read_body(&self, mut resp: Response, started: Instant) -> Result<Vec<u8>, ModelError> {
+        let mut body = Vec::new();
+        match resp.read_to_end(&mut body) {
+            Ok(_) => Ok(body),
+            Err(_) if self.past_deadline(started) => Err(self.timeout_error()),
+            Err(e) => Err(ModelError::Stream {
+                url: self.endpoint.chat.clone(),
+                reason: format!("the body was cut off after {} bytes: {e}", body.len()),
+            }),
+        }
+    }
+
+    fn reply_from_body(&self, body: &[u8]) -> Result<Reply, ModelError> {
+        let url = &self.endpoint.chat;
+        let v: Value = serde_json::from_slice(body).map_err(|e| ModelError::NotJson {
+            url: url.clone(),
+            reason: e.to_string(),
+            snippet: snippet(&String::from_utf8_lossy(body)),
+        })?;
+        if v.get("choices").is_none()
+            && let Some(err) = v.get("error")
+        {
+            let msg = err
+                .get("message")
+                .and_then(Value::as_str)
+                .map_or_else(|| err.to_string(), str::to_string);
+            return Err(ModelError::BadReply {
+                url: url.clone(),
+                reason: format!("the server answered with an error: {msg}"),
+            });
+        }
+        Reply::from_response(&v).map_err(|reason| ModelError::BadReply {
+            url: url.clone(),
+            reason,
+        })
+    }
+
+    fn read_stream(
+        &self,
+        mut resp: Response,
+        started: Instant,
+        on_text: &mut dyn FnMut(&str),
+    ) -> Result<Reply, ModelError> {
+        let url = &self.endpoint.chat;
+        let mut decoder = SseDecoder::default();
+        let mut asm = StreamAssembler::new();
+        let mut buf = [0u8; 8192];
+        let mut total = 0usize;
+        let stream_err = |reason: String| ModelError::Stream {
+            url: url.clone(),
+            reason,
+        };
+        loop {
+            let n = match resp.read(&mut buf) {
+                Ok(n) => n,
+                Err(_) if self.past_deadline(started) => return Err(self.timeout_error()),
+                Err(e) => {
+                    return Err(stream_err(format!("read failed after {total} bytes: {e}")));
+                }
+            };
+            let mut payloads = if n == 0 {
+                decoder.finish().into_iter().collect()
+            } else {
+                total += n;
+                decoder.feed(&buf[..n])
+            };
+            for p in payloads.drain(..) {
+                match asm.push(&p).map_err(stream_err)? {
+                    Chunk::Delta(t) if !t.is_empty() => on_text(&t),
+                    _ => {}
+                }
+            }
+            if asm.is_done() {
+                return Ok(asm.finish());
+            }
+            if n == 0 {
+                let reply = asm.finish();
+                if reply.finish_reason.is_some() {
+                    // Some servers end without `[DONE]` once they sent a finish reason.
+                    return Ok(reply);
+                }
+                return Err(stream_err(format!(
+                    "it ended after {total} bytes without a finish reason or [DONE]"
+                )));
+            }
+            if self.past_deadline(started) {
+                return Err(self.timeout_error());
+            }
+        }
+    }
+}
+
+/// A short reason for a transport error: "connection refused", "could not resolve host", ...
+fn describe(e: &reqwest::Error) -> String {
+    let mut source: Option<&dyn std::error::Error> = Some(e);
+    while let Some(s) = source {
+        if let Some(io) = s.downcast_ref::<std::io::Error>() {
+            return match io.kind() {
+                std::io::ErrorKind::ConnectionRefused => "connection refused".into(),
+                std::io::ErrorKind::ConnectionReset => "connection reset".into(),
+                std::io::ErrorKind::TimedOut => "connect timed out".into(),
+                _ => io.to_string(),
+            };
+        }
+        source = s.source();
+    }
+    let text = e.to_string();
+    let mut chain = text.clone();
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        chain = s.to_string();
+        source = s.source();
+    }
+    if chain.contains("dns") || chain.contains("resolve") || chain.contains("lookup") {
+        return "could not resolve host".into();
+    }
+    if e.is_connect() && e.is_timeout() {
+        return "connect timed out".into();
+    }
+    chain
+}

@@ -1,0 +1,123 @@
+//! What can go wrong talking to a model server, each error naming the URL and what to do.
+//!
+//! [`ModelError::is_unreachable`] marks "no server after retries" (exit code 3); everything
+//! else is a failure of the run (exit code 1) or, for a bad URL, a configuration error.
+
+/// A model-server error. Messages never contain the API key.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ModelError {
+    #[error("bad model server URL {url:?}: {reason}: pass --api-url like http://localhost:1234/v1")]
+    BadUrl { url: String, reason: String },
+    #[error(
+        "no model server at {url} ({reason}): start your model server (e.g. LM Studio's local server) or pass --api-url"
+    )]
+    Unreachable {
+        url: String,
+        reason: String,
+        attempts: u32,
+    },
+    #[error(
+        "the model server at {url} dropped the connection ({reason}; {attempts} attempts): check the server's log, or pass --api-url"
+    )]
+    Disconnected {
+        url: String,
+        reason: String,
+        attempts: u32,
+    },
+    #[error(
+        "the model server at {url} did not answer within {secs} s: raise --timeout (0 = none), or use a smaller model or image"
+    )]
+    Timeout { url: String, secs: f64 },
+    /// An HTTP error status; the message is specific to the status.
+    #[error("{message}")]
+    Status {
+        url: String,
+        status: u16,
+        message: String,
+    },
+    #[error(
+        "the model server at {url} sent a body that is not JSON ({reason}): {snippet}: check that --api-url points at an OpenAI-compatible /v1 endpoint"
+    )]
+    NotJson {
+        url: String,
+        reason: String,
+        snippet: String,
+    },
+    #[error(
+        "the model server at {url} sent an unexpected reply ({reason}): check that it is an OpenAI-compatible chat completions endpoint"
+    )]
+    BadReply { url: String, reason: String },
+    #[error(
+        "the reply stream from {url} broke ({reason}): the server may have crashed or run out of memory; try again, or turn streaming off"
+    )]
+    Stream { url: String, reason: String },
+}
+
+impl ModelError {
+    /// No server answered, even after the retries: the CLI exits with code 3.
+    pub fn is_unreachable(&self) -> bool {
+        matches!(
+            self,
+            ModelError::Unreachable { .. } | ModelError::Disconnected { .. }
+        )
+    }
+
+    /// The HTTP status, for status errors.
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            ModelError::Status { status, .. } => Some(*status),
+            _ => None,
+        }
+    }
+}
+
+/// The message for an HTTP error status.
+pub(crate) fn status_error(
+    url: &str,
+    status: u16,
+    body: &str,
+    attempts: u32,
+    has_key: bool,
+) -> ModelError {
+    let detail = server_message(body);
+    let what = match status {
+        401 | 403 if has_key => format!(
+            "the model server at {url} refused the API key ({status}: {detail}): check FRANZ_API_KEY (or OPENAI_API_KEY)"
+        ),
+        401 | 403 => format!(
+            "the model server at {url} wants an API key ({status}: {detail}): set FRANZ_API_KEY (or OPENAI_API_KEY)"
+        ),
+        404 => format!(
+            "the model server at {url} answered 404 Not Found ({detail}): check the model name (--model; `franz doctor` lists the server's models) and that --api-url is the server's /v1 base URL"
+        ),
+        400 | 413 | 422 => format!(
+            "the model server at {url} rejected the request ({status}: {detail}): the model may not take images or tools, or the context is too long (fewer screenshots, smaller images)"
+        ),
+        429 => format!(
+            "the model server at {url} is rate limiting (429, {attempts} attempts: {detail}): wait a while, or raise --retries"
+        ),
+        s if s >= 500 => format!(
+            "the model server at {url} failed ({status}, {attempts} attempts: {detail}): check the server's log (is the model loaded?)"
+        ),
+        _ => format!("the model server at {url} answered {status} ({detail})"),
+    };
+    ModelError::Status {
+        url: url.to_string(),
+        status,
+        message: what,
+    }
+}
+
+/// The server's own error message if the body is `{"error": ...}`, else a snippet of it.
+fn server_message(body: &str) -> String {
+    if let Ok(v) = serde_json::from_str::<serde_json::Value>(body) {
+        let e = v.get("error").unwrap_or(&v);
+        if let Some(m) = e.get("message").and_then(|m| m.as_str()).or(e.as_str()) {
+            return super::snippet(m);
+        }
+    }
+    if body.trim().is_empty() {
+        return "empty body".into();
+    }
+    super::snippet(body)
+}

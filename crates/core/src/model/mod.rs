@@ -1,0 +1,37 @@
+//! Talking to models: the OpenAI-compatible client, its wire types, SSE assembly, the
+//! exchange-log sanitizer, and the scripted model server that tests and `franz demo` use.
+//!
+//! A strategy builds a [`ChatRequest`], calls [`ModelClient::chat`], and hands the [`Reply`]
+//! straight to [`crate::parser::parse_reply`].
+
+pub mod client;
+pub mod error;
+pub mod sanitize;
+pub mod scripted_server;
+mod scripted_wire;
+pub mod sse;
+pub mod types;
+
+pub use client::{ClientConfig, Endpoint, ModelClient, api_key_from_env};
+pub use error::ModelError;
+pub use scripted_server::{
+    Fault, RecordedRequest, Script, ScriptedReply, ScriptedServer, ServerOptions, Step,
+};
+pub use types::{
+    ChatRequest, Content, ContentPart, Message, Reply, Role, Tool, ToolCall, ToolChoice, Usage,
+    data_url,
+};
+
+/// At most 200 characters of `s` on one line, for error messages.
+pub(crate) fn snippet(s: &str) -> String {
+    let one_line: String = s
+        .trim()
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    let mut out: String = one_line.chars().take(200).collect();
+    if one_line.chars().count() > 200 {
+        out.push('…');
+    }
+    out
+}

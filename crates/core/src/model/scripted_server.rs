@@ -1,0 +1,508 @@
+//! A real OpenAI-compatible HTTP server on `127.0.0.1:0` that answers from a script.
+//!
+//! Library code, not dev-only: `franz demo` runs on it, and tests use the same code. It speaks
+//! plain HTTP/1.1 over std TCP on its own threads (one per connection), so callers get a
+//! blocking API and no async runtime leaks into theirs:
+//! - replies come from a [`Script`]: a list of [`Step`]s, or a function of the request;
+//! - `stream: true` requests get SSE (chunked), at [`ServerOptions::tokens_per_second`];
+//! - [`Fault`]s: HTTP 500/429 (and any status), a dropped connection, a stream cut mid-way,
+//!   a body that is not JSON; any step may be delayed;
+//! - every request is recorded ([`ScriptedServer::requests`], [`ScriptedServer::wait_for_requests`]);
+//! - `GET .../models` lists [`ServerOptions::models`].
+//!
+//! Dropping the handle stops the server; delays and streams in flight end promptly.
+
+use super::scripted_wire::{chat_json, models_json, sse_events};
+use serde_json::Value;
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+pub use super::scripted_wire::ScriptedReply;
+
+/// What the server does for one chat request.
+#[derive(Debug, Clone)]
+pub struct Step {
+    pub reply: ScriptedReply,
+    /// Wait this long before answering (or faulting).
+    pub delay: Duration,
+    pub fault: Option<Fault>,
+}
+
+impl Step {
+    pub fn fault(fault: Fault) -> Step {
+        Step {
+            reply: ScriptedReply::text("(fault)"),
+            delay: Duration::ZERO,
+            fault: Some(fault),
+        }
+    }
+    pub fn delayed(mut self, delay: Duration) -> Step {
+        self.delay = delay;
+        self
+    }
+}
+
+impl From<ScriptedReply> for Step {
+    fn from(reply: ScriptedReply) -> Step {
+        Step {
+            reply,
+            delay: Duration::ZERO,
+            fault: None,
+        }
+    }
+}
+
+/// Ways to misbehave.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Fault {
+    /// Answer with this HTTP status and an OpenAI-style error body.
+    Status(u16),
+    /// 429 with `Retry-After: 0`.
+    RateLimited,
+    /// Close the connection without answering.
+    DropConnection,
+    /// Send this many SSE events (or half the JSON body), then close.
+    TruncateStream { after_events: usize },
+    /// 200 with a body that is not JSON (or an SSE event that is not).
+    InvalidJson,
+}
+
+type ScriptFn = dyn Fn(&RecordedRequest) -> Step + Send + Sync;
+
+/// Where replies come from.
+pub enum Script {
+    /// In order; when they run out the server answers 500 "script exhausted".
+    List(Mutex<VecDeque<Step>>),
+    Func(Box<ScriptFn>),
+}
+
+impl Script {
+    pub fn list<S: Into<Step>>(steps: impl IntoIterator<Item = S>) -> Script {
+        Script::List(Mutex::new(steps.into_iter().map(Into::into).collect()))
+    }
+    pub fn func(f: impl Fn(&RecordedRequest) -> Step + Send + Sync + 'static) -> Script {
+        Script::Func(Box::new(f))
+    }
+    /// The same step for every request.
+    pub fn repeat(step: impl Into<Step>) -> Script {
+        let step = step.into();
+        Script::func(move |_| step.clone())
+    }
+    fn next(&self, req: &RecordedRequest) -> Option<Step> {
+        match self {
+            Script::List(q) => lock(q).pop_front(),
+            Script::Func(f) => Some(f(req)),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct ServerOptions {
+    /// Streaming speed; `None` sends tokens as fast as the socket takes them.
+    pub tokens_per_second: Option<f64>,
+    /// What `GET /models` lists.
+    pub models: Vec<String>,
+}
+
+impl Default for ServerOptions {
+    fn default() -> Self {
+        Self {
+            tokens_per_second: None,
+            models: vec!["scripted-model".into()],
+        }
+    }
+}
+
+/// One request as received.
+#[derive(Debug, Clone)]
+pub struct RecordedRequest {
+    pub method: String,
+    pub path: String,
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+    /// The body as JSON, if it is.
+    pub json: Option<Value>,
+}
+
+impl RecordedRequest {
+    /// A header's value, by case-insensitive name.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+    /// Whether the request asked for a stream.
+    pub fn wants_stream(&self) -> bool {
+        self.json
+            .as_ref()
+            .and_then(|j| j.get("stream"))
+            .and_then(Value::as_bool)
+            .unwrap_or(false)
+    }
+}
+
+struct State {
+    script: Script,
+    opts: ServerOptions,
+    requests: Mutex<Vec<RecordedRequest>>,
+    changed: Condvar,
+    stop: AtomicBool,
+    stop_lock: Mutex<()>,
+    stop_cv: Condvar,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl State {
+    /// Sleeps up to `d`; false if the server is stopping.
+    fn sleep(&self, d: Duration) -> bool {
+        let deadline = Instant::now() + d;
+        let mut g = lock(&self.stop_lock);
+        loop {
+            if self.stop.load(Ordering::SeqCst) {
+                return false;
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return true;
+            }
+            g = match self.stop_cv.wait_timeout(g, deadline - now) {
+                Ok((g, _)) => g,
+                Err(p) => p.into_inner().0,
+            };
+        }
+    }
+}
+
+/// The running server. Dropping it stops it.
+pub struct ScriptedServer {
+    addr: SocketAddr,
+    state: Arc<State>,
+    accept: Option<JoinHandle<()>>,
+}
+
+impl ScriptedServer {
+    pub fn start(script: Script) -> std::io::Result<ScriptedServer> {
+        Self::start_with(script, ServerOptions::default())
+    }
+
+    pub fn start_with(script: Script, opts: ServerOptions) -> std::io::Result<ScriptedServer> {
+        let listener = TcpListener::bind("127.0.0.1:0")?;
+        let addr = listener.local_addr()?;
+        let state = Arc::new(State {
+            script,
+            opts,
+            requests: Mutex::new(Vec::new()),
+            changed: Condvar::new(),
+            stop: AtomicBool::new(false),
+            stop_lock: Mutex::new(()),
+            stop_cv: Condvar::new(),
+        });
+        let st = state.clone();
+        let accept = std::thread::Builder::new()
+            .name("scripted-server".into())
+            .spawn(move || {
+                for conn in listener.incoming() {
+                    if st.stop.load(Ordering::SeqCst) {
+                        break;
+                    }
+                    let Ok(conn) = conn else { continue };
+                    let st = st.clone();
+                    let _ = std::thread::Builder::new()
+                        .name("scripted-conn".into())
+                        .spawn(move || {
+                            if let Err(e) = serve(&st, conn) {
+                                tracing::debug!("scripted server connection: {e}");
+                            }
+                        });
+                }
+            })?;
+        Ok(ScriptedServer {
+            addr,
+            state,
+            accept: Some(accept),
+        })
+    }
+
+    /// The base URL, e.g. `http://127.0.0.1:41234/v1`.
+    pub fn url(&self) -> String {
+        format!("http://{}/v1", self.addr)
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Every request so far, in arrival order.
+    pub fn requests(&self) -> Vec<RecordedRequest> {
+        lock(&self.state.requests).clone()
+    }
+
+    pub fn request_count(&self) -> usize {
+        lock(&self.state.requests).len()
+    }
+
+    /// Waits until at least `n` requests arrived; false on timeout.
+    pub fn wait_for_requests(&self, n: usize, timeout: Duration) -> bool {
+        let deadline = Instant::now() + timeout;
+        let mut g = lock(&self.state.requests);
+        while g.len() < n {
+            let now = Instant::now();
+            if now >= deadline {
+                return false;
+            }
+            g = match self.state.changed.wait_timeout(g, deadline - now) {
+                Ok((g, _)) => g,
+                Err(p) => p.into_inner().0,
+            };
+        }
+        true
+    }
+}
+
+impl Drop for ScriptedServer {
+    fn drop(&mut self) {
+        self.state.stop.store(true, Ordering::SeqCst);
+        {
+            let _g = lock(&self.state.stop_lock);
+            self.state.stop_cv.notify_all();
+        }
+        // Wake the accept loop.
+        let _ = TcpStream::connect_timeout(&self.addr, Duration::from_secs(1));
+        if let Some(h) = self.accept.take() {
+            let _ = h.join();
+        }
+    }
+}
+
+fn serve(st: &State, conn: TcpStream) -> std::io::Result<()> {
+    conn.set_read_timeout(Some(Duration::from_secs(30)))?;
+    let mut reader = BufReader::new(conn.try_clone()?);
+    let Some(req) = read_request(&mut reader)? else {
+        return Ok(());
+    };
+    let mut out = conn;
+    {
+        let mut g = lock(&st.requests);
+        g.push(req.clone());
+        st.changed.notify_all();
+    }
+    if st.stop.load(Ordering::SeqCst) {
+        return Ok(());
+    }
+    if req.method == "GET" && req.path.trim_end_matches('/').ends_with("/models") {
+        return respond(
+            &mut out,
+            200,
+            "application/json",
+            &models_json(&st.opts.models),
+            &[],
+        );
+    }
+    if req.method != "POST"
+        || !req
+            .path
+            .trim_end_matches('/')
+            .ends_with("/chat/completions")
+    {
+        let body = r#"{"error":{"message":"not found: the scripted server serves POST /v1/chat/completions and GET /v1/models"}}"#;
+        return respond(&mut out, 404, "application/json", body, &[]);
+    }
+    let Some(step) = st.script.next(&req) else {
+        let body = r#"{"error":{"message":"scripted server: the script is exhausted"}}"#;
+        return respond(&mut out, 500, "application/json", body, &[]);
+    };
+    if !step.delay.is_zero() && !st.sleep(step.delay) {
+        return Ok(());
+    }
+    let stream = req.wants_stream();
+    match &step.fault {
+        Some(Fault::Status(code)) => {
+            let body = format!(r#"{{"error":{{"message":"scripted fault: HTTP {code}"}}}}"#);
+            respond(&mut out, *code, "application/json", &body, &[])
+        }
+        Some(Fault::RateLimited) => {
+            let body = r#"{"error":{"message":"scripted fault: rate limited"}}"#;
+            respond(
+                &mut out,
+                429,
+                "application/json",
+                body,
+                &[("Retry-After", "0")],
+            )
+        }
+        Some(Fault::DropConnection) => Ok(()),
+        Some(Fault::InvalidJson) if !stream => respond(
+            &mut out,
+            200,
+            "application/json",
+            "{\"choices\": [ this is not json",
+            &[],
+        ),
+        Some(Fault::InvalidJson) => write_sse(
+            st,
+            &mut out,
+            &["{\"choices\": [ not json".to_string()],
+            None,
+        ),
+        Some(Fault::TruncateStream { after_events }) if stream => {
+            let events = sse_events(&step.reply);
+            write_sse(st, &mut out, &events, Some(*after_events))
+        }
+        Some(Fault::TruncateStream { .. }) => {
+            let body = chat_json(&step.reply).to_string();
+            let half = &body.as_bytes()[..body.len() / 2];
+            write!(
+                out,
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                body.len()
+            )?;
+            out.write_all(half)?;
+            out.flush()
+        }
+        None if stream => write_sse(st, &mut out, &sse_events(&step.reply), None),
+        None => respond(
+            &mut out,
+            200,
+            "application/json",
+            &chat_json(&step.reply).to_string(),
+            &[],
+        ),
+    }
+}
+
+fn read_request(r: &mut BufReader<TcpStream>) -> std::io::Result<Option<RecordedRequest>> {
+    let mut line = String::new();
+    if r.read_line(&mut line)? == 0 {
+        return Ok(None);
+    }
+    let mut parts = line.split_whitespace();
+    let (Some(method), Some(path)) = (parts.next(), parts.next()) else {
+        return Ok(None);
+    };
+    let (method, path) = (method.to_string(), path.to_string());
+    let mut headers = Vec::new();
+    loop {
+        let mut h = String::new();
+        if r.read_line(&mut h)? == 0 {
+            break;
+        }
+        let h = h.trim_end();
+        if h.is_empty() {
+            break;
+        }
+        if let Some((k, v)) = h.split_once(':') {
+            headers.push((k.trim().to_string(), v.trim().to_string()));
+        }
+    }
+    let get = |name: &str| {
+        headers
+            .iter()
+            .find(|(k, _): &&(String, String)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.clone())
+    };
+    let mut body = Vec::new();
+    if let Some(len) = get("content-length").and_then(|v| v.parse::<usize>().ok()) {
+        body.resize(len.min(256 << 20), 0);
+        r.read_exact(&mut body)?;
+    } else if get("transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case("chunked")) {
+        loop {
+            let mut size = String::new();
+            r.read_line(&mut size)?;
+            let n = usize::from_str_radix(size.trim().split(';').next().unwrap_or("0"), 16)
+                .unwrap_or(0);
+            let mut chunk = vec![0; n + 2];
+            r.read_exact(&mut chunk)?;
+            if n == 0 {
+                break;
+            }
+            body.extend_from_slice(&chunk[..n]);
+        }
+    }
+    let body = String::from_utf8_lossy(&body).to_string();
+    let json = serde_json::from_str(&body).ok();
+    Ok(Some(RecordedRequest {
+        method,
+        path,
+        headers,
+        body,
+        json,
+    }))
+}
+
+fn status_text(code: u16) -> &'static str {
+    match code {
+        200 => "OK",
+        400 => "Bad Request",
+        401 => "Unauthorized",
+        404 => "Not Found",
+        429 => "Too Many Requests",
+        500 => "Internal Server Error",
+        502 => "Bad Gateway",
+        503 => "Service Unavailable",
+        _ => "Scripted",
+    }
+}
+
+fn respond(
+    out: &mut TcpStream,
+    code: u16,
+    ctype: &str,
+    body: &str,
+    extra: &[(&str, &str)],
+) -> std::io::Result<()> {
+    let mut head = format!(
+        "HTTP/1.1 {code} {}\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\nConnection: close\r\n",
+        status_text(code),
+        body.len()
+    );
+    for (k, v) in extra {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str("\r\n");
+    out.write_all(head.as_bytes())?;
+    out.write_all(body.as_bytes())?;
+    out.flush()
+}
+
+/// Writes SSE events as a chunked body; `cut` closes after that many events, unterminated.
+fn write_sse(
+    st: &State,
+    out: &mut TcpStream,
+    events: &[String],
+    cut: Option<usize>,
+) -> std::io::Result<()> {
+    out.write_all(
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n",
+    )?;
+    let pause = st
+        .opts
+        .tokens_per_second
+        .filter(|r| r.is_finite() && *r > 0.0)
+        .map(|r| Duration::from_secs_f64(1.0 / r));
+    for (i, ev) in events.iter().enumerate() {
+        if cut == Some(i) {
+            out.flush()?;
+            return Ok(());
+        }
+        let data = format!("data: {ev}\n\n");
+        write!(out, "{:x}\r\n{data}\r\n", data.len())?;
+        out.flush()?;
+        if let Some(p) = pause
+            && !st.sleep(p)
+        {
+            return Ok(());
+        }
+    }
+    let done = "data: [DONE]\n\n";
+    write!(out, "{:x}\r\n{done}\r\n0\r\n\r\n", done.len())?;
+    out.flush()
+}
