@@ -3,6 +3,7 @@
 
 mod cli;
 mod commands;
+mod printer;
 mod setup;
 
 use clap::Parser;
@@ -34,7 +35,7 @@ fn main() -> ExitCode {
 /// Logs go to stderr, filtered by `FRANZ_LOG` (e.g. `FRANZ_LOG=debug`); warnings by default.
 fn init_tracing() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("FRANZ_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,enigo=error"));
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)

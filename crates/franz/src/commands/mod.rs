@@ -2,8 +2,11 @@
 
 pub mod act;
 mod bench;
+pub mod demo;
 mod replay;
-mod report;
+pub mod report;
+pub mod run;
+mod scenarios;
 mod screenshot;
 
 use crate::cli::{Cli, Command};
@@ -45,5 +48,9 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Report(args) => report::run(args),
         Command::Replay(args) => replay::run(args),
         Command::Act(args) => act::run(&cli.global, args),
+        Command::Run(args) => run::run(&cli.global, args),
+        Command::Config(args) => run::show_config(&cli.global, args),
+        Command::Demo(args) => demo::run(&cli.global, args),
+        Command::Scenarios(args) => scenarios::run(args),
     }
 }
