@@ -53,7 +53,7 @@ pub fn parse_action_arg(arg: &str) -> Result<Action, ActionError> {
 }
 
 /// The executor for the global flags and the desktop's monitor.
-fn executor(
+pub(crate) fn executor(
     g: &GlobalArgs,
     desktop_rect: franz_desktop::PixelRect,
     config: ExecConfig,
@@ -66,7 +66,7 @@ fn executor(
     Ok(Executor::new(area, config, g.dry_run))
 }
 
-fn fatal(e: ExecError) -> anyhow::Error {
+pub(crate) fn fatal(e: ExecError) -> anyhow::Error {
     match e {
         ExecError::Failsafe(t) => Exit(exit::SAFETY, t.to_string()).into(),
         other => anyhow::Error::new(other),

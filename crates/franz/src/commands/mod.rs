@@ -46,7 +46,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Screenshot(args) => screenshot::run(&cli.global, args),
         Command::Bench(cmd) => bench::run(&cli.global, cmd),
         Command::Report(args) => report::run(args),
-        Command::Replay(args) => replay::run(args),
+        Command::Replay(args) => replay::run(&cli.global, args),
         Command::Act(args) => act::run(&cli.global, args),
         Command::Run(args) => run::run(&cli.global, args),
         Command::Config(args) => run::show_config(&cli.global, args),

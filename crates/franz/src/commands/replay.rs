@@ -1,14 +1,17 @@
 //! `franz replay RUN_DIR [--execute] [--from N] [--to M]`: prints a run's turns and what
-//! replaying them would do. `--execute` will perform them again on the current desktop once the
-//! executor is wired in (TODO(lead): call the executor from the acting branch here).
+//! replaying them would do. `--execute` performs the recorded actions again on the current
+//! desktop (honouring the global flags: --sandbox, --crop, --dry-run, ...), one JSON result
+//! line per action, as `franz act` prints them.
 
 use super::{Exit, exit};
-use crate::cli::ReplayArgs;
+use crate::cli::{GlobalArgs, ReplayArgs};
+use crate::setup;
 use franz_core::action::ActionKind;
+use franz_core::executor::ExecConfig;
 use franz_core::runlog::{self, RunLogError};
 use std::process::ExitCode;
 
-pub fn run(args: &ReplayArgs) -> anyhow::Result<ExitCode> {
+pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> anyhow::Result<ExitCode> {
     if let (Some(from), Some(to)) = (args.from, args.to)
         && from > to
     {
@@ -25,18 +28,11 @@ pub fn run(args: &ReplayArgs) -> anyhow::Result<ExitCode> {
     for w in &log.warnings {
         eprintln!("franz: warning: {w}");
     }
-    if args.execute {
-        // TODO(lead): perform the selected actions with the executor once it is merged.
-        return Err(Exit(
-            exit::FAILED,
-            "replay --execute is not yet available in this build: the executor is not wired in; \
-             run without --execute to see what it would do"
-                .into(),
-        )
-        .into());
-    }
     let from = args.from.unwrap_or(1);
     let to = args.to.unwrap_or(u32::MAX);
+    if args.execute {
+        return execute(g, &log, from, to);
+    }
     let mut shown = 0;
     for t in log
         .turns
@@ -121,4 +117,40 @@ fn would(k: &ActionKind) -> String {
         }
         k => format!("{}{at}", k.name().replace('_', " ")),
     }
+}
+
+/// Performs the recorded actions of turns `from..=to` again, in order.
+fn execute(g: &GlobalArgs, log: &runlog::RunLog, from: u32, to: u32) -> anyhow::Result<ExitCode> {
+    use std::io::Write;
+    let mut session = setup::open_session(g)?;
+    let config = ExecConfig {
+        max_actions_per_turn: usize::MAX,
+        ..ExecConfig::default()
+    };
+    let mut ex = super::act::executor(g, session.desktop.monitor().rect, config)?;
+    let mut all_ok = true;
+    for t in log
+        .turns
+        .iter()
+        .filter(|t| (from..=to).contains(&t.raw.turn))
+    {
+        let actions = &t.raw.actions;
+        let turn = t.raw.turn;
+        let results = ex
+            .execute_with(session.desktop.as_mut(), actions, |i, result| {
+                let line = serde_json::json!({ "turn": turn, "index": i, "action": &actions[i], "result": result });
+                let mut out = std::io::stdout().lock();
+                let _ = writeln!(out, "{line}").and_then(|()| out.flush());
+            })
+            .map_err(super::act::fatal)?;
+        all_ok &= results.iter().all(|r| r.is_ok());
+        if setup::interrupted() {
+            return Err(setup::interrupted_error());
+        }
+    }
+    Ok(if all_ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(exit::FAILED)
+    })
 }
