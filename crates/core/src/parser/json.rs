@@ -1,0 +1,188 @@
+//! Seed 000's JSON: `{"observation": "...", "bboxes": [{"x1",...}], "actions": [{"name":
+//! "click", "x1": .., "y1": ..}, {"name": "drag", "x1", "y1", "x2", "y2"}]}`.
+//!
+//! The object may sit in code fences or prose; the first one is used. Action names are
+//! case-insensitive: move, click, right_click, double_click, drag (the seed's five), plus the
+//! rest of the canonical vocabulary (`middle_click`, `triple_click`, `type`, `key`, `scroll`,
+//! `wait`, `done`, `fail`) so the vision strategy can do everything. Points may also be `x`/`y`.
+//! With no JSON at all, the whole text is the observation and there are no actions.
+
+use super::coords::{Ctx, number, text};
+use super::lenient;
+use crate::action::ActionKind;
+use serde_json::Value;
+
+pub(crate) fn parse(content: &str, ctx: &mut Ctx) -> String {
+    let found = lenient::objects(content);
+    let Some(first) = found.first() else {
+        ctx.err("no JSON object in the reply: answer with {\"observation\": \"...\", \"actions\": [...]}");
+        return content.trim().to_string();
+    };
+    let v = match &first.value {
+        Ok(v) => v,
+        Err(e) => {
+            ctx.err(e.clone());
+            return content.trim().to_string();
+        }
+    };
+    let observation = v
+        .get("observation")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .unwrap_or_else(|| {
+            let mut rest = content.to_string();
+            rest.replace_range(first.span.clone(), "");
+            lenient::strip_fences(&rest)
+        });
+    if let Some(boxes) = v.get("bboxes").and_then(Value::as_array) {
+        for b in boxes {
+            let nums: Vec<f64> = ["x1", "y1", "x2", "y2"]
+                .iter()
+                .filter_map(|k| b.get(*k).and_then(number))
+                .collect();
+            if let Some(nb) = ctx.norm_box(&nums) {
+                ctx.bboxes.push(nb);
+            }
+        }
+    }
+    match v.get("actions") {
+        Some(Value::Array(actions)) => {
+            if actions.is_empty() {
+                ctx.explicit_none = true;
+            }
+            for (i, a) in actions.iter().enumerate() {
+                action(i, a, ctx);
+            }
+        }
+        Some(other) if other.is_object() => action(0, other, ctx),
+        Some(Value::Null) | None => ctx
+            .err("the JSON has no \"actions\" list: add \"actions\": [] (or the actions to take)"),
+        Some(other) => ctx.err(format!("\"actions\" must be a list, not {other}")),
+    }
+    observation.trim().to_string()
+}
+
+fn get<'a>(a: &'a Value, keys: &[&str]) -> Option<&'a Value> {
+    keys.iter().find_map(|k| a.get(*k).filter(|v| !v.is_null()))
+}
+
+/// One action object.
+fn action(i: usize, a: &Value, ctx: &mut Ctx) {
+    let Some(name) = get(a, &["name", "action", "type"]).and_then(Value::as_str) else {
+        ctx.err(format!(
+            "action {}: no \"name\" (move, click, right_click, double_click or drag)",
+            i + 1
+        ));
+        return;
+    };
+    let name = name.trim().to_ascii_lowercase();
+    let what = name.as_str();
+    let note = text(get(a, &["note", "label", "reason", "justification"]));
+    let has_point = ["x1", "x", "box", "point", "coordinate", "position"]
+        .iter()
+        .any(|k| a.get(*k).is_some_and(|v| !v.is_null()));
+    let kind = match what {
+        "move" | "mouse_move" | "hover" => {
+            start(a, what, ctx).map(|(x, y)| ActionKind::Move { x, y })
+        }
+        "click" | "left_click" | "right_click" | "middle_click" | "double_click"
+        | "triple_click" | "double_left_click" => {
+            let (x, y) = if has_point {
+                match start(a, what, ctx) {
+                    Some((x, y)) => (Some(x), Some(y)),
+                    None => return,
+                }
+            } else {
+                (None, None)
+            };
+            Some(match what {
+                "right_click" => ActionKind::RightClick { x, y },
+                "middle_click" => ActionKind::MiddleClick { x, y },
+                "double_click" | "double_left_click" => ActionKind::DoubleClick { x, y },
+                "triple_click" => ActionKind::TripleClick { x, y },
+                _ => ActionKind::Click { x, y },
+            })
+        }
+        "drag" => {
+            let from = start(a, what, ctx);
+            let to = ctx.point_xy("drag end", get(a, &["x2"]), get(a, &["y2"]));
+            match (from, to) {
+                (Some((x, y)), Some((x2, y2))) => Some(ActionKind::Drag {
+                    x: Some(x),
+                    y: Some(y),
+                    x2,
+                    y2,
+                }),
+                _ => None,
+            }
+        }
+        "type" | "type_text" | "write" => match text(get(a, &["text", "content", "value"])) {
+            Some(text) => Some(ActionKind::Type { text }),
+            None => {
+                ctx.err("type: give the text to type in \"text\"");
+                None
+            }
+        },
+        "key" | "press_key" | "hotkey" | "keypress" => {
+            let k = get(a, &["keys", "key", "text"])
+                .cloned()
+                .unwrap_or(Value::Null);
+            ctx.keys(what, &k).map(|keys| ActionKind::Key { keys })
+        }
+        "scroll" | "scroll_down" | "scroll_up" => {
+            let dir = match what {
+                "scroll_down" => Some(Value::from("down")),
+                "scroll_up" => Some(Value::from("up")),
+                _ => get(a, &["direction"]).cloned(),
+            };
+            let direction = ctx.direction(what, dir.as_ref().or(Some(&Value::from("down"))));
+            let amount = get(a, &["amount", "notches", "clicks"])
+                .and_then(number)
+                .unwrap_or(3.0);
+            let amount = ctx.notches(what, amount);
+            let (x, y) = if has_point {
+                match start(a, what, ctx) {
+                    Some((x, y)) => (Some(x), Some(y)),
+                    None => return,
+                }
+            } else {
+                (None, None)
+            };
+            direction.map(|direction| ActionKind::Scroll {
+                x,
+                y,
+                direction,
+                amount,
+            })
+        }
+        "wait" => Some(ActionKind::Wait {
+            seconds: get(a, &["seconds", "time", "duration"])
+                .and_then(number)
+                .unwrap_or(1.0),
+        }),
+        "done" | "finished" | "answer" => Some(ActionKind::Done {
+            text: text(get(a, &["text", "answer", "content"])).unwrap_or_default(),
+        }),
+        "fail" => Some(ActionKind::Fail {
+            text: text(get(a, &["text", "reason"])).unwrap_or_default(),
+        }),
+        other => {
+            ctx.err(format!(
+                "action {}: unknown name {other:?}: use move, click, right_click, double_click or drag",
+                i + 1
+            ));
+            None
+        }
+    };
+    if let Some(kind) = kind {
+        ctx.push(kind, note);
+    }
+}
+
+/// The start point: a "box"/"point"/"coordinate"/"position", or x1/y1, or x/y.
+fn start(a: &Value, what: &str, ctx: &mut Ctx) -> Option<(i32, i32)> {
+    if let Some(t) = get(a, &["box", "point", "coordinate", "position"]) {
+        return ctx.point(what, t);
+    }
+    ctx.point_xy(what, get(a, &["x1", "x"]), get(a, &["y1", "y"]))
+}
