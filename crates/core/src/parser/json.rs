@@ -1,235 +1,188 @@
-//! Seed 000's JSON: `{"observation": "...", "bboxes": [...], "actions": [{"name": "click",
-//! "x1": .., "y1": ..}]}`, in fences or prose, with trailing commas or single quotes tolerated.
+//! Seed 000's JSON: `{"observation": "...", "bboxes": [{"x1",...}], "actions": [{"name":
+//! "click", "x1": .., "y1": ..}, {"name": "drag", "x1", "y1", "x2", "y2"}]}`.
+//!
+//! The object may sit in code fences or prose; the first one is used. Action names are
+//! case-insensitive: move, click, right_click, double_click, drag (the seed's five), plus the
+//! rest of the canonical vocabulary (`middle_click`, `triple_click`, `type`, `key`, `scroll`,
+//! `wait`, `done`, `fail`) so the vision strategy can do everything. Points may also be `x`/`y`.
+//! With no JSON at all, the whole text is the observation and there are no actions.
 
-use crate::action::{Action, ActionKind};
-use franz_desktop::ScrollDirection;
+use super::coords::{Ctx, number, text};
+use super::lenient;
+use crate::action::ActionKind;
 use serde_json::Value;
 
-/// The first balanced `{...}` block that parses (leniently).
-pub fn first_object(text: &str) -> Option<Value> {
-    let bytes: Vec<char> = text.chars().collect();
-    let mut start = 0;
-    while let Some(off) = bytes[start..].iter().position(|c| *c == '{') {
-        let s = start + off;
-        let mut depth = 0i32;
-        let mut in_str: Option<char> = None;
-        let mut esc = false;
-        for (k, c) in bytes.iter().enumerate().skip(s) {
-            if let Some(q) = in_str {
-                if esc {
-                    esc = false;
-                } else if *c == '\\' {
-                    esc = true;
-                } else if *c == q {
-                    in_str = None;
-                }
-                continue;
-            }
-            match c {
-                '"' | '\'' => in_str = Some(*c),
-                '{' => depth += 1,
-                '}' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        let block: String = bytes[s..=k].iter().collect();
-                        if let Some(v) = lenient(&block) {
-                            return Some(v);
-                        }
-                        break;
-                    }
-                }
-                _ => {}
-            }
-        }
-        start = s + 1;
-    }
-    None
-}
-
-/// Parses JSON, then retries with trailing commas removed and single quotes made double.
-fn lenient(block: &str) -> Option<Value> {
-    if let Ok(v) = serde_json::from_str(block) {
-        return Some(v);
-    }
-    let mut fixed = String::with_capacity(block.len());
-    let chars: Vec<char> = block.chars().collect();
-    let mut in_str: Option<char> = None;
-    let mut esc = false;
-    for (i, c) in chars.iter().enumerate() {
-        if let Some(q) = in_str {
-            if esc {
-                esc = false;
-                fixed.push(*c);
-                continue;
-            }
-            if *c == '\\' {
-                esc = true;
-                fixed.push(*c);
-                continue;
-            }
-            if *c == q {
-                in_str = None;
-                fixed.push('"');
-                continue;
-            }
-            if *c == '"' && q == '\'' {
-                fixed.push_str("\\\"");
-                continue;
-            }
-            fixed.push(*c);
-            continue;
-        }
-        match c {
-            '"' | '\'' => {
-                in_str = Some(*c);
-                fixed.push('"');
-            }
-            ',' => {
-                let next = chars[i + 1..].iter().find(|c| !c.is_whitespace());
-                if !matches!(next, Some('}') | Some(']')) {
-                    fixed.push(',');
-                }
-            }
-            _ => fixed.push(*c),
-        }
-    }
-    serde_json::from_str(&fixed).ok()
-}
-
-fn int(v: &Value, key: &str) -> Option<i32> {
-    match v.get(key)? {
-        Value::Number(n) => n.as_f64().map(|f| f.round() as i32),
-        Value::String(s) => s.trim().parse::<f64>().ok().map(|f| f.round() as i32),
-        _ => None,
-    }
-}
-
-fn text_of(v: &Value, key: &str) -> Option<String> {
-    v.get(key).and_then(|t| t.as_str()).map(str::to_string)
-}
-
-pub fn parse(text: &str, errors: &mut Vec<String>) -> (Vec<Action>, String) {
-    let Some(obj) = first_object(text) else {
-        return (Vec::new(), text.trim().to_string());
+pub(crate) fn parse(content: &str, ctx: &mut Ctx) -> String {
+    let found = lenient::objects(content);
+    let Some(first) = found.first() else {
+        ctx.err("no JSON object in the reply: answer with {\"observation\": \"...\", \"actions\": [...]}");
+        return content.trim().to_string();
     };
-    let observation = text_of(&obj, "observation").unwrap_or_default();
-    let mut actions = Vec::new();
-    for (i, a) in obj
-        .get("actions")
-        .and_then(|a| a.as_array())
-        .cloned()
-        .unwrap_or_default()
+    let v = match &first.value {
+        Ok(v) => v,
+        Err(e) => {
+            ctx.err(e.clone());
+            return content.trim().to_string();
+        }
+    };
+    let observation = v
+        .get("observation")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .unwrap_or_else(|| {
+            let mut rest = content.to_string();
+            rest.replace_range(first.span.clone(), "");
+            lenient::strip_fences(&rest)
+        });
+    if let Some(boxes) = v.get("bboxes").and_then(Value::as_array) {
+        for b in boxes {
+            let nums: Vec<f64> = ["x1", "y1", "x2", "y2"]
+                .iter()
+                .filter_map(|k| b.get(*k).and_then(number))
+                .collect();
+            if let Some(nb) = ctx.norm_box(&nums) {
+                ctx.bboxes.push(nb);
+            }
+        }
+    }
+    match v.get("actions") {
+        Some(Value::Array(actions)) => {
+            if actions.is_empty() {
+                ctx.explicit_none = true;
+            }
+            for (i, a) in actions.iter().enumerate() {
+                action(i, a, ctx);
+            }
+        }
+        Some(other) if other.is_object() => action(0, other, ctx),
+        Some(Value::Null) | None => ctx
+            .err("the JSON has no \"actions\" list: add \"actions\": [] (or the actions to take)"),
+        Some(other) => ctx.err(format!("\"actions\" must be a list, not {other}")),
+    }
+    observation.trim().to_string()
+}
+
+fn get<'a>(a: &'a Value, keys: &[&str]) -> Option<&'a Value> {
+    keys.iter().find_map(|k| a.get(*k).filter(|v| !v.is_null()))
+}
+
+/// One action object.
+fn action(i: usize, a: &Value, ctx: &mut Ctx) {
+    let Some(name) = get(a, &["name", "action", "type"]).and_then(Value::as_str) else {
+        ctx.err(format!(
+            "action {}: no \"name\" (move, click, right_click, double_click or drag)",
+            i + 1
+        ));
+        return;
+    };
+    let name = name.trim().to_ascii_lowercase();
+    let what = name.as_str();
+    let note = text(get(a, &["note", "label", "reason", "justification"]));
+    let has_point = ["x1", "x", "box", "point", "coordinate", "position"]
         .iter()
-        .enumerate()
-    {
-        match one(a) {
-            Ok(action) => actions.push(action),
-            Err(e) => errors.push(format!("actions[{i}]: {e}")),
+        .any(|k| a.get(*k).is_some_and(|v| !v.is_null()));
+    let kind = match what {
+        "move" | "mouse_move" | "hover" => {
+            start(a, what, ctx).map(|(x, y)| ActionKind::Move { x, y })
         }
-    }
-    (actions, observation)
-}
-
-fn one(a: &Value) -> Result<Action, String> {
-    let name = text_of(a, "name")
-        .or_else(|| text_of(a, "type"))
-        .ok_or("an action needs a name")?
-        .to_ascii_lowercase();
-    let x1 = int(a, "x1").or_else(|| int(a, "x"));
-    let y1 = int(a, "y1").or_else(|| int(a, "y"));
-    let need = |v: Option<i32>, k: &str| v.ok_or_else(|| format!("{name}: missing {k}"));
-    let kind = match name.as_str() {
-        "move" => ActionKind::Move {
-            x: need(x1, "x1")?,
-            y: need(y1, "y1")?,
+        "click" | "left_click" | "right_click" | "middle_click" | "double_click"
+        | "triple_click" | "double_left_click" => {
+            let (x, y) = if has_point {
+                match start(a, what, ctx) {
+                    Some((x, y)) => (Some(x), Some(y)),
+                    None => return,
+                }
+            } else {
+                (None, None)
+            };
+            Some(match what {
+                "right_click" => ActionKind::RightClick { x, y },
+                "middle_click" => ActionKind::MiddleClick { x, y },
+                "double_click" | "double_left_click" => ActionKind::DoubleClick { x, y },
+                "triple_click" => ActionKind::TripleClick { x, y },
+                _ => ActionKind::Click { x, y },
+            })
+        }
+        "drag" => {
+            let from = start(a, what, ctx);
+            let to = ctx.point_xy("drag end", get(a, &["x2"]), get(a, &["y2"]));
+            match (from, to) {
+                (Some((x, y)), Some((x2, y2))) => Some(ActionKind::Drag {
+                    x: Some(x),
+                    y: Some(y),
+                    x2,
+                    y2,
+                }),
+                _ => None,
+            }
+        }
+        "type" | "type_text" | "write" => match text(get(a, &["text", "content", "value"])) {
+            Some(text) => Some(ActionKind::Type { text }),
+            None => {
+                ctx.err("type: give the text to type in \"text\"");
+                None
+            }
         },
-        "click" | "left_click" => ActionKind::Click {
-            x: Some(need(x1, "x1")?),
-            y: Some(need(y1, "y1")?),
-        },
-        "right_click" => ActionKind::RightClick {
-            x: Some(need(x1, "x1")?),
-            y: Some(need(y1, "y1")?),
-        },
-        "double_click" => ActionKind::DoubleClick {
-            x: Some(need(x1, "x1")?),
-            y: Some(need(y1, "y1")?),
-        },
-        "drag" => ActionKind::Drag {
-            x: Some(need(x1, "x1")?),
-            y: Some(need(y1, "y1")?),
-            x2: need(int(a, "x2"), "x2")?,
-            y2: need(int(a, "y2"), "y2")?,
-        },
-        "type" => ActionKind::Type {
-            text: text_of(a, "text").ok_or("type: missing text")?,
-        },
-        "key" | "press_key" => ActionKind::Key {
-            keys: crate::keys::normalize_combo(
-                &text_of(a, "keys")
-                    .or_else(|| text_of(a, "key"))
-                    .ok_or("key: missing keys")?,
-            )
-            .map_err(|e| e.to_string())?,
-        },
-        "scroll" => ActionKind::Scroll {
-            x: x1,
-            y: y1,
-            direction: match text_of(a, "direction")
-                .unwrap_or_else(|| "down".into())
-                .to_ascii_lowercase()
-                .as_str()
-            {
-                "up" => ScrollDirection::Up,
-                "left" => ScrollDirection::Left,
-                "right" => ScrollDirection::Right,
-                _ => ScrollDirection::Down,
-            },
-            amount: int(a, "amount").unwrap_or(3).max(1) as u32,
-        },
-        "wait" => ActionKind::Wait {
-            seconds: a.get("seconds").and_then(Value::as_f64).unwrap_or(1.0),
-        },
-        "done" => ActionKind::Done {
-            text: text_of(a, "text").unwrap_or_default(),
-        },
-        "fail" => ActionKind::Fail {
-            text: text_of(a, "text").unwrap_or_default(),
-        },
-        other => return Err(format!("unknown action name {other:?}")),
+        "key" | "press_key" | "hotkey" | "keypress" => {
+            let k = get(a, &["keys", "key", "text"])
+                .cloned()
+                .unwrap_or(Value::Null);
+            ctx.keys(what, &k).map(|keys| ActionKind::Key { keys })
+        }
+        "scroll" | "scroll_down" | "scroll_up" => {
+            let dir = match what {
+                "scroll_down" => Some(Value::from("down")),
+                "scroll_up" => Some(Value::from("up")),
+                _ => get(a, &["direction"]).cloned(),
+            };
+            let direction = ctx.direction(what, dir.as_ref().or(Some(&Value::from("down"))));
+            let amount = get(a, &["amount", "notches", "clicks"])
+                .and_then(number)
+                .unwrap_or(3.0);
+            let amount = ctx.notches(what, amount);
+            let (x, y) = if has_point {
+                match start(a, what, ctx) {
+                    Some((x, y)) => (Some(x), Some(y)),
+                    None => return,
+                }
+            } else {
+                (None, None)
+            };
+            direction.map(|direction| ActionKind::Scroll {
+                x,
+                y,
+                direction,
+                amount,
+            })
+        }
+        "wait" => Some(ActionKind::Wait {
+            seconds: get(a, &["seconds", "time", "duration"])
+                .and_then(number)
+                .unwrap_or(1.0),
+        }),
+        "done" | "finished" | "answer" => Some(ActionKind::Done {
+            text: text(get(a, &["text", "answer", "content"])).unwrap_or_default(),
+        }),
+        "fail" => Some(ActionKind::Fail {
+            text: text(get(a, &["text", "reason"])).unwrap_or_default(),
+        }),
+        other => {
+            ctx.err(format!(
+                "action {}: unknown name {other:?}: use move, click, right_click, double_click or drag",
+                i + 1
+            ));
+            None
+        }
     };
-    Ok(kind.into())
+    if let Some(kind) = kind {
+        ctx.push(kind, note);
+    }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn seed_000_reply_in_prose_with_trailing_commas() {
-        let mut errors = Vec::new();
-        let text = "Sure!\n```json\n{'observation': 'two buttons', 'bboxes': [], 'actions': [{'name': 'Click', 'x1': 10, 'y1': 20,}, {\"name\": \"drag\", \"x1\": 1, \"y1\": 2, \"x2\": 3, \"y2\": 4},],}\n```";
-        let (a, obs) = parse(text, &mut errors);
-        assert!(errors.is_empty(), "{errors:?}");
-        assert_eq!(obs, "two buttons");
-        assert_eq!(
-            a[0].kind,
-            ActionKind::Click {
-                x: Some(10),
-                y: Some(20)
-            }
-        );
-        assert_eq!(
-            a[1].kind,
-            ActionKind::Drag {
-                x: Some(1),
-                y: Some(2),
-                x2: 3,
-                y2: 4
-            }
-        );
-        let (a, obs) = parse("no json at all", &mut errors);
-        assert!(a.is_empty());
-        assert_eq!(obs, "no json at all");
+/// The start point: a "box"/"point"/"coordinate"/"position", or x1/y1, or x/y.
+fn start(a: &Value, what: &str, ctx: &mut Ctx) -> Option<(i32, i32)> {
+    if let Some(t) = get(a, &["box", "point", "coordinate", "position"]) {
+        return ctx.point(what, t);
     }
+    ctx.point_xy(what, get(a, &["x1", "x"]), get(a, &["y1", "y"]))
 }

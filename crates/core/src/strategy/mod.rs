@@ -60,7 +60,10 @@ pub trait Strategy: Send {
 /// How replies are parsed, shared by the strategies.
 #[derive(Debug, Clone, Default)]
 pub struct ReadOptions {
-    pub parse: crate::parser::ParseOptions,
+    /// The dialect (`None`: the strategy's own, else detected).
+    pub dialect: Option<crate::parser::Dialect>,
+    /// The model answers in pixels of the image it was sent (`--coords pixels`).
+    pub pixel_coords: bool,
     /// Replaces the built-in system prompt.
     pub system_prompt: Option<String>,
     /// The vision strategy's boot reply (seed 000's BOOT_VLM_OUTPUT).
@@ -95,4 +98,26 @@ pub fn describe_results(actions: &[Action], results: &[ActionResult]) -> String 
         out.push(format!("{what} -> {how}"));
     }
     out.join("\n")
+}
+
+/// Parses a reply with the strategy's options; pixel coordinates are read against the size
+/// of the image this turn sent.
+pub fn parse(
+    reply: &Reply,
+    options: &ReadOptions,
+    ctx: &TurnContext<'_>,
+) -> crate::parser::ParsedReply {
+    use crate::parser::{CoordMode, ParseOptions};
+    let coords = if options.pixel_coords {
+        CoordMode::Pixels(ctx.observation.size)
+    } else {
+        CoordMode::Norm
+    };
+    crate::parser::parse_reply(
+        reply,
+        &ParseOptions {
+            dialect: options.dialect,
+            coords,
+        },
+    )
 }

@@ -6,7 +6,7 @@
 use super::{Prompt, ReadOptions, Reading, Strategy, TurnContext, describe_results, prompts};
 use crate::action::ActionResult;
 use crate::model::{Message, Reply};
-use crate::parser::{self, Dialect};
+use crate::parser::Dialect;
 
 pub struct Narrative {
     options: ReadOptions,
@@ -16,8 +16,8 @@ pub struct Narrative {
 
 impl Narrative {
     pub fn new(mut options: ReadOptions) -> Self {
-        if options.parse.dialect.is_none() {
-            options.parse.dialect = Some(Dialect::Calls);
+        if options.dialect.is_none() {
+            options.dialect = Some(Dialect::Calls);
         }
         Self {
             options,
@@ -60,8 +60,8 @@ impl Strategy for Narrative {
         }
     }
 
-    fn read(&mut self, reply: &Reply, _ctx: &TurnContext<'_>) -> Reading {
-        let parsed = parser::parse_reply(reply, &self.options.parse);
+    fn read(&mut self, reply: &Reply, ctx: &TurnContext<'_>) -> Reading {
+        let parsed = super::parse(reply, &self.options, ctx);
         let mut errors = parsed.errors;
         let mut actions = parsed.actions;
         if actions.len() > 1 {

@@ -4,9 +4,8 @@
 
 use super::{Prompt, ReadOptions, Reading, Strategy, TurnContext, describe_results, prompts};
 use crate::action::ActionResult;
-use crate::geometry::{NormBox, Target};
 use crate::model::{Message, Reply};
-use crate::parser::{self, Dialect};
+use crate::parser::Dialect;
 
 pub struct Vision {
     options: ReadOptions,
@@ -16,8 +15,8 @@ pub struct Vision {
 
 impl Vision {
     pub fn new(mut options: ReadOptions) -> Self {
-        if options.parse.dialect.is_none() {
-            options.parse.dialect = Some(Dialect::Json);
+        if options.dialect.is_none() {
+            options.dialect = Some(Dialect::Json);
         }
         Self {
             options,
@@ -25,27 +24,6 @@ impl Vision {
             last: "(none)".into(),
         }
     }
-}
-
-/// The `bboxes` of a seed-000 reply, read leniently; bad entries are skipped.
-fn bboxes_of(text: &str) -> Vec<NormBox> {
-    let Some(v) = parser::first_json_object(text) else {
-        return Vec::new();
-    };
-    let Some(list) = v.get("bboxes").and_then(|b| b.as_array()) else {
-        return Vec::new();
-    };
-    list.iter()
-        .filter_map(|b| match Target::from_json(b).ok()? {
-            Target::Box(nb) => Some(NormBox::from_corners(
-                nb.x1.clamp(0, 1000),
-                nb.y1.clamp(0, 1000),
-                nb.x2.clamp(0, 1000),
-                nb.y2.clamp(0, 1000),
-            )),
-            Target::Point(_) => None,
-        })
-        .collect()
 }
 
 impl Strategy for Vision {
@@ -76,12 +54,12 @@ impl Strategy for Vision {
         }
     }
 
-    fn read(&mut self, reply: &Reply, _ctx: &TurnContext<'_>) -> Reading {
-        let parsed = parser::parse_reply(reply, &self.options.parse);
+    fn read(&mut self, reply: &Reply, ctx: &TurnContext<'_>) -> Reading {
+        let parsed = super::parse(reply, &self.options, ctx);
         Reading {
             actions: parsed.actions,
             text: parsed.text.trim().to_string(),
-            bboxes: bboxes_of(&reply.content),
+            bboxes: parsed.bboxes,
             errors: parsed.errors,
         }
     }

@@ -13,7 +13,7 @@ use franz_core::geometry::{ImageSize, SizeRule};
 use franz_core::model::{ClientConfig, ModelClient};
 use franz_core::observe::{ObserveConfig, Pipeline};
 use franz_core::overlay::{Overlay, OverlayConfig};
-use franz_core::parser::{Coords, Dialect, ParseOptions};
+use franz_core::parser::Dialect;
 use franz_core::runlog::{Layout, RunWriter};
 use franz_core::scenario::Scenario;
 use franz_core::strategy::{self, ReadOptions};
@@ -180,27 +180,17 @@ pub fn run_engine(
         ),
         None => None,
     };
-    let parse = ParseOptions {
-        dialect: match c.dialect.as_str() {
-            "auto" => None,
-            d => Some(d.parse::<Dialect>().map_err(|e| usage(e.to_string()))?),
-        },
-        coords: if c.coords == "pixels" {
-            Coords::Pixels
-        } else {
-            Coords::Norm
-        },
-        image_size: None,
+    let dialect = match c.dialect.as_str() {
+        "auto" => None,
+        d => Some(d.parse::<Dialect>().map_err(usage)?),
     };
-    let strategy = strategy::create(
-        &c.strategy,
-        ReadOptions {
-            parse,
-            system_prompt,
-            boot_reply: a.boot_reply.clone(),
-        },
-    )
-    .ok_or_else(|| {
+    let read = ReadOptions {
+        dialect,
+        pixel_coords: c.coords == "pixels",
+        system_prompt,
+        boot_reply: a.boot_reply.clone(),
+    };
+    let strategy = strategy::create(&c.strategy, read).ok_or_else(|| {
         usage(format!(
             "strategy {:?} is not available in this build: use narrative or vision",
             c.strategy

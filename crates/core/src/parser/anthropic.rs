@@ -1,0 +1,82 @@
+//! Anthropic's `computer` tool input: `{"action": "left_click", "coordinate": [x, y]}`, with
+//! `text` (key combos in xdotool style, or text to type), `scroll_direction` +
+//! `scroll_amount` (notches), `start_coordinate` for drags, `duration` for waits.
+//!
+//! Arrives as a tool call named `computer` or as JSON text. Actions Qwen shares (clicks,
+//! mouse_move, type, wait, ...) are read by the same code as Qwen's.
+
+use super::coords::{Ctx, number, text};
+use crate::action::ActionKind;
+use franz_desktop::Button;
+use serde_json::Value;
+
+pub(crate) fn apply(args: &Value, ctx: &mut Ctx) {
+    let action = args
+        .get("action")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
+    let what = action.as_str();
+    let point = |ctx: &mut Ctx| -> Result<(Option<i32>, Option<i32>), ()> {
+        match args.get("coordinate").filter(|v| !v.is_null()) {
+            None => Ok((None, None)),
+            Some(v) => ctx
+                .point(what, v)
+                .map(|(x, y)| (Some(x), Some(y)))
+                .ok_or(()),
+        }
+    };
+    let kind = match what {
+        "scroll" if args.get("scroll_direction").is_some() => {
+            let Some(direction) = ctx.direction(what, args.get("scroll_direction")) else {
+                return;
+            };
+            let amount = args.get("scroll_amount").and_then(number).unwrap_or(3.0);
+            let amount = ctx.notches(what, amount);
+            let Ok((x, y)) = point(ctx) else { return };
+            ActionKind::Scroll {
+                x,
+                y,
+                direction,
+                amount,
+            }
+        }
+        "left_mouse_down" | "left_mouse_up" => {
+            let Ok((x, y)) = point(ctx) else { return };
+            let button = Button::Left;
+            if what == "left_mouse_down" {
+                ActionKind::MouseDown { x, y, button }
+            } else {
+                ActionKind::MouseUp { x, y, button }
+            }
+        }
+        "hold_key" => {
+            ctx.err("hold_key: holding a key for a time is not supported; pressed it once");
+            let k = args.get("text").cloned().unwrap_or(Value::Null);
+            let Some(keys) = ctx.keys(what, &k) else {
+                return;
+            };
+            ActionKind::Key { keys }
+        }
+        "cursor_position" | "screenshot" => ActionKind::Observe,
+        "wait" if args.get("duration").is_some() => ActionKind::Wait {
+            seconds: args.get("duration").and_then(number).unwrap_or(1.0),
+        },
+        "left_click" | "right_click" | "middle_click" | "double_click" | "triple_click"
+            if text(args.get("text")).is_some_and(|t| !t.trim().is_empty()) =>
+        {
+            ctx.err(format!(
+                "{what}: holding keys while clicking is not supported; clicked without them"
+            ));
+            let mut plain = args.clone();
+            if let Some(m) = plain.as_object_mut() {
+                m.remove("text");
+            }
+            return super::qwen::apply(&plain, false, ctx);
+        }
+        "" => return ctx.err("computer: missing \"action\" (e.g. left_click, type, key, scroll)"),
+        _ => return super::qwen::apply(args, false, ctx),
+    };
+    ctx.push(kind, None);
+}

@@ -1,0 +1,254 @@
+//! The parse context shared by the dialects: where actions and errors collect, and the one
+//! place coordinates, keys, directions and amounts are read.
+//!
+//! Coordinates: any of the seeds' target forms (`[x,y]`, `[x1,y1,x2,y2]`, `[[x1,y1],[x2,y2]]`,
+//! `{"x","y"}`, strings like `"[640, 360]"` or `"<point>5 7</point>"`) through
+//! [`Target`]; a box becomes its center; pixels are converted with the CONTRACTS inverse
+//! formula `round(p * 1000 / (L - 1))`; results outside 0..1000 are clamped with a warning.
+
+use super::{CoordMode, ParseOptions};
+use crate::action::{Action, ActionKind};
+use crate::geometry::{GeometryError, NORM_MAX, NormBox, Target};
+use crate::keys;
+use franz_desktop::ScrollDirection;
+use serde_json::Value;
+
+/// The largest scroll, in notches, a model may ask for in one action.
+pub const MAX_SCROLL_NOTCHES: u32 = 100;
+
+pub(crate) struct Ctx<'a> {
+    pub opts: &'a ParseOptions,
+    pub actions: Vec<Action>,
+    pub errors: Vec<String>,
+    pub bboxes: Vec<NormBox>,
+    /// The reply said on purpose that there is nothing to do (e.g. `"actions": []`).
+    pub explicit_none: bool,
+}
+
+impl<'a> Ctx<'a> {
+    pub fn new(opts: &'a ParseOptions) -> Self {
+        Self {
+            opts,
+            actions: Vec::new(),
+            errors: Vec::new(),
+            bboxes: Vec::new(),
+            explicit_none: false,
+        }
+    }
+
+    pub fn err(&mut self, msg: impl Into<String>) {
+        if self.errors.len() < 50 {
+            self.errors.push(msg.into());
+        }
+    }
+
+    /// Adds an action if it is valid; else its problem goes to `errors`.
+    pub fn push(&mut self, kind: ActionKind, note: Option<String>) {
+        let note = note.map(|n| n.trim().to_string()).filter(|n| !n.is_empty());
+        let action = Action { kind, note };
+        match action.validate() {
+            Ok(()) if self.actions.len() < 100 => self.actions.push(action),
+            Ok(()) => self.err("too many actions in one reply: the rest were dropped"),
+            Err(e) => self.err(e.message),
+        }
+    }
+
+    /// A point from a JSON value in any target form; `None` (with an error) if unusable.
+    pub fn point(&mut self, what: &str, v: &Value) -> Option<(i32, i32)> {
+        match Target::from_json(v) {
+            Ok(t) => Some(self.convert(what, t)),
+            Err(e) => {
+                self.target_error(what, e);
+                None
+            }
+        }
+    }
+
+    /// A point from numbers already pulled out.
+    pub fn point_nums(&mut self, what: &str, nums: &[f64]) -> Option<(i32, i32)> {
+        match Target::from_numbers(nums) {
+            Ok(t) => Some(self.convert(what, t)),
+            Err(e) => {
+                self.target_error(what, e);
+                None
+            }
+        }
+    }
+
+    /// A point from two separate fields (`x`, `y`), each a number or a numeric string.
+    pub fn point_xy(
+        &mut self,
+        what: &str,
+        x: Option<&Value>,
+        y: Option<&Value>,
+    ) -> Option<(i32, i32)> {
+        match (x.and_then(number), y.and_then(number)) {
+            (Some(x), Some(y)) => self.point_nums(what, &[x, y]),
+            _ => {
+                self.err(format!("{what}: give both x and y as numbers in 0..1000"));
+                None
+            }
+        }
+    }
+
+    /// A box (for seed 000's bboxes), converted and clamped like points.
+    pub fn norm_box(&mut self, nums: &[f64]) -> Option<NormBox> {
+        match Target::from_numbers(nums) {
+            Ok(Target::Box(b)) => {
+                let (x1, y1) =
+                    self.convert("bbox", Target::Point(crate::NormPoint::new(b.x1, b.y1)));
+                let (x2, y2) =
+                    self.convert("bbox", Target::Point(crate::NormPoint::new(b.x2, b.y2)));
+                Some(NormBox::from_corners(x1, y1, x2, y2))
+            }
+            _ => None,
+        }
+    }
+
+    fn target_error(&mut self, what: &str, e: GeometryError) {
+        self.err(format!("{what}: {e}"));
+    }
+
+    fn convert(&mut self, what: &str, t: Target) -> (i32, i32) {
+        let p = t.point();
+        let (x, y, unit) = match self.opts.coords {
+            CoordMode::Norm => (p.x as i64, p.y as i64, String::new()),
+            CoordMode::Pixels(size) => (
+                pixel_to_norm(p.x, size.width),
+                pixel_to_norm(p.y, size.height),
+                format!(" (pixel ({}, {}) of the {size} image)", p.x, p.y),
+            ),
+        };
+        let max = NORM_MAX as i64;
+        let (cx, cy) = (x.clamp(0, max) as i32, y.clamp(0, max) as i32);
+        if (cx as i64, cy as i64) != (x, y) {
+            self.err(format!(
+                "{what}: ({x}, {y}){unit} is outside 0..1000; clamped to ({cx}, {cy})"
+            ));
+        }
+        (cx, cy)
+    }
+
+    /// A key combo from a string (`"ctrl+s"`, `"ctrl c"`) or an array of names, in canonical
+    /// form. Garbled arrays such as `["keys=['ctrl'", "'c']"]` are repaired.
+    pub fn keys(&mut self, what: &str, v: &Value) -> Option<String> {
+        let result = match v {
+            Value::String(s) if s.contains(['[', '\'', '"', '=']) && s.chars().count() > 1 => {
+                keys::parse_combo_parts(&garbled_parts(&[s.as_str()]))
+            }
+            Value::String(s) => keys::parse_combo(s),
+            Value::Array(items) => {
+                let strs: Vec<String> = items
+                    .iter()
+                    .map(|i| i.as_str().map_or_else(|| i.to_string(), str::to_string))
+                    .collect();
+                let garbled = strs
+                    .iter()
+                    .any(|s| s.chars().count() > 1 && s.contains(['[', ']', '\'', '"', '=']));
+                if garbled {
+                    let refs: Vec<&str> = strs.iter().map(String::as_str).collect();
+                    keys::parse_combo_parts(&garbled_parts(&refs))
+                } else {
+                    keys::parse_combo_parts(&strs)
+                }
+            }
+            Value::Null => Err(keys::KeyError::Empty),
+            other => keys::parse_combo(&other.to_string()),
+        };
+        match result {
+            Ok(c) => Some(c.to_string()),
+            Err(e) => {
+                self.err(format!("{what}: {e}"));
+                None
+            }
+        }
+    }
+
+    /// A scroll direction word.
+    pub fn direction(&mut self, what: &str, v: Option<&Value>) -> Option<ScrollDirection> {
+        let s = v
+            .and_then(Value::as_str)
+            .map(|s| s.trim().trim_matches(['\'', '"']).to_ascii_lowercase());
+        match s.as_deref() {
+            Some("up") => Some(ScrollDirection::Up),
+            Some("down") => Some(ScrollDirection::Down),
+            Some("left") => Some(ScrollDirection::Left),
+            Some("right") => Some(ScrollDirection::Right),
+            _ => {
+                self.err(format!(
+                    "{what}: direction {} is not up, down, left or right",
+                    v.map_or_else(|| "(missing)".to_string(), Value::to_string)
+                ));
+                None
+            }
+        }
+    }
+
+    /// Notches from a count (already in notches), capped with a warning.
+    pub fn notches(&mut self, what: &str, n: f64) -> u32 {
+        let n = n.abs().round();
+        if n > MAX_SCROLL_NOTCHES as f64 {
+            self.err(format!(
+                "{what}: {n} notches is too many; scrolled {MAX_SCROLL_NOTCHES}"
+            ));
+            return MAX_SCROLL_NOTCHES;
+        }
+        n as u32
+    }
+}
+
+/// Pixel p of an axis of `len` pixels in 0..1000, unclamped: `round(p * 1000 / (len - 1))`.
+fn pixel_to_norm(p: i32, len: u32) -> i64 {
+    let span = (len.max(2) - 1) as i64;
+    let p = p as i64 * NORM_MAX as i64;
+    if p >= 0 {
+        (p + span / 2) / span
+    } else {
+        -((-p + span / 2) / span)
+    }
+}
+
+/// A number, or a string holding exactly one number.
+pub fn number(v: &Value) -> Option<f64> {
+    match v {
+        Value::Number(n) => n.as_f64().filter(|f| f.is_finite()),
+        Value::String(s) => s
+            .trim()
+            .trim_matches(['\'', '"'])
+            .trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|f| f.is_finite()),
+        _ => None,
+    }
+}
+
+/// A string field, or a number written as text.
+pub fn text(v: Option<&Value>) -> Option<String> {
+    match v? {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+/// Repairs key lists split in the wrong places: strips `keys=`, brackets and quotes and splits
+/// on commas.
+fn garbled_parts(items: &[&str]) -> Vec<String> {
+    let joined = items.join(",");
+    let mut out = Vec::new();
+    for part in joined.split(',') {
+        let mut p = part.trim();
+        for prefix in ["keys=", "key=", "keys:", "key:"] {
+            if let Some(rest) = p.strip_prefix(prefix) {
+                p = rest.trim();
+            }
+        }
+        let p = p.trim_matches(|c| matches!(c, '[' | ']' | '\'' | '"' | ' '));
+        if !p.is_empty() {
+            out.push(p.to_string());
+        }
+    }
+    out
+}

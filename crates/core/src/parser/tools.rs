@@ -1,0 +1,219 @@
+//! The tool calls of seeds 001, 003 and 004.
+//!
+//! - `click_element{label, box}`, `double_click_element`, `right_click_element`: the box in any
+//!   of the three forms (`[x,y]`, `[x1,y1,x2,y2]`, `[[x1,y1],[x2,y2]]`), or seed 004's
+//!   `position`; `drag_element{start, end}`
+//! - `type_text{text}`, `press_key{key}`
+//! - `scroll_at_position{box}` (down, optional `direction` and `amount`), `scroll_down`,
+//!   `scroll_up` (at the pointer; 3 notches unless `amount` says otherwise)
+//! - `observe_screen` / `take_screenshot`, `move_mouse{x,y}`, `click_mouse`
+//! - `report_progress{objective_id,status,evidence}`, `report_completion{evidence}`
+//!
+//! `label` and `justification` are kept in the action's note.
+
+use super::coords::{Ctx, number, text};
+use super::lenient;
+use crate::action::{ActionKind, ProgressStatus};
+use serde_json::Value;
+
+const NAMES: &[&str] = &[
+    "click_element",
+    "double_click_element",
+    "right_click_element",
+    "drag_element",
+    "type_text",
+    "press_key",
+    "scroll_at_position",
+    "scroll_down",
+    "scroll_up",
+    "observe_screen",
+    "take_screenshot",
+    "move_mouse",
+    "click_mouse",
+    "report_progress",
+    "report_completion",
+];
+
+pub(crate) fn is_tool_name(name: &str) -> bool {
+    NAMES.iter().any(|n| n.eq_ignore_ascii_case(name.trim()))
+}
+
+/// Tool-call arguments as an object: a JSON string (repaired if need be, decoded twice if it
+/// was encoded twice), an object, or nothing. `None` (with an error) if unreadable.
+pub(crate) fn arguments(name: &str, raw: &Value, ctx: &mut Ctx) -> Option<Value> {
+    let mut v = raw.clone();
+    for _ in 0..2 {
+        match v {
+            Value::Object(_) => return Some(v),
+            Value::Null => return Some(Value::Object(Default::default())),
+            Value::String(s) if s.trim().is_empty() => {
+                return Some(Value::Object(Default::default()));
+            }
+            Value::String(s) => match lenient::parse(s.trim()) {
+                Ok(parsed) => v = parsed,
+                Err(e) => {
+                    ctx.err(format!(
+                        "{name}: the arguments are not valid JSON ({e}; was the reply cut off?): {}",
+                        crate::model::snippet(&s)
+                    ));
+                    return None;
+                }
+            },
+            _ => break,
+        }
+    }
+    ctx.err(format!(
+        "{name}: the arguments must be a JSON object, not {}",
+        crate::model::snippet(&v.to_string())
+    ));
+    None
+}
+
+/// The note from `label` and `justification`.
+fn note(args: &Value) -> Option<String> {
+    let label = text(args.get("label")).filter(|s| !s.trim().is_empty());
+    let why = text(args.get("justification")).filter(|s| !s.trim().is_empty());
+    match (label, why) {
+        (Some(l), Some(j)) => Some(format!("{}: {}", l.trim(), j.trim())),
+        (l, j) => l.or(j),
+    }
+}
+
+/// The target of an element tool: `box`, `position`, `coordinate`, `point`, or `x`/`y`.
+fn target(name: &str, args: &Value, keys: &[&str], ctx: &mut Ctx) -> Option<(i32, i32)> {
+    if let Some(v) = keys
+        .iter()
+        .find_map(|k| args.get(*k).filter(|v| !v.is_null()))
+    {
+        return ctx.point(name, v);
+    }
+    if args.get("x").is_some() || args.get("y").is_some() {
+        return ctx.point_xy(name, args.get("x"), args.get("y"));
+    }
+    ctx.err(format!(
+        "{name}: missing \"box\": give [x, y], [x1, y1, x2, y2] or [[x1, y1], [x2, y2]] in 0..1000"
+    ));
+    None
+}
+
+const BOX_KEYS: &[&str] = &["box", "position", "coordinate", "point", "bbox"];
+
+pub(crate) fn apply(name: &str, args: &Value, ctx: &mut Ctx) {
+    let lname = name.trim().to_ascii_lowercase();
+    let n = lname.as_str();
+    let note = note(args);
+    let kind = match n {
+        "click_element" | "double_click_element" | "right_click_element" => {
+            let Some((x, y)) = target(n, args, BOX_KEYS, ctx) else {
+                return;
+            };
+            let (x, y) = (Some(x), Some(y));
+            match n {
+                "double_click_element" => ActionKind::DoubleClick { x, y },
+                "right_click_element" => ActionKind::RightClick { x, y },
+                _ => ActionKind::Click { x, y },
+            }
+        }
+        "drag_element" => {
+            let from = target(n, args, &["start", "from", "start_box"], ctx);
+            let to = target("drag_element end", args, &["end", "to", "end_box"], ctx);
+            let (Some((x, y)), Some((x2, y2))) = (from, to) else {
+                return;
+            };
+            ActionKind::Drag {
+                x: Some(x),
+                y: Some(y),
+                x2,
+                y2,
+            }
+        }
+        "type_text" => match text(args.get("text")) {
+            Some(text) => ActionKind::Type { text },
+            None => return ctx.err("type_text: missing \"text\""),
+        },
+        "press_key" => {
+            let k = args
+                .get("key")
+                .or_else(|| args.get("keys"))
+                .cloned()
+                .unwrap_or(Value::Null);
+            let Some(keys) = ctx.keys(n, &k) else { return };
+            ActionKind::Key { keys }
+        }
+        "scroll_at_position" | "scroll_down" | "scroll_up" => {
+            let default = if n == "scroll_up" { "up" } else { "down" };
+            let dir = args
+                .get("direction")
+                .cloned()
+                .unwrap_or(Value::from(default));
+            let Some(direction) = ctx.direction(n, Some(&dir)) else {
+                return;
+            };
+            let amount = args
+                .get("amount")
+                .or_else(|| args.get("notches"))
+                .or_else(|| args.get("clicks"))
+                .and_then(number)
+                .unwrap_or(3.0);
+            let amount = ctx.notches(n, amount);
+            let has_target = BOX_KEYS
+                .iter()
+                .any(|k| args.get(*k).is_some_and(|v| !v.is_null()));
+            let (x, y) = if n == "scroll_at_position" || has_target {
+                let Some((x, y)) = target(n, args, BOX_KEYS, ctx) else {
+                    return;
+                };
+                (Some(x), Some(y))
+            } else {
+                (None, None)
+            };
+            ActionKind::Scroll {
+                x,
+                y,
+                direction,
+                amount,
+            }
+        }
+        "observe_screen" | "take_screenshot" => ActionKind::Observe,
+        "move_mouse" => {
+            let Some((x, y)) = target(n, args, &["position", "coordinate", "point"], ctx) else {
+                return;
+            };
+            ActionKind::Move { x, y }
+        }
+        "click_mouse" => ActionKind::Click { x: None, y: None },
+        "report_progress" => {
+            let raw = text(args.get("status")).unwrap_or_default();
+            let status = match raw
+                .trim()
+                .to_ascii_uppercase()
+                .replace([' ', '-'], "_")
+                .as_str()
+            {
+                "DONE" => ProgressStatus::Done,
+                "BLOCKED" => ProgressStatus::Blocked,
+                "IN_PROGRESS" => ProgressStatus::InProgress,
+                _ => {
+                    return ctx.err(format!(
+                        "report_progress: status {raw:?} is not DONE, BLOCKED or IN_PROGRESS"
+                    ));
+                }
+            };
+            ActionKind::ReportProgress {
+                objective_id: text(args.get("objective_id")).unwrap_or_default(),
+                status,
+                evidence: text(args.get("evidence")).unwrap_or_default(),
+            }
+        }
+        "report_completion" => ActionKind::ReportCompletion {
+            evidence: text(args.get("evidence")).unwrap_or_default(),
+        },
+        _ => {
+            return ctx.err(format!(
+                "unknown tool {name:?}: use one of {}",
+                NAMES.join(", ")
+            ));
+        }
+    };
+    ctx.push(kind, note);
+}

@@ -1,0 +1,239 @@
+//! UI-TARS: `Thought: ...\nAction: click(start_box='(x,y)')`.
+//!
+//! - `Action:` or the full-width `Action：`; when several Action lines appear, the last wins
+//!   (it may hold several calls, one per line).
+//! - Points: `'(x,y)'`, `'<|box_start|>(x,y)<|box_end|>'`, `'<point>x y</point>'`,
+//!   `'<bbox>x1 y1 x2 y2</bbox>'`, `'[x1,y1,x2,y2]'`; a box becomes its center. Argument
+//!   names `start_box`, `end_box`, `point`, `start_point`, `end_point`.
+//! - Actions: click / left_single, left_double, right_single, hover, drag / select,
+//!   hotkey(key='ctrl c'), press, type(content='...'), scroll(start_box, direction),
+//!   wait() (5 s, as UI-TARS defines it), finished(content), call_user().
+//! - The text is the Thought.
+
+use super::calls::numbers;
+use super::coords::Ctx;
+use super::syntax::{self, Arg};
+use crate::action::ActionKind;
+use serde_json::Value;
+
+const NAMES: &[&str] = &[
+    "click",
+    "left_single",
+    "left_double",
+    "double_click",
+    "right_single",
+    "right_click",
+    "middle_click",
+    "hover",
+    "mouse_move",
+    "drag",
+    "select",
+    "hotkey",
+    "press",
+    "type",
+    "scroll",
+    "wait",
+    "finished",
+    "call_user",
+];
+
+/// Byte offsets just after each `Action:` / `Action：` that starts a line.
+fn action_markers(content: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut line_start = 0;
+    for line in content.split_inclusive('\n') {
+        let trimmed = line.trim_start();
+        let indent = line.len() - trimmed.len();
+        let lower = trimmed.get(..6).map(str::to_ascii_lowercase);
+        if lower.as_deref() == Some("action") {
+            let after = trimmed[6..].trim_start_matches([' ', '\t']);
+            for colon in [":", "："] {
+                if let Some(rest) = after.strip_prefix(colon) {
+                    let at = line_start + indent + (trimmed.len() - rest.len());
+                    out.push((line_start + indent, at));
+                }
+            }
+        }
+        line_start += line.len();
+    }
+    out
+}
+
+pub(crate) fn has_action_line(content: &str) -> bool {
+    !action_markers(content).is_empty()
+}
+
+pub(crate) fn parse(content: &str, ctx: &mut Ctx) -> String {
+    let markers = action_markers(content);
+    let Some(&(_, last)) = markers.last() else {
+        ctx.err("no Action line: write e.g. Thought: ...\\nAction: click(start_box='(500,300)')");
+        return content.trim().to_string();
+    };
+    let first_marker = markers[0].0;
+    let mut thought = content[..first_marker].trim();
+    for label in ["Thought:", "Thought：", "thought:"] {
+        if let Some(p) = thought.find(label) {
+            thought = thought[p + label.len()..].trim();
+        }
+    }
+    let thought = thought.to_string();
+    let action_text = unquoted_tags(
+        &content[last..]
+            .replace("<|box_start|>", "")
+            .replace("<|box_end|>", ""),
+    );
+    let calls = syntax::find_calls(&action_text, NAMES);
+    if calls.is_empty() {
+        ctx.err(format!(
+            "the Action line holds no known action: {}",
+            crate::model::snippet(&action_text)
+        ));
+    }
+    for c in calls {
+        let name = c.name.to_ascii_lowercase();
+        match c.args {
+            Ok(args) => call(&name, &args, &thought, ctx),
+            Err(e) => ctx.err(format!("{name}: {e}")),
+        }
+    }
+    thought
+}
+
+/// Quotes `<point>..</point>` / `<bbox>..</bbox>` written without quotes after `=`.
+fn unquoted_tags(s: &str) -> String {
+    let mut out = s.to_string();
+    for (open, close) in [("<point>", "</point>"), ("<bbox>", "</bbox>")] {
+        let mut from = 0;
+        while let Some(p) = out[from..].find(open).map(|p| p + from) {
+            let before = out[..p].trim_end();
+            let Some(end) = out[p..].find(close).map(|e| e + p + close.len()) else {
+                break;
+            };
+            if before.ends_with('=') || before.ends_with('(') || before.ends_with(',') {
+                out.insert(end, '\'');
+                out.insert(p, '\'');
+                from = end + 2;
+            } else {
+                from = end;
+            }
+        }
+    }
+    out
+}
+
+fn call(name: &str, args: &[Arg], thought: &str, ctx: &mut Ctx) {
+    let get = |keys: &[&str]| {
+        args.iter()
+            .find(|a| a.key.as_deref().is_some_and(|k| keys.contains(&k)))
+            .map(|a| &a.value)
+    };
+    let positional = |i: usize| {
+        args.iter()
+            .filter(|a| a.key.is_none())
+            .nth(i)
+            .map(|a| &a.value)
+    };
+    let start = get(&["start_box", "point", "start_point", "box"]).or_else(|| positional(0));
+    let pt = |what: &str, v: Option<&Value>, ctx: &mut Ctx| -> Option<(i32, i32)> {
+        match v {
+            Some(v) => ctx.point_nums(what, &numbers(&[v])),
+            None => {
+                ctx.err(format!(
+                    "{what}: missing start_box (e.g. start_box='(500,300)')"
+                ));
+                None
+            }
+        }
+    };
+    let kind = match name {
+        "click" | "left_single" | "left_double" | "double_click" | "right_single"
+        | "right_click" | "middle_click" => {
+            let Some((x, y)) = pt(name, start, ctx) else {
+                return;
+            };
+            let (x, y) = (Some(x), Some(y));
+            match name {
+                "left_double" | "double_click" => ActionKind::DoubleClick { x, y },
+                "right_single" | "right_click" => ActionKind::RightClick { x, y },
+                "middle_click" => ActionKind::MiddleClick { x, y },
+                _ => ActionKind::Click { x, y },
+            }
+        }
+        "hover" | "mouse_move" => {
+            let Some((x, y)) = pt(name, start, ctx) else {
+                return;
+            };
+            ActionKind::Move { x, y }
+        }
+        "drag" | "select" => {
+            let end = get(&["end_box", "end_point"]).or_else(|| positional(1));
+            let from = pt(name, start, ctx);
+            let to = pt(&format!("{name} end"), end, ctx);
+            let (Some((x, y)), Some((x2, y2))) = (from, to) else {
+                return;
+            };
+            ActionKind::Drag {
+                x: Some(x),
+                y: Some(y),
+                x2,
+                y2,
+            }
+        }
+        "hotkey" | "press" => {
+            let k = get(&["key", "keys", "hotkey"])
+                .or_else(|| positional(0))
+                .cloned()
+                .unwrap_or(Value::Null);
+            let Some(keys) = ctx.keys(name, &k) else {
+                return;
+            };
+            ActionKind::Key { keys }
+        }
+        "type" => match get(&["content", "text"])
+            .or_else(|| positional(0))
+            .and_then(Value::as_str)
+        {
+            Some(t) => ActionKind::Type {
+                text: t.to_string(),
+            },
+            None => return ctx.err("type: missing content (e.g. type(content='hello'))"),
+        },
+        "scroll" => {
+            let dir = get(&["direction"])
+                .or_else(|| positional(1))
+                .cloned()
+                .unwrap_or(Value::from("down"));
+            let Some(direction) = ctx.direction(name, Some(&dir)) else {
+                return;
+            };
+            let (x, y) = match start.filter(|v| !numbers(&[v]).is_empty()) {
+                Some(v) => {
+                    let Some((x, y)) = pt(name, Some(v), ctx) else {
+                        return;
+                    };
+                    (Some(x), Some(y))
+                }
+                None => (None, None),
+            };
+            ActionKind::Scroll {
+                x,
+                y,
+                direction,
+                amount: 3,
+            }
+        }
+        "wait" => ActionKind::Wait { seconds: 5.0 },
+        "finished" => ActionKind::Done {
+            text: get(&["content", "text"])
+                .or_else(|| positional(0))
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string(),
+        },
+        "call_user" => ActionKind::AskUser {
+            text: thought.to_string(),
+        },
+        _ => return,
+    };
+    ctx.push(kind, None);
+}
