@@ -202,7 +202,13 @@ mod tests {
     #[test]
     fn parses_canonical_json_and_names_bad_input() {
         let a = parse_action_arg(r#" {"type":"click","x":1,"y":2} "#).unwrap();
-        assert_eq!(a.kind.name(), "click");
+        assert_eq!(a[0].kind.name(), "click");
+        assert_eq!(
+            parse_action_arg("left_click(1, 2)\npress_key(\"enter\")")
+                .unwrap()
+                .len(),
+            2
+        );
         let e = parse_action_arg("left_klick(1,2)").unwrap_err();
         assert_eq!(e.kind, ErrorKind::InvalidAction);
         assert!(e.message.contains("left_klick"));
