@@ -322,14 +322,29 @@ fn narrative_types_a_sentence_into_an_xterm() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("typed.txt");
     let sentence = "The quick brown fox jumps over the lazy dog, 42 times!";
-    let server = ScriptedServer::start(Script::list([
-        ScriptedReply::text("left_click(200, 150)\nA terminal at the top left; I clicked into it."),
-        ScriptedReply::text(format!(
-            "type(\"{sentence}\")\nThe terminal has focus; I typed the sentence."
-        )),
-        ScriptedReply::text("press_key(\"enter\")\nThe sentence is on the line; Enter sends it."),
-        ScriptedReply::text("done(\"typed the sentence\")\nThe line was sent."),
-    ]))
+    let replies = [
+        "left_click(200, 150)\nA terminal at the top left; I clicked into it.".to_string(),
+        format!("type(\"{sentence}\")\nThe terminal has focus; I typed the sentence."),
+        "press_key(\"enter\")\nThe sentence is on the line; Enter sends it.".to_string(),
+        "done(\"typed the sentence\")\nThe line was sent.".to_string(),
+    ];
+    let count = Arc::new(Mutex::new(0usize));
+    let (c, file) = (count.clone(), out.clone());
+    let server = ScriptedServer::start(Script::func(move |_| {
+        let mut n = c.lock().unwrap();
+        *n += 1;
+        if *n == 4 {
+            // The sandbox (and cat) dies with franz: answer `done` only once cat wrote the
+            // line (bounded; the assertion below reports what arrived).
+            let deadline = Instant::now() + TIMEOUT;
+            while Instant::now() < deadline
+                && !std::fs::read_to_string(&file).is_ok_and(|s| s.ends_with('\n'))
+            {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+        ScriptedReply::text(replies[(*n - 1).min(3)].clone()).into()
+    }))
     .unwrap();
     let runs = tmp.path().join("runs");
     let url = server.url();
@@ -344,7 +359,6 @@ fn narrative_types_a_sentence_into_an_xterm() {
     let mut franz = Franz::spawn(&args, None, &[]);
     let code = franz.code();
     assert_eq!(code, 0, "stderr:\n{}", franz.stderr());
-    // The sandbox (and cat) is gone once franz exited: the file is final.
     let got = std::fs::read_to_string(&out).unwrap();
     assert_eq!(got, format!("{sentence}\n"));
     assert_complete_logs(&run_dir(&runs), 0, 4);
@@ -397,15 +411,20 @@ fn vision_clicks_an_xmessage_button_with_two_actions_in_one_turn() {
     let mut franz = Franz::spawn(&args, Some(sb.display()), &[]);
     let code = franz.code();
     assert_eq!(code, 0, "stderr:\n{}", franz.stderr());
-    let mut printed = String::new();
-    child
-        .stdout
-        .take()
-        .unwrap()
-        .read_to_string(&mut printed)
-        .unwrap();
-    assert_eq!(printed, "No\n");
+    // xmessage prints the button's name and exits; read with a deadline, not forever.
+    let mut stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut printed = String::new();
+        let _ = stdout.read_to_string(&mut printed);
+        let _ = tx.send(printed);
+    });
+    let printed = rx.recv_timeout(TIMEOUT);
+    if printed.is_err() {
+        let _ = child.kill();
+    }
     let _ = child.wait();
+    assert_eq!(printed.as_deref(), Ok("No\n"));
 
     let events = assert_complete_logs(&run_dir(&runs), 0, 2);
     let turn1: Vec<_> = events
@@ -532,6 +551,7 @@ fn a_model_server_that_dies_mid_run_exits_3_with_complete_logs() {
     drop(server); // closes the held connection and the port
     let code = franz.code();
     let stderr = franz.stderr();
+    eprintln!("{stderr}");
     assert_eq!(code, 3, "stderr:\n{stderr}");
     assert!(
         stderr.contains(&url) && stderr.contains("pass --api-url"),
@@ -580,6 +600,7 @@ fn sigint_mid_run_exits_130_with_complete_logs() {
     assert!(status.success());
     let code = franz.code();
     let stderr = franz.stderr();
+    eprintln!("{stderr}");
     assert_eq!(code, 130, "stderr:\n{stderr}");
     assert!(stderr.contains("interrupted"), "{stderr}");
     let events = assert_complete_logs(&run_dir(&runs), 130, 1);
