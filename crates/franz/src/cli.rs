@@ -71,6 +71,27 @@ pub enum Command {
     /// Measure parts of franz.
     #[command(subcommand)]
     Bench(BenchCommand),
+    /// Parse one model reply from stdin and print its actions as JSON.
+    Parse(ParseArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ParseArgs {
+    /// The reply's dialect, or auto to detect it.
+    #[arg(long, default_value = "auto", value_parser = ["auto", "json", "calls", "tools", "qwen", "uitars", "anthropic", "openai"])]
+    pub dialect: String,
+    /// How the model gives coordinates: 0..1000 (norm) or pixels of the image.
+    #[arg(long, value_enum, default_value_t = CoordsArg::Norm)]
+    pub coords: CoordsArg,
+    /// The size of the image the model saw, for --coords pixels.
+    #[arg(long, value_name = "WxH")]
+    pub image_size: Option<ImageSize>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CoordsArg {
+    Norm,
+    Pixels,
 }
 
 #[derive(Debug, Args)]

@@ -1,6 +1,7 @@
 //! One module per subcommand; `run` dispatches.
 
 mod bench;
+mod parse;
 mod screenshot;
 
 use crate::cli::{Cli, Command};
@@ -39,5 +40,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match &cli.command {
         Command::Screenshot(args) => screenshot::run(&cli.global, args),
         Command::Bench(cmd) => bench::run(&cli.global, cmd),
+        Command::Parse(args) => parse::run(&cli.global, args),
     }
 }
