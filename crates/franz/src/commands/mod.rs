@@ -7,6 +7,7 @@ mod replay;
 pub mod report;
 pub mod run;
 mod scenarios;
+mod parse;
 mod screenshot;
 
 use crate::cli::{Cli, Command};
@@ -52,5 +53,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Config(args) => run::show_config(&cli.global, args),
         Command::Demo(args) => demo::run(&cli.global, args),
         Command::Scenarios(args) => scenarios::run(args),
+        Command::Parse(args) => parse::run(&cli.global, args),
     }
 }
