@@ -608,11 +608,14 @@ fn sigint_mid_run_exits_130_with_complete_logs() {
     assert_eq!(last["outcome"], "interrupted", "{last}");
 }
 
+/// Extra flags, environment, and words the message must hold.
+type BadConfigCase<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], &'a [&'a str]);
+
 #[test]
 fn bad_configuration_exits_2_naming_the_key() {
     let tmp = tempfile::tempdir().unwrap();
     let runs = tmp.path().display().to_string();
-    let cases: [(&[&str], &[(&str, &str)], &[&str]); 3] = [
+    let cases: [BadConfigCase; 3] = [
         (
             &["--strategy", "telepathy"],
             &[],

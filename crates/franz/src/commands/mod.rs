@@ -3,11 +3,11 @@
 pub mod act;
 mod bench;
 pub mod demo;
+mod parse;
 mod replay;
 pub mod report;
 pub mod run;
 mod scenarios;
-mod parse;
 mod screenshot;
 
 use crate::cli::{Cli, Command};
