@@ -283,11 +283,22 @@ fn narrative_fills_a_zenity_entry() {
         out.display()
     ))
     .unwrap();
-    // zenity's dialog: the big top-level window of class Zenity (there is also a 10x10 one).
+    // zenity's dialog: the big top-level window of class Zenity (there is also a 10x10 one),
+    // once GTK has settled its size (the same geometry in 10 reads in a row: a loaded machine
+    // can map the dialog before its final layout, and a click on the old layout hits a button)
+    let mut last = None;
+    let mut same = 0;
     let (_, dw, dh, dx, dy) = poll("zenity's dialog", TIMEOUT, || {
-        windows(sb.display())
+        let found = windows(sb.display())
             .into_iter()
-            .find(|win| win.0.contains("\"Zenity\")") && win.1 > 100 && win.2 > 60)
+            .find(|win| win.0.contains("\"Zenity\")") && win.1 > 100 && win.2 > 60);
+        same = if found.is_some() && found == last {
+            same + 1
+        } else {
+            0
+        };
+        last = found.clone();
+        found.filter(|_| same >= 10)
     });
     // The entry sits just above the middle of the dialog (label above, buttons below).
     let (x, y) = (norm(dx + dw / 2, w), norm(dy + dh * 45 / 100, h));
