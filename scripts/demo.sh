@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
-# The main job: builds franz and shows it working on a sandboxed desktop with a real app.
+# The main job: builds franz and runs the demo, a complete scripted loop on a sandboxed desktop.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
 cargo build --release
-./target/release/franz --sandbox --launch "xterm -geometry 80x24+100+100" screenshot sandbox.png
-echo "wrote sandbox.png"
+./target/release/franz demo --runs-dir runs

@@ -7,11 +7,19 @@
 
 pub mod action;
 pub mod config;
+pub mod engine;
+pub mod event;
+pub mod executor;
 pub mod geometry;
 pub mod keys;
 pub mod model;
 pub mod observe;
+pub mod overlay;
 pub mod parser;
+pub mod report;
+pub mod runlog;
+pub mod scenario;
+pub mod strategy;
 
 pub use action::{Action, ActionError, ActionKind, ActionResult, ErrorKind, Warning};
 pub use geometry::{Crop, ImageSize, NormBox, NormPoint, SizeRule, Target, WorkArea};

@@ -132,10 +132,7 @@ fn mutate(rng: &mut Rng, seed: &str, corpus: &[String]) -> String {
     for _ in 0..1 + rng.below(6) {
         let at = boundary(&s, rng.below(s.len() + 1));
         match rng.below(7) {
-            0 | 1 => {
-                let t = rng.pick::<&str>(TOKENS);
-                s.insert_str(at, t)
-            }
+            0 | 1 => s.insert_str(at, rng.pick::<&str>(TOKENS)),
             2 => {
                 let end = boundary(&s, at + rng.below(16));
                 s.replace_range(at..end, "");
@@ -154,8 +151,10 @@ fn mutate(rng: &mut Rng, seed: &str, corpus: &[String]) -> String {
                     let end = s[p..]
                         .find(|c: char| !c.is_ascii_digit())
                         .map_or(s.len(), |e| p + e);
-                    let extremes = ["-1", "100000", "1e99", "-5000", "1001", "2147483648"];
-                    s.replace_range(p..end, rng.pick::<&str>(&extremes));
+                    s.replace_range(
+                        p..end,
+                        rng.pick::<&str>(&["-1", "100000", "1e99", "-5000", "1001", "2147483648"][..]),
+                    );
                 }
             }
             _ => {

@@ -23,6 +23,8 @@ pub mod sandbox;
 pub mod witness;
 #[cfg(target_os = "linux")]
 pub mod x11;
+#[cfg(target_os = "linux")]
+mod x11_keyboard;
 #[cfg(any(windows, target_os = "macos"))]
 mod xcap_backend;
 

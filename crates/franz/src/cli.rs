@@ -66,13 +66,51 @@ fn parse_scale(s: &str) -> Result<f64, String> {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Run the agent on a task.
+    Run(Box<RunArgs>),
+    /// Run a complete scripted loop on a sandboxed desktop (no GPU or model needed).
+    Demo(DemoArgs),
+    /// Print the effective configuration and where each value came from.
+    Config(Box<RunArgs>),
+    /// List the scenarios in a folder.
+    Scenarios(ScenariosArgs),
     /// Capture the screen to a PNG file.
     Screenshot(ScreenshotArgs),
     /// Measure parts of franz.
     #[command(subcommand)]
     Bench(BenchCommand),
+    /// Execute actions (canonical JSON) on the desktop, printing each result as JSON.
+    Act(crate::commands::act::ActArgs),
+    /// Write a self-contained HTML report of a run directory.
+    Report(ReportArgs),
+    /// Print a run's turns; with --execute, perform its actions again.
+    Replay(ReplayArgs),
     /// Parse one model reply from stdin and print its actions as JSON.
     Parse(ParseArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// The run directory (e.g. runs/run_0001).
+    pub run_dir: PathBuf,
+    /// Where to write the HTML (default: RUN_DIR/report.html).
+    #[arg(short = 'o', long = "output", value_name = "FILE.html")]
+    pub output: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// The run directory (e.g. runs/run_0001).
+    pub run_dir: PathBuf,
+    /// Perform the recorded actions on the current desktop (without it: only report them).
+    #[arg(long)]
+    pub execute: bool,
+    /// First turn to replay.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub from: Option<u32>,
+    /// Last turn to replay.
+    #[arg(long, value_name = "M", value_parser = clap::value_parser!(u32).range(1..))]
+    pub to: Option<u32>,
 }
 
 #[derive(Debug, Args)]
@@ -110,6 +148,29 @@ pub struct ScreenshotArgs {
 pub enum BenchCommand {
     /// Run the observation pipeline N times and print per-stage medians.
     Observe(BenchObserveArgs),
+    /// Time from a click action to the event arriving at the witness window.
+    Act(crate::commands::act::BenchActArgs),
+    /// Draw the overlays N times on a 1536x864 frame and print the median.
+    Overlay(BenchOverlayArgs),
+    /// Write N turns through the run-directory writer and print the per-turn cost.
+    Runlog(BenchRunlogArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BenchOverlayArgs {
+    /// How many draws to time.
+    #[arg(long, default_value_t = 200)]
+    pub iterations: usize,
+}
+
+#[derive(Debug, Args)]
+pub struct BenchRunlogArgs {
+    /// How many turns to write.
+    #[arg(long, default_value_t = 30)]
+    pub turns: usize,
+    /// Where to create the scratch runs folder (default: the system temp folder); removed after.
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -117,4 +178,84 @@ pub struct BenchObserveArgs {
     /// How many turns to run.
     #[arg(long, default_value_t = 50)]
     pub turns: usize,
+}
+
+/// Flags of `franz run` (and `franz config`, which shows what they resolve to).
+#[derive(Debug, Clone, Args, Default)]
+pub struct RunArgs {
+    /// The task. Without it (and without --scenario) franz asks for one on a terminal.
+    pub task: Option<String>,
+    /// A scenario file: task, strategy, limits and programs to launch.
+    #[arg(long, value_name = "FILE.toml")]
+    pub scenario: Option<PathBuf>,
+    /// narrative (default), vision, tools or commander.
+    #[arg(long)]
+    pub strategy: Option<String>,
+    /// The model server: base URL (http://localhost:1234/v1) or full endpoint.
+    #[arg(long, value_name = "URL")]
+    pub api_url: Option<String>,
+    #[arg(long)]
+    pub model: Option<String>,
+    #[arg(long)]
+    pub temperature: Option<String>,
+    #[arg(long)]
+    pub top_p: Option<String>,
+    #[arg(long)]
+    pub max_tokens: Option<String>,
+    /// Whole-request timeout in seconds (0 = none).
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<String>,
+    /// Stream replies (SSE).
+    #[arg(long)]
+    pub stream: bool,
+    /// Turns before giving up (0 = unbounded).
+    #[arg(long, value_name = "N")]
+    pub max_steps: Option<String>,
+    /// Seconds before giving up (0 = unbounded).
+    #[arg(long, value_name = "SECS")]
+    pub max_time: Option<String>,
+    /// Seconds to wait after each turn's actions.
+    #[arg(long, value_name = "SECS")]
+    pub step_delay: Option<String>,
+    /// human (default) or fast.
+    #[arg(long)]
+    pub motion: Option<String>,
+    /// Where run directories go.
+    #[arg(long, value_name = "DIR")]
+    pub runs_dir: Option<String>,
+    /// flat (default) or turn_dirs.
+    #[arg(long)]
+    pub log_layout: Option<String>,
+    /// norm (0..1000, default) or pixels (of the image sent).
+    #[arg(long)]
+    pub coords: Option<String>,
+    /// Force a reply dialect (auto, json, calls, tools, qwen, uitars, anthropic, openai).
+    #[arg(long)]
+    pub dialect: Option<String>,
+    /// Do not draw the last actions onto the next screenshot.
+    #[arg(long)]
+    pub no_feedback: bool,
+    /// Do not stop when the pointer is in the top-left corner.
+    #[arg(long)]
+    pub no_failsafe: bool,
+    /// Replace the strategy's system prompt with this file's text.
+    #[arg(long, value_name = "FILE")]
+    pub system_prompt: Option<PathBuf>,
+    /// vision: a reply to use on turn 1 instead of asking the model (seed 000's boot reply).
+    #[arg(long, value_name = "TEXT")]
+    pub boot_reply: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// Where the run directory goes.
+    #[arg(long, default_value = "runs")]
+    pub runs_dir: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct ScenariosArgs {
+    /// The folder to list.
+    #[arg(default_value = "scenarios")]
+    pub dir: PathBuf,
 }

@@ -8,11 +8,17 @@ use franz_core::geometry::SizeRule;
 use franz_core::observe::ObserveConfig;
 use franz_desktop::{Desktop, DesktopOptions};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, LazyLock};
 
 #[cfg(target_os = "linux")]
 use franz_desktop::sandbox::{Programs, Sandbox, SandboxOptions};
 
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+static INTERRUPTED: LazyLock<Arc<AtomicBool>> = LazyLock::new(|| Arc::new(AtomicBool::new(false)));
+
+/// The flag Ctrl+C sets, for the engine to poll.
+pub fn interrupt_flag() -> Arc<AtomicBool> {
+    INTERRUPTED.clone()
+}
 
 /// Installs the Ctrl+C handler: the first Ctrl+C asks the command to stop at its next safe
 /// point; a second one exits at once (children die with us through PDEATHSIG).

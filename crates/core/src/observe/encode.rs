@@ -1,9 +1,14 @@
 //! Encoding the model's image: PNG by default (text stays crisp), JPEG on request.
 //!
 //! PNG is written as 8-bit RGB (no alpha: the screen is opaque, and a fourth channel only
-//! costs bytes), with adaptive row filters and zlib level 4 through flate2. That setting was
-//! chosen by measuring against Pillow (level 6) on the benchmark desktop scene: the payload is
-//! no larger, and encoding is several times faster (see `franz bench observe`).
+//! costs bytes). Settings were chosen by measuring (`examples/png_settings.rs`) on the
+//! benchmark desktop scene at 1536x864 against Pillow's level 6 (373 KB in base64):
+//! - no row filter + zlib level 2 (zlib-rs backend): 334 KB in about 3-4 ms. UI screens are
+//!   mostly flat colour and text, which deflate handles well unfiltered; adaptive filtering
+//!   costs 2-3x the time and gave *larger* files here.
+//! - Photographic content (a wallpaper, a picture) is where filters matter. When the quick
+//!   encoding is poor (over a sixth of the raw size), the image is encoded again with adaptive
+//!   filters at level 6, as Pillow does, and the smaller result is kept.
 
 use super::{ObserveError, RgbaImage};
 use serde::{Deserialize, Serialize};
@@ -27,8 +32,12 @@ impl ImageFormat {
     }
 }
 
-/// The zlib level for PNG.
-const PNG_LEVEL: u8 = 4;
+/// The zlib level of the quick, unfiltered encoding.
+const QUICK_LEVEL: u8 = 2;
+/// The zlib level of the filtered re-encoding for photographic content.
+const THOROUGH_LEVEL: u8 = 6;
+/// A quick encoding larger than raw / this is "poor".
+const POOR_RATIO: usize = 6;
 
 /// Encodes an RGBA image.
 pub fn encode_image(image: &RgbaImage, format: ImageFormat) -> Result<Vec<u8>, ObserveError> {
@@ -52,15 +61,35 @@ pub fn encode_image(image: &RgbaImage, format: ImageFormat) -> Result<Vec<u8>, O
     }
 }
 
-/// Encodes tightly packed RGB rows as PNG.
+/// Encodes tightly packed RGB rows as PNG: quick and unfiltered, or filtered when that
+/// compresses poorly (see the module doc).
 pub fn encode_png_rgb(rgb: &[u8], width: u32, height: u32) -> Result<Vec<u8>, ObserveError> {
+    let quick = encode_png_with(rgb, width, height, QUICK_LEVEL, png::Filter::NoFilter)?;
+    if quick.len() <= rgb.len() / POOR_RATIO {
+        return Ok(quick);
+    }
+    let thorough = encode_png_with(rgb, width, height, THOROUGH_LEVEL, png::Filter::Adaptive)?;
+    Ok(if thorough.len() < quick.len() {
+        thorough
+    } else {
+        quick
+    })
+}
+
+fn encode_png_with(
+    rgb: &[u8],
+    width: u32,
+    height: u32,
+    level: u8,
+    filter: png::Filter,
+) -> Result<Vec<u8>, ObserveError> {
     let err = |e: png::EncodingError| ObserveError::Encode(e.to_string());
-    let mut out = Vec::with_capacity(rgb.len() / 4);
+    let mut out = Vec::with_capacity(rgb.len() / 8);
     let mut enc = png::Encoder::new(&mut out, width, height);
     enc.set_color(png::ColorType::Rgb);
     enc.set_depth(png::BitDepth::Eight);
-    enc.set_deflate_compression(png::DeflateCompression::Level(PNG_LEVEL));
-    enc.set_filter(png::Filter::Adaptive);
+    enc.set_deflate_compression(png::DeflateCompression::Level(level));
+    enc.set_filter(filter);
     let mut writer = enc.write_header().map_err(err)?;
     writer.write_image_data(rgb).map_err(err)?;
     writer.finish().map_err(err)?;
@@ -96,5 +125,38 @@ mod tests {
         assert_eq!(decoded.into_raw(), img.data);
         let jpg = encode_image(&img, ImageFormat::Jpeg { quality: 90 }).unwrap();
         assert_eq!(&jpg[..2], &[0xff, 0xd8]);
+    }
+
+    #[test]
+    fn photographic_content_gets_filtered() {
+        // a smooth gradient: unfiltered deflate does poorly, filtered does well
+        let (w, h) = (256u32, 256u32);
+        let mut data = Vec::new();
+        for y in 0..h {
+            for x in 0..w {
+                data.extend_from_slice(&[
+                    (x * 7 / 8 + y / 8) as u8,
+                    (y * 3 / 4 + x / 16) as u8,
+                    ((x + y) / 2) as u8,
+                    255,
+                ]);
+            }
+        }
+        let img = RgbaImage {
+            width: w,
+            height: h,
+            data,
+        };
+        let rgb = to_rgb(&img);
+        let quick = encode_png_with(&rgb, w, h, QUICK_LEVEL, png::Filter::NoFilter).unwrap();
+        let chosen = encode_image(&img, ImageFormat::Png).unwrap();
+        assert!(
+            chosen.len() < quick.len(),
+            "{} vs {}",
+            chosen.len(),
+            quick.len()
+        );
+        let decoded = image::load_from_memory(&chosen).unwrap().to_rgba8();
+        assert_eq!(decoded.into_raw(), img.data);
     }
 }

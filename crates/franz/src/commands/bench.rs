@@ -1,18 +1,27 @@
 //! `franz bench ...`: measurements that print medians. Never used as test assertions.
 
-use crate::cli::{BenchCommand, BenchObserveArgs, GlobalArgs};
+use crate::cli::{BenchCommand, BenchObserveArgs, BenchOverlayArgs, BenchRunlogArgs, GlobalArgs};
 use crate::setup;
-use franz_core::observe::{Pipeline, StageTimings};
+use franz_core::action::{Action, ActionKind, ActionResult};
+use franz_core::event::{Event, EventKind};
+use franz_core::geometry::NormBox;
+use franz_core::observe::{ImageFormat, Pipeline, RgbaImage, StageTimings, encode_image};
+use franz_core::overlay::{FeedbackHistory, Overlay, OverlayConfig, TurnFeedback};
+use franz_core::runlog::{Layout, RunWriter, TurnEntry, TurnImage};
 use std::process::ExitCode;
+use std::time::Instant;
 
 pub fn run(g: &GlobalArgs, cmd: &BenchCommand) -> anyhow::Result<ExitCode> {
     match cmd {
         BenchCommand::Observe(args) => observe(g, args),
+        BenchCommand::Overlay(args) => overlay(args),
+        BenchCommand::Runlog(args) => runlog(args),
+        BenchCommand::Act(args) => super::act::bench(g, args),
     }
 }
 
 /// Median, min and max of a sample (sorted in place).
-fn stats(v: &mut [f64]) -> (f64, f64, f64) {
+pub(crate) fn stats(v: &mut [f64]) -> (f64, f64, f64) {
     v.sort_by(f64::total_cmp);
     let n = v.len();
     let median = if n % 2 == 1 {
@@ -63,4 +72,165 @@ fn observe(g: &GlobalArgs, args: &BenchObserveArgs) -> anyhow::Result<ExitCode> 
         last.0, last.1, last.2
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// A 1536x864 desktop-like frame: a gradient backdrop with a light window.
+fn synthetic_frame() -> RgbaImage {
+    let (w, h) = (1536u32, 864u32);
+    let mut data = Vec::with_capacity((w * h * 4) as usize);
+    for y in 0..h {
+        for x in 0..w {
+            let inside = (100..1400).contains(&x) && (80..800).contains(&y);
+            let c = if inside {
+                let v = 230 - ((x / 7 + y / 11) % 3) as u8 * 10;
+                [v, v, v, 255]
+            } else {
+                [30, (60 + y / 8) as u8, 110, 255]
+            };
+            data.extend_from_slice(&c);
+        }
+    }
+    RgbaImage {
+        width: w,
+        height: h,
+        data,
+    }
+}
+
+/// Four turns of typical actions, with boxes on the newest.
+fn busy_history(overlay: &Overlay) -> FeedbackHistory {
+    let click = |x, y| {
+        Action::from(ActionKind::Click {
+            x: Some(x),
+            y: Some(y),
+        })
+    };
+    let mut history = overlay.history();
+    history.push(TurnFeedback {
+        actions: vec![click(150, 400)],
+        bboxes: vec![],
+    });
+    history.push(TurnFeedback {
+        actions: vec![
+            ActionKind::Drag {
+                x: Some(300),
+                y: Some(250),
+                x2: 550,
+                y2: 250,
+            }
+            .into(),
+        ],
+        bboxes: vec![],
+    });
+    history.push(TurnFeedback {
+        actions: vec![
+            click(650, 450),
+            ActionKind::Type {
+                text: "hello world".into(),
+            }
+            .into(),
+        ],
+        bboxes: vec![],
+    });
+    history.push(TurnFeedback {
+        actions: vec![
+            click(850, 750),
+            ActionKind::RightClick {
+                x: Some(200),
+                y: Some(800),
+            }
+            .into(),
+            ActionKind::Key {
+                keys: "ctrl+s".into(),
+            }
+            .into(),
+        ],
+        bboxes: vec![
+            NormBox::from_corners(600, 250, 900, 500),
+            NormBox::from_corners(90, 650, 340, 800),
+        ],
+    });
+    history
+}
+
+fn overlay(args: &BenchOverlayArgs) -> anyhow::Result<ExitCode> {
+    let overlay = Overlay::new(OverlayConfig::default())?;
+    let history = busy_history(&overlay);
+    let base = synthetic_frame();
+    let n = args.iterations.max(1);
+    let mut img = base.clone();
+    overlay.draw_image(&mut img, &history)?; // warm-up
+    let mut v = Vec::with_capacity(n);
+    for _ in 0..n {
+        img.data.copy_from_slice(&base.data);
+        let s = Instant::now();
+        overlay.draw_image(&mut img, &history)?;
+        v.push(s.elapsed().as_secs_f64() * 1000.0);
+    }
+    let (median, min, max) = stats(&mut v);
+    println!(
+        "overlay 1536x864, 4-turn trail, 7 actions, 2 boxes, {n} draws: median {median:.3} ms, min {min:.3} ms, max {max:.3} ms"
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn runlog(args: &BenchRunlogArgs) -> anyhow::Result<ExitCode> {
+    let parent = args.dir.clone().unwrap_or_else(std::env::temp_dir);
+    let root = parent.join(format!("franz-bench-runlog-{}", std::process::id()));
+    let result = runlog_in(&root, args.turns.max(1));
+    let _ = std::fs::remove_dir_all(&root);
+    result
+}
+
+fn runlog_in(root: &std::path::Path, turns: usize) -> anyhow::Result<ExitCode> {
+    let frame = synthetic_frame();
+    let png = encode_image(&frame, ImageFormat::Png)?;
+    let mut w = RunWriter::create(root, Layout::Flat)?;
+    let (mut submit, mut finish, mut total) = (Vec::new(), Vec::new(), Vec::new());
+    for turn in 1..=turns as u32 {
+        let entry = TurnEntry {
+            turn,
+            observation: "I clicked the button and the dialog opened.".into(),
+            actions: vec![
+                ActionKind::Click {
+                    x: Some(500),
+                    y: Some(500),
+                }
+                .into(),
+            ],
+            results: vec![ActionResult::ok()],
+            ..Default::default()
+        };
+        let s = Instant::now();
+        w.submit_images(
+            turn,
+            TurnImage::Png(png.clone()),
+            Some(TurnImage::Png(png.clone())),
+        )?;
+        let f = Instant::now();
+        submit.push(ms(s));
+        w.event(&Event::now(turn, EventKind::TurnStarted {}))?;
+        w.finish_turn(entry)?;
+        finish.push(ms(f));
+        total.push(ms(s));
+    }
+    w.close()?;
+    println!(
+        "runlog: {turns} turns, two {} byte PNGs each, flat layout, in {}",
+        png.len(),
+        root.display()
+    );
+    for (name, v) in [
+        ("submit", &mut submit),
+        ("finish", &mut finish),
+        ("turn", &mut total),
+    ] {
+        let (median, min, max) = stats(v);
+        println!("  {name:<6} median {median:>7.3} ms  min {min:>7.3}  max {max:>7.3}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn ms(since: Instant) -> f64 {
+    since.elapsed().as_secs_f64() * 1000.0
 }

@@ -1,7 +1,13 @@
 //! One module per subcommand; `run` dispatches.
 
+pub mod act;
 mod bench;
+pub mod demo;
 mod parse;
+mod replay;
+pub mod report;
+pub mod run;
+mod scenarios;
 mod screenshot;
 
 use crate::cli::{Cli, Command};
@@ -51,6 +57,13 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match &cli.command {
         Command::Screenshot(args) => screenshot::run(&cli.global, args),
         Command::Bench(cmd) => bench::run(&cli.global, cmd),
+        Command::Report(args) => report::run(args),
+        Command::Replay(args) => replay::run(&cli.global, args),
+        Command::Act(args) => act::run(&cli.global, args),
+        Command::Run(args) => run::run(&cli.global, args),
+        Command::Config(args) => run::show_config(&cli.global, args),
+        Command::Demo(args) => demo::run(&cli.global, args),
+        Command::Scenarios(args) => scenarios::run(args),
         Command::Parse(args) => parse::run(&cli.global, args),
     }
 }

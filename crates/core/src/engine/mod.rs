@@ -1,0 +1,442 @@
+//! The engine: runs turns until the task ends. A turn is: observe (with the overlays of the
+//! last turns), let the strategy build the request, ask the model, let the strategy read the
+//! reply, execute the actions within the per-turn cap, then record events and the run
+//! directory. The engine never prints: subscribers get [`Event`]s.
+
+mod model_call;
+
+use crate::action::{ActionKind, ActionResult};
+use crate::event::{Event, EventKind, Outcome};
+use crate::executor::{ExecError, Executor};
+use crate::model::{ChatRequest, ModelClient, Reply, sanitize};
+use crate::observe::{Observation, Pipeline, RgbaImage};
+use crate::overlay::{FeedbackHistory, Overlay, TurnFeedback};
+use crate::runlog::{RunWriter, TurnEntry, TurnImage, TurnTimings};
+use crate::strategy::{Reading, Strategy, TurnContext};
+use franz_desktop::Desktop;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// Limits and model settings of a run.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    pub task: String,
+    pub model: String,
+    pub temperature: f64,
+    pub top_p: f64,
+    pub max_tokens: u32,
+    pub stream: bool,
+    /// 0 = unbounded.
+    pub max_steps: u64,
+    /// None = unbounded.
+    pub max_time: Option<Duration>,
+    pub step_delay: Duration,
+    pub max_empty_turns: u64,
+    /// Draw the last actions onto the next screenshot.
+    pub feedback: bool,
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunSummary {
+    pub outcome: Outcome,
+    pub reason: String,
+    pub turns: u32,
+}
+
+impl RunSummary {
+    pub fn exit_code(&self) -> u8 {
+        self.outcome.exit_code()
+    }
+}
+
+/// Receives every event, in order.
+pub type Subscriber = Box<dyn FnMut(&Event) + Send>;
+
+/// One run of one strategy on one desktop.
+pub struct Engine<'a> {
+    pub desktop: &'a mut dyn Desktop,
+    pub pipeline: Pipeline,
+    pub executor: Executor,
+    pub client: Arc<ModelClient>,
+    pub strategy: Box<dyn Strategy>,
+    pub overlay: Option<Overlay>,
+    pub writer: Option<RunWriter>,
+    pub subscribers: Vec<Subscriber>,
+    /// Set by Ctrl+C: the engine stops at the next safe point.
+    pub interrupt: Arc<AtomicBool>,
+    pub options: RunOptions,
+}
+
+/// Why the loop stopped early.
+struct Stop(Outcome, String);
+
+impl Engine<'_> {
+    fn emit(&mut self, turn: u32, kind: EventKind) {
+        let event = Event::now(turn, kind);
+        if let Some(w) = self.writer.as_mut()
+            && let Err(e) = w.event(&event)
+        {
+            tracing::error!("cannot write the event log: {e}");
+        }
+        for s in &mut self.subscribers {
+            s(&event);
+        }
+    }
+
+    fn interrupted(&self) -> bool {
+        self.interrupt.load(Ordering::SeqCst)
+    }
+
+    /// Runs until the task ends; always emits `run_finished` and closes the run directory.
+    pub fn run(mut self) -> RunSummary {
+        let run_dir = self.writer.as_ref().map(|w| w.dir().display().to_string());
+        self.emit(
+            0,
+            EventKind::RunStarted {
+                task: self.options.task.clone(),
+                strategy: self.strategy.name().to_string(),
+                model: self.options.model.clone(),
+                run_dir,
+                dry_run: self.executor.is_dry_run(),
+            },
+        );
+        let started = Instant::now();
+        let mut history = self
+            .overlay
+            .as_ref()
+            .map(Overlay::history)
+            .unwrap_or_else(|| FeedbackHistory::new(1));
+        let mut empty_turns = 0u64;
+        let mut turn = 0u32;
+        let stop = loop {
+            if self.interrupted() {
+                break Stop(Outcome::Interrupted, "interrupted (Ctrl+C)".into());
+            }
+            if self.options.max_steps > 0 && turn as u64 >= self.options.max_steps {
+                break Stop(
+                    Outcome::Failed,
+                    format!("gave up: reached --max-steps {}", self.options.max_steps),
+                );
+            }
+            if let Some(limit) = self.options.max_time
+                && started.elapsed() >= limit
+            {
+                break Stop(
+                    Outcome::Failed,
+                    format!("gave up: reached --max-time {}s", limit.as_secs_f64()),
+                );
+            }
+            turn += 1;
+            match self.turn(turn, &mut history) {
+                Ok(TurnEnd::Continue { acted }) => {
+                    empty_turns = if acted { 0 } else { empty_turns + 1 };
+                    if empty_turns >= self.options.max_empty_turns {
+                        break Stop(
+                            Outcome::Failed,
+                            format!(
+                                "gave up: {empty_turns} turns in a row without a usable action from the model"
+                            ),
+                        );
+                    }
+                }
+                Ok(TurnEnd::Finished(outcome, reason)) => break Stop(outcome, reason),
+                Err(stop) => break stop,
+            }
+            if !self.sleep_interruptibly(self.options.step_delay) {
+                break Stop(Outcome::Interrupted, "interrupted (Ctrl+C)".into());
+            }
+        };
+        let Stop(outcome, reason) = stop;
+        if outcome != Outcome::Done && outcome != Outcome::Failed {
+            self.emit(
+                turn,
+                EventKind::Error {
+                    message: reason.clone(),
+                    fatal: true,
+                },
+            );
+        }
+        self.emit(
+            turn,
+            EventKind::RunFinished {
+                outcome,
+                exit_code: outcome.exit_code(),
+                reason: reason.clone(),
+                turns: turn,
+            },
+        );
+        if let Some(w) = self.writer.take()
+            && let Err(e) = w.close()
+        {
+            tracing::error!("cannot close the run directory: {e}");
+        }
+        RunSummary {
+            outcome,
+            reason,
+            turns: turn,
+        }
+    }
+
+    /// Sleeps, waking early for Ctrl+C. False when interrupted.
+    fn sleep_interruptibly(&self, d: Duration) -> bool {
+        let end = Instant::now() + d;
+        while Instant::now() < end {
+            if self.interrupted() {
+                return false;
+            }
+            std::thread::sleep((end - Instant::now()).min(Duration::from_millis(50)));
+        }
+        !self.interrupted()
+    }
+
+    fn observe(&mut self, history: &FeedbackHistory) -> Result<(Observation, RgbaImage), Stop> {
+        let mut raw = None;
+        let overlay = if self.options.feedback {
+            self.overlay.as_ref()
+        } else {
+            None
+        };
+        let obs = self
+            .pipeline
+            .observe(self.desktop, |img| {
+                raw = Some(img.clone());
+                if let Some(o) = overlay
+                    && let Err(e) = o.draw(img.width, img.height, &mut img.data, history)
+                {
+                    tracing::warn!("overlay: {e}");
+                }
+            })
+            .map_err(|e| Stop(Outcome::Failed, format!("cannot observe the screen: {e}")))?;
+        let raw = raw.unwrap_or_else(|| obs.image.clone());
+        Ok((obs, raw))
+    }
+
+    fn turn(&mut self, turn: u32, history: &mut FeedbackHistory) -> Result<TurnEnd, Stop> {
+        let turn_start = Instant::now();
+        self.emit(turn, EventKind::TurnStarted {});
+        let (obs, raw) = self.observe(history)?;
+        self.emit(
+            turn,
+            EventKind::Observation {
+                width: obs.size.width,
+                height: obs.size.height,
+                bytes: obs.encoded.len(),
+                timings: obs.timings,
+            },
+        );
+        if let Some(w) = self.writer.as_mut() {
+            let annotated = self
+                .options
+                .feedback
+                .then(|| TurnImage::Png(obs.encoded.clone()));
+            if let Err(e) = w.submit_images(turn, TurnImage::Rgba(raw), annotated) {
+                return Err(Stop(
+                    Outcome::Failed,
+                    format!("cannot write the run directory: {e}"),
+                ));
+            }
+        }
+
+        // ask
+        let task = self.options.task.clone();
+        let ctx = TurnContext {
+            task: &task,
+            turn,
+            observation: &obs,
+        };
+        let prompt = self.strategy.prompt(&ctx);
+        let mut request = ChatRequest::new(self.options.model.clone(), prompt.messages);
+        request.tools = prompt.tools;
+        request.temperature = Some(self.options.temperature);
+        request.top_p = Some(self.options.top_p);
+        request.max_tokens = Some(self.options.max_tokens);
+        request.stream = self.options.stream;
+        let model_start = Instant::now();
+        let reply = match self.strategy.scripted_reply(turn) {
+            Some(text) => {
+                self.emit(
+                    turn,
+                    EventKind::Note {
+                        text: "using the configured boot reply instead of asking the model".into(),
+                    },
+                );
+                Reply::text(text)
+            }
+            None => self.ask(turn, &request)?,
+        };
+        let model_ms = model_start.elapsed().as_secs_f64() * 1000.0;
+        let reading = self.strategy.read(&reply, &ctx);
+        self.emit(
+            turn,
+            EventKind::ModelReply {
+                ms: model_ms,
+                text: reply.content.clone(),
+                story: (!reading.text.is_empty()).then(|| reading.text.clone()),
+                actions: reading.actions.clone(),
+                bboxes: reading.bboxes.clone(),
+                prompt_tokens: reply.usage.as_ref().map(|u| u.prompt_tokens),
+                completion_tokens: reply.usage.as_ref().map(|u| u.completion_tokens),
+            },
+        );
+        for e in &reading.errors {
+            self.emit(
+                turn,
+                EventKind::Error {
+                    message: format!("reply: {e}"),
+                    fatal: false,
+                },
+            );
+        }
+
+        // act
+        let act_start = Instant::now();
+        let (results, fatal) = self.act(turn, &reading);
+        let act_ms = act_start.elapsed().as_secs_f64() * 1000.0;
+        self.strategy.record(&reading, &results);
+        let acted = results.iter().any(ActionResult::is_ok);
+
+        // record
+        if let Some(w) = self.writer.as_mut() {
+            let entry = TurnEntry {
+                turn,
+                observation: reading.text.clone(),
+                bboxes: reading.bboxes.clone(),
+                actions: reading.actions.clone(),
+                results: results.clone(),
+                timings: TurnTimings {
+                    observe: Some(obs.timings),
+                    model_ms: Some(model_ms),
+                    act_ms: Some(act_ms),
+                    turn_ms: Some(turn_start.elapsed().as_secs_f64() * 1000.0),
+                },
+                error: (!reading.errors.is_empty()).then(|| reading.errors.join("; ")),
+            };
+            if let Err(e) = w.finish_turn(entry) {
+                return Err(Stop(
+                    Outcome::Failed,
+                    format!("cannot write the run directory: {e}"),
+                ));
+            }
+        }
+        history.push(TurnFeedback {
+            actions: reading.actions.clone(),
+            bboxes: reading.bboxes.clone(),
+        });
+        if let Some(stop) = fatal {
+            return Err(stop);
+        }
+        Ok(terminal_outcome(&reading, &results).unwrap_or(TurnEnd::Continue { acted }))
+    }
+
+    /// Executes the reading's actions; returns their results and a fatal stop, if any.
+    fn act(&mut self, turn: u32, reading: &Reading) -> (Vec<ActionResult>, Option<Stop>) {
+        let mut events = Vec::new();
+        let mut last = Instant::now();
+        let outcome = self
+            .executor
+            .execute_with(self.desktop, &reading.actions, |i, r| {
+                let ms = last.elapsed().as_secs_f64() * 1000.0;
+                last = Instant::now();
+                events.push((i, r.clone(), ms));
+            });
+        for (i, r, ms) in events.iter().cloned() {
+            let action = reading.actions[i].clone();
+            self.emit(
+                turn,
+                EventKind::ActionResult {
+                    index: i,
+                    action,
+                    result: r,
+                    ms,
+                },
+            );
+        }
+        match outcome {
+            Ok(results) => (results, None),
+            Err(ExecError::Failsafe(t)) => {
+                let results = events.into_iter().map(|(_, r, _)| r).collect();
+                (results, Some(Stop(Outcome::Stopped, t.to_string())))
+            }
+            Err(e) => {
+                let results = events.into_iter().map(|(_, r, _)| r).collect();
+                (results, Some(Stop(Outcome::Failed, e.to_string())))
+            }
+        }
+    }
+
+    /// Sends the request (in a worker thread, so Ctrl+C is not stuck behind it).
+    fn ask(&mut self, turn: u32, request: &ChatRequest) -> Result<Reply, Stop> {
+        let body = request.to_body();
+        let images = body.to_string().matches("data:image/").count();
+        self.emit(
+            turn,
+            EventKind::ModelRequest {
+                model: request.model.clone(),
+                attempt: 1,
+                messages: request.messages.len(),
+                images,
+                bytes: body.to_string().len(),
+            },
+        );
+        if let Some(w) = self.writer.as_mut() {
+            let _ = w.exchange(&serde_json::json!({"turn": turn, "t_ms": crate::event::unix_ms(), "request": sanitize::sanitized(&body)}));
+        }
+        let result = model_call::call(self.client.clone(), request.clone(), &self.interrupt);
+        match result {
+            model_call::CallResult::Reply(reply) => {
+                if let Some(w) = self.writer.as_mut() {
+                    let _ = w.exchange(&serde_json::json!({"turn": turn, "t_ms": crate::event::unix_ms(), "response": {
+                        "content": reply.content, "reasoning": reply.reasoning,
+                        "tool_calls": reply.tool_calls, "finish_reason": reply.finish_reason}}));
+                }
+                Ok(reply)
+            }
+            model_call::CallResult::Interrupted => {
+                Err(Stop(Outcome::Interrupted, "interrupted (Ctrl+C)".into()))
+            }
+            model_call::CallResult::Failed(e) => {
+                if let Some(w) = self.writer.as_mut() {
+                    let _ = w.exchange(&serde_json::json!({"turn": turn, "t_ms": crate::event::unix_ms(), "error": e.to_string()}));
+                }
+                let outcome = if e.is_unreachable() {
+                    Outcome::Unreachable
+                } else {
+                    Outcome::Failed
+                };
+                Err(Stop(outcome, e.to_string()))
+            }
+        }
+    }
+}
+
+enum TurnEnd {
+    Continue { acted: bool },
+    Finished(Outcome, String),
+}
+
+/// A performed done/fail/ask_user/report_completion ends the run.
+fn terminal_outcome(reading: &Reading, results: &[ActionResult]) -> Option<TurnEnd> {
+    for (a, r) in reading.actions.iter().zip(results) {
+        if !r.is_ok() {
+            continue;
+        }
+        let end = match &a.kind {
+            ActionKind::Done { text } => TurnEnd::Finished(Outcome::Done, format!("done: {text}")),
+            ActionKind::ReportCompletion { evidence } => {
+                TurnEnd::Finished(Outcome::Done, format!("done: {evidence}"))
+            }
+            ActionKind::Fail { text } => {
+                TurnEnd::Finished(Outcome::Failed, format!("the model gave up: {text}"))
+            }
+            ActionKind::AskUser { text } => TurnEnd::Finished(
+                Outcome::Failed,
+                format!("the model handed back to a person: {text}"),
+            ),
+            _ => continue,
+        };
+        return Some(end);
+    }
+    None
+}

@@ -1,0 +1,355 @@
+//! The engine's events (CONTRACTS.md "Events"): one serde type, `Event`, whose JSON is
+//! `{"event": "<kind>", "turn": N, "t_ms": <unix ms>, ...fields}`.
+//!
+//! The engine emits them; the run log (`events.jsonl`), the terminal printer and the panel's SSE
+//! stream all carry these same records, so every consumer reads one shape.
+
+use crate::action::{Action, ActionResult};
+use crate::geometry::NormBox;
+use crate::observe::StageTimings;
+use serde::{Deserialize, Serialize};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// One event: the turn it belongs to (0 before the first turn), when it happened, and what.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Event {
+    pub turn: u32,
+    /// Milliseconds since the Unix epoch.
+    pub t_ms: u64,
+    #[serde(flatten)]
+    pub kind: EventKind,
+}
+
+impl Event {
+    /// An event stamped with the current time.
+    pub fn now(turn: u32, kind: EventKind) -> Self {
+        Self {
+            turn,
+            t_ms: unix_ms(),
+            kind,
+        }
+    }
+
+    /// The `"event"` tag, e.g. `action_result`.
+    pub fn name(&self) -> &'static str {
+        self.kind.name()
+    }
+
+    /// One JSON line, without the newline.
+    pub fn to_json_line(&self) -> String {
+        // Serializing this type cannot fail: every field is a plain value or a string map.
+        serde_json::to_string(self).unwrap_or_else(|e| {
+            format!(
+                r#"{{"event":"error","turn":{},"t_ms":{},"message":"cannot serialize event: {e}","fatal":false}}"#,
+                self.turn, self.t_ms
+            )
+        })
+    }
+}
+
+/// Milliseconds since the Unix epoch (0 if the clock is before it).
+pub fn unix_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+/// What happened. The variant name is the `"event"` tag in snake_case.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum EventKind {
+    /// The run began.
+    RunStarted {
+        task: String,
+        /// `narrative`, `vision`, `tools` or `commander`.
+        strategy: String,
+        model: String,
+        /// The run directory, when one is written.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        run_dir: Option<String>,
+        #[serde(default)]
+        dry_run: bool,
+    },
+    /// A turn began (the event's `turn` is its number).
+    TurnStarted {},
+    /// A screenshot was taken and processed.
+    Observation {
+        width: u32,
+        height: u32,
+        /// Encoded image size in bytes.
+        bytes: usize,
+        /// Per-stage milliseconds of the observation pipeline.
+        timings: StageTimings,
+    },
+    /// A request is about to be sent to the model.
+    ModelRequest {
+        model: String,
+        /// 1 for the first try, 2.. for retries.
+        #[serde(default = "one")]
+        attempt: u32,
+        /// Messages and images in the request.
+        messages: usize,
+        images: usize,
+        /// Request body size in bytes.
+        bytes: usize,
+    },
+    /// The model answered.
+    ModelReply {
+        /// Wall time of the call, milliseconds.
+        ms: f64,
+        /// The reply text (the run log's `exchange.jsonl` keeps the full exchange).
+        text: String,
+        /// The story or observation the reply carried, if any.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        story: Option<String>,
+        #[serde(default)]
+        actions: Vec<Action>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        bboxes: Vec<NormBox>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        prompt_tokens: Option<u64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        completion_tokens: Option<u64>,
+    },
+    /// One action was performed, refused or failed.
+    ActionResult {
+        /// 0-based index of the action within the turn.
+        index: usize,
+        action: Action,
+        result: ActionResult,
+        /// Milliseconds spent performing it.
+        #[serde(default)]
+        ms: f64,
+    },
+    /// Something worth telling a person (a retry, a skipped action, a warning).
+    Note {
+        text: String,
+    },
+    /// An error. `fatal` errors end the run; others go back to the model.
+    Error {
+        message: String,
+        #[serde(default)]
+        fatal: bool,
+    },
+    /// The run ended.
+    RunFinished {
+        outcome: Outcome,
+        /// The process exit code (CONTRACTS.md "Exit codes").
+        exit_code: u8,
+        reason: String,
+        /// Turns completed.
+        turns: u32,
+    },
+    /// The run was paused (panel or hotkey).
+    Paused {
+        #[serde(default)]
+        reason: String,
+    },
+    Resumed {},
+    /// The engine waits for a person to approve these actions.
+    AwaitingApproval {
+        actions: Vec<Action>,
+    },
+    /// The engine waits for a person to annotate the screenshot.
+    AwaitingAnnotation {
+        #[serde(default)]
+        prompt: String,
+    },
+}
+
+fn one() -> u32 {
+    1
+}
+
+impl EventKind {
+    pub fn name(&self) -> &'static str {
+        match self {
+            EventKind::RunStarted { .. } => "run_started",
+            EventKind::TurnStarted {} => "turn_started",
+            EventKind::Observation { .. } => "observation",
+            EventKind::ModelRequest { .. } => "model_request",
+            EventKind::ModelReply { .. } => "model_reply",
+            EventKind::ActionResult { .. } => "action_result",
+            EventKind::Note { .. } => "note",
+            EventKind::Error { .. } => "error",
+            EventKind::RunFinished { .. } => "run_finished",
+            EventKind::Paused { .. } => "paused",
+            EventKind::Resumed {} => "resumed",
+            EventKind::AwaitingApproval { .. } => "awaiting_approval",
+            EventKind::AwaitingAnnotation { .. } => "awaiting_annotation",
+        }
+    }
+}
+
+/// How a run ended, each with its exit code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// The task is complete (exit 0).
+    Done,
+    /// Failed or gave up: max steps, max time, the model said fail (exit 1).
+    Failed,
+    /// A usage or configuration error (exit 2).
+    UsageError,
+    /// The model server stayed unreachable after retries (exit 3).
+    Unreachable,
+    /// Stopped by the failsafe or a safety rule (exit 4).
+    Stopped,
+    /// Interrupted by Ctrl+C (exit 130).
+    Interrupted,
+}
+
+impl Outcome {
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Outcome::Done => 0,
+            Outcome::Failed => 1,
+            Outcome::UsageError => 2,
+            Outcome::Unreachable => 3,
+            Outcome::Stopped => 4,
+            Outcome::Interrupted => 130,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Done => "done",
+            Outcome::Failed => "failed",
+            Outcome::UsageError => "usage_error",
+            Outcome::Unreachable => "unreachable",
+            Outcome::Stopped => "stopped",
+            Outcome::Interrupted => "interrupted",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::action::ActionKind;
+    use serde_json::{Value, json};
+
+    fn all_kinds() -> Vec<EventKind> {
+        let click: Action = ActionKind::Click {
+            x: Some(500),
+            y: Some(300),
+        }
+        .into();
+        vec![
+            EventKind::RunStarted {
+                task: "open the editor".into(),
+                strategy: "narrative".into(),
+                model: "qwen".into(),
+                run_dir: Some("runs/run_0001".into()),
+                dry_run: false,
+            },
+            EventKind::TurnStarted {},
+            EventKind::Observation {
+                width: 1536,
+                height: 864,
+                bytes: 1234,
+                timings: StageTimings::default(),
+            },
+            EventKind::ModelRequest {
+                model: "qwen".into(),
+                attempt: 1,
+                messages: 2,
+                images: 1,
+                bytes: 9999,
+            },
+            EventKind::ModelReply {
+                ms: 812.5,
+                text: "left_click(500,300)".into(),
+                story: Some("I click".into()),
+                actions: vec![click.clone()],
+                bboxes: vec![NormBox::from_corners(1, 2, 3, 4)],
+                prompt_tokens: Some(10),
+                completion_tokens: None,
+            },
+            EventKind::ActionResult {
+                index: 0,
+                action: click.clone(),
+                result: ActionResult::ok(),
+                ms: 3.0,
+            },
+            EventKind::Note { text: "hi".into() },
+            EventKind::Error {
+                message: "boom".into(),
+                fatal: true,
+            },
+            EventKind::RunFinished {
+                outcome: Outcome::Done,
+                exit_code: 0,
+                reason: "the model said done".into(),
+                turns: 3,
+            },
+            EventKind::Paused {
+                reason: "panel".into(),
+            },
+            EventKind::Resumed {},
+            EventKind::AwaitingApproval {
+                actions: vec![click],
+            },
+            EventKind::AwaitingAnnotation {
+                prompt: "circle the button".into(),
+            },
+        ]
+    }
+
+    #[test]
+    fn every_kind_has_the_contract_shape_and_round_trips() {
+        for (i, kind) in all_kinds().into_iter().enumerate() {
+            let e = Event {
+                turn: i as u32,
+                t_ms: 1_700_000_000_000,
+                kind,
+            };
+            let v: Value = serde_json::from_str(&e.to_json_line()).unwrap();
+            assert_eq!(v["event"], e.name(), "{v}");
+            assert_eq!(v["turn"], i as u64);
+            assert_eq!(v["t_ms"], 1_700_000_000_000u64);
+            let back: Event = serde_json::from_value(v).unwrap();
+            assert_eq!(back, e);
+        }
+    }
+
+    #[test]
+    fn action_result_carries_canonical_action_json() {
+        let e = Event {
+            turn: 2,
+            t_ms: 5,
+            kind: EventKind::ActionResult {
+                index: 1,
+                action: ActionKind::Key {
+                    keys: "ctrl+s".into(),
+                }
+                .into(),
+                result: ActionResult::ok(),
+                ms: 0.5,
+            },
+        };
+        assert_eq!(
+            serde_json::to_value(&e).unwrap(),
+            json!({"event":"action_result","turn":2,"t_ms":5,"index":1,
+                   "action":{"type":"key","keys":"ctrl+s"},"result":{"status":"ok"},"ms":0.5})
+        );
+        // a minimal record from another producer still reads
+        let e: Event =
+            serde_json::from_str(r#"{"event":"turn_started","turn":3,"t_ms":1}"#).unwrap();
+        assert_eq!(e.kind, EventKind::TurnStarted {});
+    }
+
+    #[test]
+    fn outcomes_map_to_contract_exit_codes() {
+        assert_eq!(Outcome::Done.exit_code(), 0);
+        assert_eq!(Outcome::Failed.exit_code(), 1);
+        assert_eq!(Outcome::Unreachable.exit_code(), 3);
+        assert_eq!(Outcome::Stopped.exit_code(), 4);
+        assert_eq!(Outcome::Interrupted.exit_code(), 130);
+        assert_eq!(
+            serde_json::to_value(Outcome::UsageError).unwrap(),
+            "usage_error"
+        );
+    }
+}

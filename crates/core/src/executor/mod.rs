@@ -1,0 +1,450 @@
+//! The executor: performs [`Action`]s on a [`Desktop`], like a person would.
+//!
+//! - Coordinates go through the working-area [`fence`]; the pointer moves along a smoothstep
+//!   path and clicks, typing and drags follow the [`motion`] profile's cadence.
+//! - Per-action problems (an unknown key, empty text, `[-1,-1]`, one action too many for the
+//!   turn, input the OS refused) become [`ActionResult::Error`]: they go back to the model.
+//!   Only the [`failsafe`] and a dead desktop are fatal ([`ExecError`]).
+//! - Dry-run: nothing reaches the OS (not even a pointer query); results are as if executed.
+//! - Terminal actions (done, fail, ask_user, report_*) and observe are ok and do nothing here;
+//!   `wait` sleeps its seconds (not in dry-run).
+
+pub mod failsafe;
+pub mod fence;
+pub mod motion;
+
+use crate::action::{Action, ActionError, ActionKind, ActionResult, ErrorKind, Warning};
+use crate::geometry::WorkArea;
+use crate::keys;
+use fence::Fence;
+use franz_desktop::{Button, Desktop, DesktopError, PixelPoint, Press};
+use motion::{Motion, pause};
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+
+pub use failsafe::Tripped;
+pub use motion::MotionProfile;
+
+/// The seeds cap the actions one model reply may ask for (`max_actions` in the configuration,
+/// default 8); the rest are refused with `too_many_actions`.
+pub const DEFAULT_MAX_ACTIONS_PER_TURN: usize = 8;
+
+/// How the executor behaves. Every field has a default.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ExecConfig {
+    /// Timing of input (the `human` profile by default).
+    pub motion: Motion,
+    /// Actions past this many in one `execute` call get a `too_many_actions` error.
+    pub max_actions_per_turn: usize,
+    /// Stop when the pointer is in the top-left corner and franz did not put it there.
+    pub failsafe: bool,
+}
+
+impl Default for ExecConfig {
+    fn default() -> Self {
+        ExecConfig {
+            motion: Motion::human(),
+            max_actions_per_turn: DEFAULT_MAX_ACTIONS_PER_TURN,
+            failsafe: true,
+        }
+    }
+}
+
+impl ExecConfig {
+    /// The executor settings of the effective configuration (`motion`, `max_actions`,
+    /// `failsafe`); the configuration has validated them already.
+    pub fn from_config(c: &crate::config::Config) -> Self {
+        ExecConfig {
+            motion: Motion::of(c.motion.parse().unwrap_or_default()),
+            max_actions_per_turn: usize::try_from(c.max_actions).unwrap_or(usize::MAX),
+            failsafe: c.failsafe,
+        }
+    }
+
+    /// The defaults with the given motion profile.
+    pub fn with_profile(profile: MotionProfile) -> Self {
+        ExecConfig {
+            motion: Motion::of(profile),
+            ..ExecConfig::default()
+        }
+    }
+}
+
+/// Why execution stopped. Everything else is a per-action [`ActionResult::Error`].
+#[derive(Debug, thiserror::Error)]
+pub enum ExecError {
+    /// The failsafe fired; the CLI exits 4.
+    #[error(transparent)]
+    Failsafe(#[from] Tripped),
+    /// The desktop is gone (X server died, connection lost).
+    #[error("the desktop stopped working: {0}")]
+    Desktop(DesktopError),
+}
+
+/// A per-action failure or a fatal one, inside the executor.
+enum Fault {
+    Action(ActionError),
+    Fatal(ExecError),
+}
+
+impl From<DesktopError> for Fault {
+    fn from(e: DesktopError) -> Self {
+        match e {
+            // The OS refused this input (an unsupported key, an untypable character).
+            DesktopError::Input(_) | DesktopError::Unsupported(_) => {
+                Fault::Action(ActionError::new(ErrorKind::ExecutionFailed, e.to_string()))
+            }
+            other => Fault::Fatal(ExecError::Desktop(other)),
+        }
+    }
+}
+
+impl From<ActionError> for Fault {
+    fn from(e: ActionError) -> Self {
+        Fault::Action(e)
+    }
+}
+
+/// Performs actions on a desktop, inside a working area.
+pub struct Executor {
+    fence: Fence,
+    config: ExecConfig,
+    dry_run: bool,
+    /// Where franz last put the pointer (for the failsafe).
+    placed: Option<PixelPoint>,
+}
+
+impl Executor {
+    pub fn new(area: WorkArea, config: ExecConfig, dry_run: bool) -> Self {
+        Executor {
+            fence: Fence::new(area),
+            config,
+            dry_run,
+            placed: None,
+        }
+    }
+
+    pub fn area(&self) -> WorkArea {
+        self.fence.area
+    }
+
+    pub fn config(&self) -> &ExecConfig {
+        &self.config
+    }
+
+    pub fn is_dry_run(&self) -> bool {
+        self.dry_run
+    }
+
+    /// Performs the actions of one turn in order and returns one result per action.
+    pub fn execute(
+        &mut self,
+        desktop: &mut dyn Desktop,
+        actions: &[Action],
+    ) -> Result<Vec<ActionResult>, ExecError> {
+        self.execute_with(desktop, actions, |_, _| {})
+    }
+
+    /// Like [`execute`](Self::execute), calling `on_result(index, result)` as soon as each
+    /// action is done (before the delay that follows it).
+    pub fn execute_with(
+        &mut self,
+        desktop: &mut dyn Desktop,
+        actions: &[Action],
+        mut on_result: impl FnMut(usize, &ActionResult),
+    ) -> Result<Vec<ActionResult>, ExecError> {
+        let mut results = Vec::with_capacity(actions.len());
+        let mut touched_os = false;
+        for (i, action) in actions.iter().enumerate() {
+            let result = if i >= self.config.max_actions_per_turn {
+                ActionResult::Error(ActionError::new(
+                    ErrorKind::TooManyActions,
+                    format!(
+                        "{}: at most {} actions per turn; this one was not performed",
+                        action.kind.name(),
+                        self.config.max_actions_per_turn
+                    ),
+                ))
+            } else {
+                if i > 0 && touched_os && !self.dry_run {
+                    pause(self.config.motion.action_delay_ms);
+                }
+                match self.perform(desktop, &action.kind) {
+                    Ok(warnings) => {
+                        touched_os |= touches_os(&action.kind);
+                        ActionResult::Ok { warnings }
+                    }
+                    Err(Fault::Action(e)) => ActionResult::Error(e),
+                    Err(Fault::Fatal(e)) => return Err(e),
+                }
+            };
+            tracing::debug!(action = action.kind.name(), ?result, "executed");
+            on_result(i, &result);
+            results.push(result);
+        }
+        if touched_os && !self.dry_run {
+            pause(self.config.motion.ui_settle_ms);
+        }
+        Ok(results)
+    }
+
+    /// One action, without the per-turn cap or the delays between actions.
+    fn perform(
+        &mut self,
+        desktop: &mut dyn Desktop,
+        kind: &ActionKind,
+    ) -> Result<Vec<Warning>, Fault> {
+        kind.validate()?;
+        if !kind.is_terminal() && !matches!(kind, ActionKind::ReportProgress { .. }) {
+            self.check_failsafe(desktop)?;
+        }
+        let m = self.config.motion;
+        let mut warnings = Vec::new();
+        match kind {
+            ActionKind::Move { x, y } => {
+                let p = self.at(desktop, Some(*x), Some(*y), kind.name(), &mut warnings)?;
+                self.move_to(desktop, p)?;
+            }
+            ActionKind::Click { x, y } => {
+                self.click(desktop, *x, *y, Button::Left, 1, kind, &mut warnings)?
+            }
+            ActionKind::RightClick { x, y } => {
+                self.click(desktop, *x, *y, Button::Right, 1, kind, &mut warnings)?
+            }
+            ActionKind::MiddleClick { x, y } => {
+                self.click(desktop, *x, *y, Button::Middle, 1, kind, &mut warnings)?
+            }
+            ActionKind::DoubleClick { x, y } => {
+                self.click(desktop, *x, *y, Button::Left, 2, kind, &mut warnings)?
+            }
+            ActionKind::TripleClick { x, y } => {
+                self.click(desktop, *x, *y, Button::Left, 3, kind, &mut warnings)?
+            }
+            ActionKind::MouseDown { x, y, button } | ActionKind::MouseUp { x, y, button } => {
+                let p = self.at(desktop, *x, *y, kind.name(), &mut warnings)?;
+                self.move_to(desktop, p)?;
+                let press = if matches!(kind, ActionKind::MouseDown { .. }) {
+                    Press::Down
+                } else {
+                    Press::Up
+                };
+                if !self.dry_run {
+                    pause(m.click_settle_ms);
+                    desktop.input().button(*button, press)?;
+                }
+            }
+            ActionKind::Drag { x, y, x2, y2 } => {
+                let from = self.at(desktop, *x, *y, "drag start", &mut warnings)?;
+                let (to, w) = self.fence.point(*x2, *y2, "drag end");
+                warnings.extend(w);
+                self.drag(desktop, from, to)?;
+            }
+            ActionKind::Scroll {
+                x,
+                y,
+                direction,
+                amount,
+            } => {
+                let p = self.at(desktop, *x, *y, kind.name(), &mut warnings)?;
+                self.move_to(desktop, p)?;
+                if !self.dry_run {
+                    desktop.input().scroll(*direction, *amount)?;
+                }
+            }
+            ActionKind::Type { text } => {
+                if !self.dry_run {
+                    self.type_text(desktop, text)?;
+                }
+            }
+            ActionKind::Key { keys } => {
+                let combo = keys::parse_combo(keys)
+                    .map_err(|e| ActionError::new(ErrorKind::InvalidKey, e.to_string()))?;
+                if !self.dry_run {
+                    let input = desktop.input();
+                    for (i, k) in combo.keys.iter().enumerate() {
+                        if i > 0 {
+                            pause(m.key_delay_ms);
+                        }
+                        input.key(*k, Press::Down)?;
+                    }
+                    for k in combo.keys.iter().rev() {
+                        pause(m.key_delay_ms);
+                        input.key(*k, Press::Up)?;
+                    }
+                }
+            }
+            ActionKind::Wait { seconds } => {
+                if !self.dry_run {
+                    std::thread::sleep(Duration::from_secs_f64(*seconds));
+                }
+            }
+            ActionKind::Observe
+            | ActionKind::Done { .. }
+            | ActionKind::Fail { .. }
+            | ActionKind::AskUser { .. }
+            | ActionKind::ReportProgress { .. }
+            | ActionKind::ReportCompletion { .. } => {}
+        }
+        if touches_os(kind) && !self.dry_run {
+            desktop.input().sync()?;
+        }
+        Ok(warnings)
+    }
+
+    fn check_failsafe(&mut self, desktop: &mut dyn Desktop) -> Result<(), Fault> {
+        if self.dry_run || !self.config.failsafe {
+            return Ok(());
+        }
+        let pointer = match desktop.pointer() {
+            Ok(p) => p,
+            Err(DesktopError::Unsupported(what)) => {
+                tracing::warn!("failsafe off: cannot read the pointer ({what})");
+                return Ok(());
+            }
+            Err(e) => return Err(Fault::Fatal(ExecError::Desktop(e))),
+        };
+        let monitor = desktop.monitor().rect;
+        failsafe::check(pointer, monitor, self.placed).map_err(|t| Fault::Fatal(t.into()))
+    }
+
+    /// The pixel an action acts at: its point through the fence, or the pointer (fenced).
+    /// `None` in dry-run when the action acts at the pointer.
+    fn at(
+        &mut self,
+        desktop: &mut dyn Desktop,
+        x: Option<i32>,
+        y: Option<i32>,
+        what: &str,
+        warnings: &mut Vec<Warning>,
+    ) -> Result<Option<PixelPoint>, Fault> {
+        let (p, w) = match (x, y) {
+            (Some(x), Some(y)) => self.fence.point(x, y, what),
+            _ if self.dry_run => return Ok(None),
+            _ => {
+                let pointer = desktop.pointer()?;
+                self.fence.pixel(pointer, what)
+            }
+        };
+        warnings.extend(w);
+        Ok(Some(p))
+    }
+
+    /// Moves the pointer to `p` along the profile's path (nothing in dry-run or for `None`).
+    fn move_to(&mut self, desktop: &mut dyn Desktop, p: Option<PixelPoint>) -> Result<(), Fault> {
+        let Some(p) = p else { return Ok(()) };
+        if self.dry_run {
+            self.placed = Some(p);
+            return Ok(());
+        }
+        let m = self.config.motion;
+        let from = if m.move_steps > 0 {
+            desktop.pointer().ok()
+        } else {
+            None
+        };
+        match from {
+            Some(from) if from != p => {
+                for q in motion::path(from, p, m.move_steps) {
+                    desktop.input().move_to(q)?;
+                    self.placed = Some(q);
+                    pause(m.move_step_delay_ms);
+                }
+            }
+            _ => desktop.input().move_to(p)?,
+        }
+        self.placed = Some(p);
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn click(
+        &mut self,
+        desktop: &mut dyn Desktop,
+        x: Option<i32>,
+        y: Option<i32>,
+        button: Button,
+        times: u32,
+        kind: &ActionKind,
+        warnings: &mut Vec<Warning>,
+    ) -> Result<(), Fault> {
+        let p = self.at(desktop, x, y, kind.name(), warnings)?;
+        self.move_to(desktop, p)?;
+        if self.dry_run {
+            return Ok(());
+        }
+        let m = self.config.motion;
+        pause(m.click_settle_ms);
+        for i in 0..times {
+            if i > 0 {
+                pause(m.click_interval_ms);
+            }
+            desktop.input().button(button, Press::Click)?;
+        }
+        Ok(())
+    }
+
+    /// Press at `from`, N moves to `to`, release there. Both ends are fenced, so every point
+    /// of the straight path between them is inside the working area.
+    fn drag(
+        &mut self,
+        desktop: &mut dyn Desktop,
+        from: Option<PixelPoint>,
+        to: PixelPoint,
+    ) -> Result<(), Fault> {
+        self.move_to(desktop, from)?;
+        if self.dry_run {
+            self.placed = Some(to);
+            return Ok(());
+        }
+        let m = self.config.motion;
+        let from = match from {
+            Some(p) => p,
+            None => desktop.pointer()?,
+        };
+        pause(m.click_settle_ms);
+        desktop.input().button(Button::Left, Press::Down)?;
+        for q in motion::path(from, to, m.drag_steps.max(1)) {
+            pause(m.drag_step_delay_ms);
+            desktop.input().move_to(q)?;
+            self.placed = Some(q);
+        }
+        pause(m.click_settle_ms);
+        desktop.input().button(Button::Left, Press::Up)?;
+        Ok(())
+    }
+
+    fn type_text(&mut self, desktop: &mut dyn Desktop, text: &str) -> Result<(), Fault> {
+        let m = self.config.motion;
+        if m.types_in_one_go() {
+            desktop.input().text(text)?;
+            return Ok(());
+        }
+        let mut buf = [0u8; 4];
+        for c in text.chars() {
+            desktop.input().text(c.encode_utf8(&mut buf))?;
+            pause(m.char_delay_ms);
+            if c == ' ' || c == '\n' {
+                pause(m.word_delay_ms);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Whether an action sends input to the OS.
+fn touches_os(kind: &ActionKind) -> bool {
+    !matches!(
+        kind,
+        ActionKind::Wait { .. }
+            | ActionKind::Observe
+            | ActionKind::Done { .. }
+            | ActionKind::Fail { .. }
+            | ActionKind::AskUser { .. }
+            | ActionKind::ReportProgress { .. }
+            | ActionKind::ReportCompletion { .. }
+    )
+}
+
+#[cfg(test)]
+mod tests;

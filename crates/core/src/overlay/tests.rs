@@ -1,0 +1,153 @@
+//! Unit tests of the overlay: geometry of marks and heat, trail ageing, buffer checks.
+//! Golden images live in `crates/core/tests/overlay_golden.rs`.
+
+use super::*;
+
+fn grey(w: u32, h: u32) -> Vec<u8> {
+    [40u8, 40, 40, 255].repeat((w * h) as usize)
+}
+
+fn px(data: &[u8], w: u32, x: u32, y: u32) -> [u8; 4] {
+    let i = ((y * w + x) * 4) as usize;
+    [data[i], data[i + 1], data[i + 2], data[i + 3]]
+}
+
+fn turn(actions: Vec<ActionKind>) -> TurnFeedback {
+    TurnFeedback {
+        actions: actions.into_iter().map(Action::from).collect(),
+        bboxes: vec![],
+    }
+}
+
+fn click(x: i32, y: i32) -> ActionKind {
+    ActionKind::Click {
+        x: Some(x),
+        y: Some(y),
+    }
+}
+
+#[test]
+fn rejects_a_buffer_of_the_wrong_size() {
+    let o = Overlay::new(OverlayConfig::default()).unwrap();
+    let mut data = vec![0u8; 10];
+    let err = o.draw(4, 4, &mut data, &o.history()).unwrap_err();
+    assert!(matches!(err, OverlayError::BadBuffer { len: 10, .. }));
+}
+
+#[test]
+fn disabled_or_empty_history_leaves_the_image_alone() {
+    let (w, h) = (64, 48);
+    let mut h1 = FeedbackHistory::new(4);
+    h1.push(turn(vec![click(500, 500)]));
+    let off = Overlay::new(OverlayConfig {
+        enabled: false,
+        ..OverlayConfig::default()
+    })
+    .unwrap();
+    let mut data = grey(w, h);
+    off.draw(w, h, &mut data, &h1).unwrap();
+    assert_eq!(data, grey(w, h));
+    let on = Overlay::new(OverlayConfig::default()).unwrap();
+    on.draw(w, h, &mut data, &FeedbackHistory::new(4)).unwrap();
+    assert_eq!(data, grey(w, h));
+}
+
+#[test]
+fn a_left_click_is_a_red_crosshair_with_orange_heat_at_the_mapped_pixel() {
+    let (w, h) = (201, 101);
+    let mut cfg = OverlayConfig::default();
+    cfg.labels.enabled = false;
+    let o = Overlay::new(cfg).unwrap();
+    let mut hist = o.history();
+    hist.push(turn(vec![click(500, 500)]));
+    let mut data = grey(w, h);
+    o.draw(w, h, &mut data, &hist).unwrap();
+    // (500,500) maps to pixel (100,50); the crosshair arm 10 px right is red
+    let arm = px(&data, w, 110, 50);
+    assert!(arm[0] > 200 && arm[1] < 80 && arm[2] < 80, "{arm:?}");
+    // off the marks but inside the heat: orange tint (red > green > blue)
+    let glow = px(&data, w, 104, 46);
+    assert!(glow[0] > glow[1] && glow[1] > glow[2], "{glow:?}");
+    // far away: untouched and opaque
+    assert_eq!(px(&data, w, 5, 5), [40, 40, 40, 255]);
+    assert!(data.chunks_exact(4).all(|p| p[3] == 255));
+}
+
+#[test]
+fn history_keeps_capacity_and_trail_fades_older_turns() {
+    let mut hist = FeedbackHistory::new(2);
+    for x in [100, 500, 900] {
+        hist.push(turn(vec![click(x, 500)]));
+    }
+    assert_eq!(hist.len(), 2);
+    let mut cfg = OverlayConfig::default();
+    cfg.marks.enabled = false;
+    cfg.labels.enabled = false;
+    let o = Overlay::new(cfg).unwrap();
+    let (w, h) = (401, 101);
+    let mut data = grey(w, h);
+    o.draw(w, h, &mut data, &hist).unwrap();
+    let at = |x| px(&data, w, x, 50)[0];
+    assert_eq!(at(40), 40, "the dropped turn leaves no heat");
+    assert!(at(360) > at(200) && at(200) > 40, "newest is hottest");
+}
+
+#[test]
+fn drag_heat_is_pulled_toward_the_midpoint_with_age() {
+    let k = ActionKind::Drag {
+        x: Some(0),
+        y: Some(0),
+        x2: 1000,
+        y2: 500,
+    };
+    assert_eq!(heat_points(&k, 1.0), vec![(0, 0), (1000, 500)]);
+    assert_eq!(heat_points(&k, 0.5), vec![(250, 125), (750, 375)]);
+    let k = ActionKind::Drag {
+        x: None,
+        y: None,
+        x2: 10,
+        y2: 20,
+    };
+    assert_eq!(heat_points(&k, 0.5), vec![(10, 20)]);
+    assert!(heat_points(&ActionKind::Type { text: "x".into() }, 1.0).is_empty());
+}
+
+#[test]
+fn labels_name_index_and_coordinates() {
+    let id = |x: i32, y: i32| (x as f32, y as f32);
+    assert_eq!(label(2, &click(5, 6), &id, 10).1, "2 click 5,6");
+    assert_eq!(
+        label(
+            1,
+            &ActionKind::Type {
+                text: "hello world".into()
+            },
+            &id,
+            6
+        )
+        .1,
+        "1 type \"hello…\""
+    );
+    assert_eq!(
+        label(
+            3,
+            &ActionKind::Key {
+                keys: "ctrl+s".into()
+            },
+            &id,
+            6
+        )
+        .0,
+        None
+    );
+    let d = ActionKind::Drag {
+        x: Some(1),
+        y: Some(2),
+        x2: 3,
+        y2: 4,
+    };
+    assert_eq!(
+        label(1, &d, &id, 6),
+        (Some((3.0, 4.0)), "1 drag 1,2→3,4".to_string())
+    );
+}

@@ -1,0 +1,334 @@
+//! `franz report`: one self-contained HTML file for a run directory, readable offline.
+//!
+//! It shows the task and settings, a timeline of turns (the screenshot the model saw, its
+//! observation or story, the actions and what became of them, timings) and totals (turns,
+//! actions, errors, model time against agent time). Screenshots are inlined as data URLs. It
+//! works on a run that is still going or crashed: it shows what `runlog::read_run` could read,
+//! with its warnings.
+//!
+//! A small script at the end decodes every image and writes the count into
+//! `<body data-images=".." data-decoded="..">` and `#decoded`, so a headless browser test (or a
+//! reader) can see that every screenshot is intact.
+
+use crate::action::ActionResult;
+use crate::event::EventKind;
+use crate::runlog::{RunLog, TurnView};
+use base64::Engine as _;
+use std::fmt::Write as _;
+
+/// Totals over a run.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Totals {
+    pub turns: usize,
+    pub actions: usize,
+    /// Failed actions, turn-level errors and error events.
+    pub errors: usize,
+    pub model_ms: f64,
+    pub agent_ms: f64,
+}
+
+impl Totals {
+    pub fn of(log: &RunLog) -> Self {
+        let mut t = Totals {
+            turns: log.turns.len(),
+            ..Default::default()
+        };
+        for turn in &log.turns {
+            let r = &turn.raw;
+            t.actions += r.actions.len();
+            t.errors += r.results.iter().filter(|x| !x.is_ok()).count();
+            t.errors += usize::from(r.error.is_some());
+            t.model_ms += r.timings.model_ms.unwrap_or(0.0);
+            t.agent_ms += r.timings.agent_ms();
+        }
+        t.errors += log
+            .events
+            .iter()
+            .filter(|e| matches!(e.kind, EventKind::Error { .. }))
+            .count();
+        t
+    }
+}
+
+/// Escapes text for HTML element content and attribute values.
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+const STYLE: &str = "body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;max-width:1200px;padding:1em;color:#222}\
+h1{font-size:1.4em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 8px;text-align:left}\
+.turn{border-top:2px solid #888;margin-top:1.5em;padding-top:.5em}.turn img{max-width:100%;border:1px solid #999}\
+.story{white-space:pre-wrap;background:#f4f4f4;padding:.5em}.err{color:#b00}.ok{color:#070}\
+.warn{background:#fff3cd;padding:.5em}pre{background:#f4f4f4;padding:.5em;overflow:auto}code{font-size:13px}";
+
+const SCRIPT: &str = "<script>(function(){var imgs=Array.prototype.slice.call(document.images);\
+Promise.all(imgs.map(function(i){return i.decode().then(function(){return i.naturalWidth>0?1:0},function(){return 0})}))\
+.then(function(r){var n=r.reduce(function(a,b){return a+b},0);document.body.setAttribute('data-decoded',n);\
+var d=document.getElementById('decoded');if(d){d.textContent=n+' of '+imgs.length+' images decoded'}})})();</script>";
+
+/// Builds the report. Screenshots that cannot be read are shown as a note, not an error.
+pub fn build(log: &RunLog) -> String {
+    let name = log
+        .dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| log.dir.display().to_string());
+    let totals = Totals::of(log);
+    let mut h = String::with_capacity(64 * 1024);
+    let _ = write!(
+        h,
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>franz report: {}</title><style>{STYLE}</style></head>",
+        escape(&name)
+    );
+    let images = log
+        .turns
+        .iter()
+        .filter(|t| read_png(log, t.shown_png()).is_some())
+        .count();
+    let _ = write!(
+        h,
+        "<body data-turns=\"{}\" data-images=\"{images}\" data-decoded=\"0\"><h1>franz report: {}</h1>",
+        totals.turns,
+        escape(&name)
+    );
+    header(&mut h, log);
+    let _ = write!(
+        h,
+        "<h2>Totals</h2><table id=\"totals\"><tr><th>turns</th><td>{}</td></tr><tr><th>actions</th><td>{}</td></tr>\
+         <tr><th>errors</th><td>{}</td></tr><tr><th>model time</th><td>{}</td></tr><tr><th>agent time</th><td>{}</td></tr></table>\
+         <p id=\"decoded\"></p>",
+        totals.turns,
+        totals.actions,
+        totals.errors,
+        secs(totals.model_ms),
+        secs(totals.agent_ms)
+    );
+    h.push_str("<h2>Timeline</h2>");
+    for t in &log.turns {
+        turn(&mut h, log, t);
+    }
+    if let Some(cfg) = &log.config {
+        let _ = write!(
+            h,
+            "<h2>Settings</h2><pre id=\"settings\">{}</pre>",
+            escape(cfg)
+        );
+    }
+    h.push_str(SCRIPT);
+    h.push_str("</body></html>\n");
+    h
+}
+
+fn secs(ms: f64) -> String {
+    format!("{:.2} s", ms / 1000.0)
+}
+
+fn header(h: &mut String, log: &RunLog) {
+    h.push_str("<table id=\"run\">");
+    let mut row = |k: &str, v: &str| {
+        let _ = write!(h, "<tr><th>{k}</th><td>{}</td></tr>", escape(v));
+    };
+    for e in &log.events {
+        if let EventKind::RunStarted {
+            task,
+            strategy,
+            model,
+            dry_run,
+            ..
+        } = &e.kind
+        {
+            row("task", task);
+            row("strategy", strategy);
+            row("model", model);
+            if *dry_run {
+                row("dry run", "yes");
+            }
+        }
+    }
+    let finished = log.events.iter().rev().find_map(|e| match &e.kind {
+        EventKind::RunFinished {
+            outcome,
+            exit_code,
+            reason,
+            ..
+        } => Some(format!("{} (exit {exit_code}): {reason}", outcome.as_str())),
+        _ => None,
+    });
+    row(
+        "outcome",
+        finished
+            .as_deref()
+            .unwrap_or("not finished: the run is still going, or it was cut off"),
+    );
+    row("directory", &log.dir.display().to_string());
+    h.push_str("</table>");
+    if !log.warnings.is_empty() {
+        h.push_str("<div class=\"warn\"><b>Warnings</b><ul>");
+        for w in &log.warnings {
+            let _ = write!(h, "<li>{}</li>", escape(w));
+        }
+        h.push_str("</ul></div>");
+    }
+}
+
+fn read_png(log: &RunLog, rel: &str) -> Option<Vec<u8>> {
+    // names come from the log; refuse anything that climbs out of the run directory
+    if rel.split(['/', '\\']).any(|p| p == "..") || rel.starts_with('/') {
+        return None;
+    }
+    std::fs::read(log.dir.join(rel)).ok()
+}
+
+fn turn(h: &mut String, log: &RunLog, t: &TurnView) {
+    let r = &t.raw;
+    let _ = write!(
+        h,
+        "<section class=\"turn\" id=\"turn-{0}\" data-turn=\"{0}\"><h3>Turn {0}</h3>",
+        r.turn
+    );
+    match read_png(log, t.shown_png()) {
+        Some(bytes) => {
+            let _ = write!(
+                h,
+                "<img alt=\"turn {} screenshot\" src=\"data:image/png;base64,{}\">",
+                r.turn,
+                base64::engine::general_purpose::STANDARD.encode(bytes)
+            );
+        }
+        None => {
+            let _ = write!(
+                h,
+                "<p class=\"err\">screenshot {} is missing</p>",
+                escape(t.shown_png())
+            );
+        }
+    }
+    let _ = write!(h, "<div class=\"story\">{}</div>", escape(&r.observation));
+    if let Some(e) = &r.error {
+        let _ = write!(h, "<p class=\"err\">error: {}</p>", escape(e));
+    }
+    if !r.actions.is_empty() {
+        h.push_str("<ol class=\"actions\">");
+        for (i, a) in r.actions.iter().enumerate() {
+            let json = serde_json::to_string(a).unwrap_or_default();
+            let result = match r.results.get(i) {
+                Some(ActionResult::Ok { warnings }) if warnings.is_empty() => {
+                    "<span class=\"ok\">ok</span>".to_string()
+                }
+                Some(ActionResult::Ok { warnings }) => format!(
+                    "<span class=\"ok\">ok</span>, {}",
+                    escape(
+                        &warnings
+                            .iter()
+                            .map(|w| w.message.as_str())
+                            .collect::<Vec<_>>()
+                            .join("; ")
+                    )
+                ),
+                Some(ActionResult::Error(e)) => {
+                    format!("<span class=\"err\">{}</span>", escape(&e.to_string()))
+                }
+                None => "not performed".into(),
+            };
+            let _ = write!(h, "<li><code>{}</code> → {result}</li>", escape(&json));
+        }
+        h.push_str("</ol>");
+    }
+    let tm = &r.timings;
+    let mut parts: Vec<String> = Vec::new();
+    if let Some(m) = tm.model_ms {
+        parts.push(format!("model {m:.0} ms"));
+    }
+    if let Some(a) = tm.act_ms {
+        parts.push(format!("act {a:.0} ms"));
+    }
+    if let Some(o) = tm.observe {
+        let stages: Vec<String> = o
+            .stages()
+            .iter()
+            .filter(|(_, v)| *v > 0.0)
+            .map(|(n, v)| format!("{n} {v:.1}"))
+            .collect();
+        parts.push(format!("observe ({} ms)", stages.join(", ")));
+    }
+    if let Some(t) = tm.turn_ms {
+        parts.push(format!("turn {t:.0} ms"));
+    }
+    if !parts.is_empty() {
+        let _ = write!(h, "<p class=\"timings\">{}</p>", escape(&parts.join(" · ")));
+    }
+    h.push_str("</section>");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::action::{ActionError, ActionKind, ErrorKind};
+    use crate::runlog::{Layout, RunWriter, TurnEntry, TurnImage, TurnTimings, read_run};
+
+    #[test]
+    fn report_escapes_and_counts() {
+        let root = tempfile::tempdir().unwrap();
+        let mut w = RunWriter::create(root.path(), Layout::Flat).unwrap();
+        let png = crate::observe::encode_image(
+            &crate::observe::RgbaImage {
+                width: 2,
+                height: 2,
+                data: vec![255; 16],
+            },
+            crate::observe::ImageFormat::Png,
+        )
+        .unwrap();
+        w.write_turn(
+            TurnEntry {
+                turn: 1,
+                observation: "<script>alert(1)</script>".into(),
+                actions: vec![
+                    ActionKind::Click {
+                        x: Some(1),
+                        y: Some(2),
+                    }
+                    .into(),
+                    ActionKind::Type {
+                        text: String::new(),
+                    }
+                    .into(),
+                ],
+                results: vec![
+                    ActionResult::ok(),
+                    ActionResult::Error(ActionError::new(ErrorKind::EmptyText, "empty")),
+                ],
+                timings: TurnTimings {
+                    model_ms: Some(1500.0),
+                    turn_ms: Some(2000.0),
+                    ..Default::default()
+                },
+                ..Default::default()
+            },
+            TurnImage::Png(png),
+            None,
+        )
+        .unwrap();
+        let log = read_run(w.dir()).unwrap();
+        let t = Totals::of(&log);
+        assert_eq!((t.turns, t.actions, t.errors), (1, 2, 1));
+        assert_eq!((t.model_ms, t.agent_ms), (1500.0, 500.0));
+        let html = build(&log);
+        assert!(!html.contains("<script>alert"));
+        assert!(html.contains("&lt;script&gt;alert(1)"));
+        assert!(html.contains("data-turns=\"1\" data-images=\"1\""));
+        assert!(html.contains("data:image/png;base64,"));
+        assert!(html.contains("not finished"));
+    }
+}

@@ -1,0 +1,381 @@
+//! The run directory (seed 000's layout), written by the engine turn by turn:
+//!
+//! ```text
+//! runs/run_0001/
+//!   turns.jsonl        two records per turn (record.rs), append-only
+//!   turn_0001_raw.png  turn_0001_annotated.png ...   (flat layout)
+//!   turn_0001/screenshot_raw.png ...                 (turn_dirs layout)
+//!   exchange.jsonl     model requests and replies, already sanitized by the caller
+//!   events.jsonl       the engine's events (crate::event)
+//!   franz.log          tracing output (RunWriter::log_file)
+//!   config.toml        the effective configuration, secrets as ***
+//! ```
+//!
+//! Crash safety: every line is one `write` of a whole record; `finish_turn` returns only when
+//! the turn's PNGs, its records, and the events and exchange so far are fsynced. A SIGKILL
+//! leaves every finished turn readable and at most a torn last line, which `reader` skips.
+
+mod images;
+mod reader;
+mod record;
+
+pub use images::TurnImage;
+pub use reader::{RunLog, TurnView, read_jsonl, read_run};
+pub use record::{AnnotatedRecord, RawRecord, Record, TurnEntry, TurnTimings};
+
+use crate::event::{Event, EventKind, unix_ms};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::fs::{File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::Receiver;
+use std::sync::{Arc, Mutex};
+
+pub const TURNS_FILE: &str = "turns.jsonl";
+pub const EVENTS_FILE: &str = "events.jsonl";
+pub const EXCHANGE_FILE: &str = "exchange.jsonl";
+pub const LOG_FILE: &str = "franz.log";
+pub const CONFIG_FILE: &str = "config.toml";
+
+/// Where screenshots go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Layout {
+    /// `turn_0001_raw.png` beside `turns.jsonl` (seed 000's recommended layout).
+    #[default]
+    Flat,
+    /// `turn_0001/screenshot_raw.png` (seed 000's legacy layout).
+    TurnDirs,
+}
+
+impl Layout {
+    /// The raw and annotated PNG paths of a turn, relative to the run directory.
+    pub fn image_names(self, turn: u32) -> (String, String) {
+        match self {
+            Layout::Flat => (
+                format!("turn_{turn:04}_raw.png"),
+                format!("turn_{turn:04}_annotated.png"),
+            ),
+            Layout::TurnDirs => (
+                format!("turn_{turn:04}/screenshot_raw.png"),
+                format!("turn_{turn:04}/screenshot_annotated.png"),
+            ),
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RunLogError {
+    #[error("{what} {}: {source}", path.display())]
+    Io {
+        what: &'static str,
+        path: PathBuf,
+        source: io::Error,
+    },
+    #[error("turn {0}: finish_turn without its screenshots (call submit_images first)")]
+    NoImages(u32),
+    #[error("cannot write the configuration snapshot: {0}")]
+    Config(String),
+    #[error("{} is not a run directory (no {TURNS_FILE})", .0.display())]
+    NotARun(PathBuf),
+}
+
+fn io_err<'a>(what: &'static str, path: &'a Path) -> impl FnOnce(io::Error) -> RunLogError + 'a {
+    move |source| RunLogError::Io {
+        what,
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// Claims `root/run_NNNN`, one past the highest number there (creating `root` if needed).
+pub fn create_next_run_dir(root: &Path) -> Result<PathBuf, RunLogError> {
+    std::fs::create_dir_all(root).map_err(io_err("cannot create", root))?;
+    loop {
+        let highest = std::fs::read_dir(root)
+            .map_err(io_err("cannot read", root))?
+            .filter_map(|e| e.ok())
+            .filter_map(|e| {
+                e.file_name()
+                    .to_str()?
+                    .strip_prefix("run_")?
+                    .parse::<u32>()
+                    .ok()
+            })
+            .max()
+            .unwrap_or(0);
+        let dir = root.join(format!("run_{:04}", highest + 1));
+        match std::fs::create_dir(&dir) {
+            Ok(()) => return Ok(dir),
+            // another franz claimed it between our scan and create: scan again
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(io_err("cannot create", &dir)(e)),
+        }
+    }
+}
+
+/// Writes one run directory.
+pub struct RunWriter {
+    dir: PathBuf,
+    layout: Layout,
+    turns: File,
+    events: File,
+    exchange: File,
+    images: images::ImageWorker,
+    pending: HashMap<u32, Receiver<io::Result<()>>>,
+}
+
+impl RunWriter {
+    /// A new run under `root` (`runs/run_0001`, the next free number).
+    pub fn create(root: &Path, layout: Layout) -> Result<Self, RunLogError> {
+        let dir = create_next_run_dir(root)?;
+        Self::open_dir(&dir, layout)
+    }
+
+    /// Writes into `dir` (created if missing), appending to any records already there.
+    pub fn open_dir(dir: &Path, layout: Layout) -> Result<Self, RunLogError> {
+        std::fs::create_dir_all(dir).map_err(io_err("cannot create", dir))?;
+        let open = |name: &str| {
+            let path = dir.join(name);
+            OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&path)
+                .map_err(io_err("cannot open", &path))
+        };
+        let w = Self {
+            dir: dir.to_path_buf(),
+            layout,
+            turns: open(TURNS_FILE)?,
+            events: open(EVENTS_FILE)?,
+            exchange: open(EXCHANGE_FILE)?,
+            images: images::ImageWorker::start()
+                .map_err(io_err("cannot start the PNG writer for", dir))?,
+            pending: HashMap::new(),
+        };
+        images::sync_dir(dir).map_err(io_err("cannot sync", dir))?;
+        Ok(w)
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    pub fn layout(&self) -> Layout {
+        self.layout
+    }
+
+    /// Writes `config.toml` from the effective configuration. Values under keys that name a
+    /// secret (api_key, token, password, secret, authorization) are replaced by `***` here too,
+    /// in case the caller missed one.
+    pub fn write_config<T: Serialize>(&self, config: &T) -> Result<(), RunLogError> {
+        let mut table =
+            toml::Table::try_from(config).map_err(|e| RunLogError::Config(e.to_string()))?;
+        mask_secrets(&mut table);
+        let text = toml::to_string(&table).map_err(|e| RunLogError::Config(e.to_string()))?;
+        let path = self.dir.join(CONFIG_FILE);
+        images::write_durable(&path, text.as_bytes()).map_err(io_err("cannot write", &path))
+    }
+
+    /// Hands a turn's screenshots to the writer thread and returns at once. `annotated: None`
+    /// (feedback off) records the raw image as the annotated one.
+    pub fn submit_images(
+        &mut self,
+        turn: u32,
+        raw: TurnImage,
+        annotated: Option<TurnImage>,
+    ) -> Result<(), RunLogError> {
+        let (raw_name, ann_name) = self.layout.image_names(turn);
+        let mut dirs = vec![self.dir.clone()];
+        if self.layout == Layout::TurnDirs {
+            let td = self.dir.join(format!("turn_{turn:04}"));
+            std::fs::create_dir_all(&td).map_err(io_err("cannot create", &td))?;
+            dirs.insert(0, td);
+        }
+        let mut files = vec![(self.dir.join(raw_name), raw)];
+        if let Some(a) = annotated {
+            files.push((self.dir.join(ann_name), a));
+        }
+        let rx = self
+            .images
+            .submit(files, dirs)
+            .map_err(io_err("cannot queue screenshots for", &self.dir))?;
+        self.pending.insert(turn, rx);
+        Ok(())
+    }
+
+    /// Appends the turn's two records once its screenshots are durable, then fsyncs the
+    /// records, events and exchange. When this returns, the turn survives a crash.
+    pub fn finish_turn(&mut self, entry: TurnEntry) -> Result<(), RunLogError> {
+        let turn = entry.turn;
+        let rx = self
+            .pending
+            .remove(&turn)
+            .ok_or(RunLogError::NoImages(turn))?;
+        let written = rx
+            .recv()
+            .unwrap_or_else(|_| Err(io::Error::other("the PNG writer thread has died")));
+        written.map_err(io_err("cannot write screenshots in", &self.dir))?;
+        let (raw_png, ann_png) = self.layout.image_names(turn);
+        let annotated_png = if self.dir.join(&ann_png).exists() {
+            ann_png
+        } else {
+            raw_png.clone()
+        };
+        let raw = Record::Raw(Box::new(RawRecord {
+            turn,
+            t_ms: unix_ms(),
+            observation: entry.observation,
+            bboxes: entry.bboxes,
+            actions: entry.actions,
+            results: entry.results,
+            timings: entry.timings,
+            raw_png,
+            error: entry.error,
+        }));
+        let ann = Record::Annotated(AnnotatedRecord {
+            turn,
+            annotated_png,
+        });
+        let mut lines = json_line(&raw)?;
+        lines.push_str(&json_line(&ann)?);
+        let path = self.dir.join(TURNS_FILE);
+        self.turns
+            .write_all(lines.as_bytes())
+            .and_then(|()| self.turns.sync_data())
+            .map_err(io_err("cannot append to", &path))?;
+        self.sync_streams()
+    }
+
+    /// Both steps at once, for callers that have nothing to overlap with the PNG writing.
+    pub fn write_turn(
+        &mut self,
+        entry: TurnEntry,
+        raw: TurnImage,
+        annotated: Option<TurnImage>,
+    ) -> Result<(), RunLogError> {
+        self.submit_images(entry.turn, raw, annotated)?;
+        self.finish_turn(entry)
+    }
+
+    /// Appends an event. The run's end and fatal errors are fsynced at once; the rest with
+    /// the next `finish_turn`.
+    pub fn event(&mut self, event: &Event) -> Result<(), RunLogError> {
+        let mut line = event.to_json_line();
+        line.push('\n');
+        let path = self.dir.join(EVENTS_FILE);
+        self.events
+            .write_all(line.as_bytes())
+            .map_err(io_err("cannot append to", &path))?;
+        if matches!(
+            event.kind,
+            EventKind::RunFinished { .. } | EventKind::Error { fatal: true, .. }
+        ) {
+            self.events
+                .sync_data()
+                .map_err(io_err("cannot sync", &path))?;
+        }
+        Ok(())
+    }
+
+    /// Appends one model exchange record. It must already be sanitized (images as sha256 and
+    /// length, secrets masked): the engine runs `crate::model::sanitize` before this.
+    pub fn exchange(&mut self, record: &serde_json::Value) -> Result<(), RunLogError> {
+        let line = json_line(record)?;
+        let path = self.dir.join(EXCHANGE_FILE);
+        self.exchange
+            .write_all(line.as_bytes())
+            .map_err(io_err("cannot append to", &path))
+    }
+
+    /// `franz.log`, as a cloneable writer for tracing:
+    /// `tracing_subscriber::fmt().with_writer(move || log.clone())`.
+    pub fn log_file(&self) -> Result<LogFile, RunLogError> {
+        let path = self.dir.join(LOG_FILE);
+        let f = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .map_err(io_err("cannot open", &path))?;
+        Ok(LogFile(Arc::new(Mutex::new(f))))
+    }
+
+    /// Waits for queued screenshots and fsyncs everything.
+    pub fn close(mut self) -> Result<(), RunLogError> {
+        for (_, rx) in self.pending.drain() {
+            let _ = rx.recv();
+        }
+        self.sync_streams()
+    }
+
+    fn sync_streams(&mut self) -> Result<(), RunLogError> {
+        for (f, name) in [(&self.events, EVENTS_FILE), (&self.exchange, EXCHANGE_FILE)] {
+            f.sync_data()
+                .map_err(io_err("cannot sync", &self.dir.join(name)))?;
+        }
+        Ok(())
+    }
+}
+
+fn json_line<T: Serialize>(v: &T) -> Result<String, RunLogError> {
+    let mut s = serde_json::to_string(v).map_err(|e| RunLogError::Config(e.to_string()))?;
+    s.push('\n');
+    Ok(s)
+}
+
+/// Whether a configuration key names a secret.
+pub fn is_secret_key(key: &str) -> bool {
+    let k = key.to_ascii_lowercase();
+    [
+        "api_key",
+        "apikey",
+        "token",
+        "secret",
+        "password",
+        "authorization",
+    ]
+    .iter()
+    .any(|s| k.contains(s))
+}
+
+fn mask_secrets(table: &mut toml::Table) {
+    for (k, v) in table.iter_mut() {
+        match v {
+            toml::Value::String(s) if is_secret_key(k) && !s.is_empty() => *s = "***".into(),
+            toml::Value::Table(t) => mask_secrets(t),
+            toml::Value::Array(items) => {
+                for item in items {
+                    if let toml::Value::Table(t) = item {
+                        mask_secrets(t);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// `franz.log`, shared by every tracing writer. Each `write` goes straight to the file.
+#[derive(Debug, Clone)]
+pub struct LogFile(Arc<Mutex<File>>);
+
+impl Write for LogFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let mut f = self
+            .0
+            .lock()
+            .map_err(|_| io::Error::other("log file lock poisoned"))?;
+        f.write(buf)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        let mut f = self
+            .0
+            .lock()
+            .map_err(|_| io::Error::other("log file lock poisoned"))?;
+        f.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests;

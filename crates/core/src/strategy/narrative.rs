@@ -1,0 +1,95 @@
+//! The narrative strategy (seed 002, FRANZ), the default: stateless requests holding the goal,
+//! the model's own story and the last action, plus one screenshot annotated with that action.
+//! The reply is one action as function-call text and a story that replaces the old one in
+//! full, so the request never grows with turns.
+
+use super::{Prompt, ReadOptions, Reading, Strategy, TurnContext, describe_results, prompts};
+use crate::action::ActionResult;
+use crate::model::{Message, Reply};
+use crate::parser::Dialect;
+
+pub struct Narrative {
+    options: ReadOptions,
+    story: String,
+    last: String,
+}
+
+impl Narrative {
+    pub fn new(mut options: ReadOptions) -> Self {
+        if options.dialect.is_none() {
+            options.dialect = Some(Dialect::Calls);
+        }
+        Self {
+            options,
+            story: "(nothing yet: this is the first turn)".into(),
+            last: "(none)".into(),
+        }
+    }
+
+    /// The current story.
+    pub fn story(&self) -> &str {
+        &self.story
+    }
+}
+
+impl Strategy for Narrative {
+    fn name(&self) -> &'static str {
+        "narrative"
+    }
+
+    fn prompt(&mut self, ctx: &TurnContext<'_>) -> Prompt {
+        let system = self
+            .options
+            .system_prompt
+            .as_deref()
+            .unwrap_or(prompts::NARRATIVE_SYSTEM);
+        let user = prompts::fill(
+            prompts::NARRATIVE_USER,
+            &[
+                ("task", ctx.task),
+                ("story", &self.story),
+                ("last", &self.last),
+            ],
+        );
+        Prompt {
+            messages: vec![
+                Message::system(system),
+                Message::user_with_image(user, ctx.observation.data_url.clone()),
+            ],
+            tools: Vec::new(),
+        }
+    }
+
+    fn read(&mut self, reply: &Reply, ctx: &TurnContext<'_>) -> Reading {
+        let parsed = super::parse(reply, &self.options, ctx);
+        let mut errors = parsed.errors;
+        let mut actions = parsed.actions;
+        if actions.len() > 1 {
+            errors.push(format!(
+                "{} actions given; the narrative strategy performs one per turn: only the first was performed",
+                actions.len()
+            ));
+            actions.truncate(1);
+        }
+        Reading {
+            actions,
+            text: parsed.text.trim().to_string(),
+            bboxes: Vec::new(),
+            errors,
+        }
+    }
+
+    fn record(&mut self, reading: &Reading, results: &[ActionResult]) {
+        if !reading.text.is_empty() {
+            self.story = reading.text.clone();
+        }
+        let mut last = describe_results(&reading.actions, results);
+        if reading.actions.is_empty() {
+            last = "(no action was recognised in your reply)".into();
+        }
+        for e in &reading.errors {
+            last.push_str(&format!("\nPROBLEM: {e}"));
+        }
+        self.last = last;
+    }
+}

@@ -1,0 +1,104 @@
+//! `franz demo`: a complete loop on a sandboxed desktop with a real application and a
+//! scripted model (no GPU, no model server): capture, annotation, actions on the app, the run
+//! directory and the report. It says plainly that the model is scripted.
+
+use super::{Exit, exit};
+use crate::cli::{DemoArgs, GlobalArgs, RunArgs};
+use crate::setup;
+use anyhow::Context;
+use franz_core::event::Outcome;
+use franz_core::model::ScriptedReply;
+use franz_core::model::scripted_server::{Script, ScriptedServer};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+/// What the scripted model answers, turn by turn (the narrative strategy's dialect).
+pub const DEMO_REPLIES: [&str; 4] = [
+    "left_click(200, 200)\nI see a terminal window at the top left. I clicked into it so that my typing goes there.",
+    "type(\"Hello from franz!\")\nThe terminal has focus (my click mark is on it). I typed the greeting.",
+    "press_key(\"enter\")\nThe greeting is on the terminal's line; I pressed Enter to submit it.",
+    "done(\"typed the greeting into the terminal\")\nThe line was submitted: the task is complete.",
+];
+
+pub const DEMO_TASK: &str = "Click into the terminal, type 'Hello from franz!' and press Enter.";
+
+pub fn run(g: &GlobalArgs, args: &DemoArgs) -> anyhow::Result<ExitCode> {
+    eprintln!(
+        "franz demo: the MODEL IS SCRIPTED here (a local fake server answers with fixed replies),"
+    );
+    eprintln!(
+        "so you can watch every other part work: sandbox, capture, annotation, input, run log, report."
+    );
+    let note = std::env::temp_dir().join(format!("franz-demo-{}.txt", std::process::id()));
+    let _ = std::fs::remove_file(&note);
+    let mut global = g.clone();
+    if global.sandbox.is_none() {
+        global.sandbox = Some(franz_core::geometry::ImageSize::new(1280, 800));
+    }
+    global.launch.push(format!(
+        "xterm -geometry 60x16+40+40 -e sh -c 'cat > {}'",
+        note.display()
+    ));
+    let mut session = setup::open_session(&global)?;
+
+    let server = ScriptedServer::start(Script::list(DEMO_REPLIES.map(ScriptedReply::text)))
+        .context("cannot start the scripted model server")?;
+    let run_args = RunArgs {
+        api_url: Some(server.url()),
+        model: Some("scripted-demo".into()),
+        runs_dir: Some(args.runs_dir.display().to_string()),
+        max_steps: Some("8".into()),
+        step_delay: Some("0.2".into()),
+        ..RunArgs::default()
+    };
+    let (effective, _) = super::run::resolve(&global, &run_args)?;
+    let summary = super::run::run_engine(&mut session, &effective, DEMO_TASK.into(), &run_args)?;
+
+    // the run directory is the newest one in runs_dir
+    let run_dir = newest_run(&args.runs_dir)?;
+    let report = run_dir.join("report.html");
+    super::report::write_report(&run_dir, &report)?;
+    // cat writes the line when Enter arrives; give it a moment to reach the file
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let mut typed = String::new();
+    while Instant::now() < deadline {
+        typed = std::fs::read_to_string(&note).unwrap_or_default();
+        if typed.ends_with('\n') {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = std::fs::remove_file(&note);
+    println!("run directory: {}", run_dir.display());
+    println!("report: {}", report.display());
+    println!("the terminal received: {:?}", typed.trim_end());
+    if summary.outcome != Outcome::Done {
+        return Err(Exit(
+            summary.exit_code(),
+            format!("the demo did not finish: {}", summary.reason),
+        )
+        .into());
+    }
+    if typed.trim_end() != "Hello from franz!" {
+        return Err(Exit(
+            exit::FAILED,
+            format!("the terminal received {typed:?} instead of the greeting"),
+        )
+        .into());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn newest_run(root: &std::path::Path) -> anyhow::Result<std::path::PathBuf> {
+    let mut runs: Vec<_> = std::fs::read_dir(root)
+        .with_context(|| format!("cannot read {}", root.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("run_"))
+        })
+        .collect();
+    runs.sort();
+    runs.pop()
+        .ok_or_else(|| anyhow::anyhow!("no run directory in {}", root.display()))
+}

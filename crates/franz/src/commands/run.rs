@@ -1,0 +1,246 @@
+//! `franz run`: resolves the configuration (flags > environment > scenario > config file >
+//! defaults), opens the desktop, and runs the engine with the chosen strategy.
+//! `franz config` shows the same resolution without running anything.
+
+use super::{Exit, exit};
+use crate::cli::{GlobalArgs, RunArgs};
+use crate::{printer, setup};
+use anyhow::Context;
+use franz_core::config::{Config, ConfigBuilder, Effective};
+use franz_core::engine::{Engine, RunOptions, RunSummary};
+use franz_core::executor::{ExecConfig, Executor};
+use franz_core::geometry::{ImageSize, SizeRule};
+use franz_core::model::{ClientConfig, ModelClient};
+use franz_core::observe::{ObserveConfig, Pipeline};
+use franz_core::overlay::{Overlay, OverlayConfig};
+use franz_core::parser::Dialect;
+use franz_core::runlog::{Layout, RunWriter};
+use franz_core::scenario::Scenario;
+use franz_core::strategy::{self, ReadOptions};
+use std::io::IsTerminal;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+fn usage(msg: impl Into<String>) -> anyhow::Error {
+    Exit(exit::USAGE, msg.into()).into()
+}
+
+/// The effective configuration for these flags, and the scenario if one was given.
+pub fn resolve(g: &GlobalArgs, a: &RunArgs) -> anyhow::Result<(Effective, Option<Scenario>)> {
+    let scenario = match &a.scenario {
+        Some(p) => Some(Scenario::load(p).map_err(|e| usage(e.to_string()))?),
+        None => None,
+    };
+    let mut b = ConfigBuilder::new();
+    if let Some(path) = &g.config {
+        b = b.config_file(path).map_err(|e| usage(e.to_string()))?;
+    }
+    if let Some(s) = &scenario {
+        b = b.scenario(&s.path, s.config.clone());
+    }
+    b = b.env(std::env::vars());
+    let opt = [
+        ("strategy", "--strategy", &a.strategy),
+        ("api_url", "--api-url", &a.api_url),
+        ("model", "--model", &a.model),
+        ("temperature", "--temperature", &a.temperature),
+        ("top_p", "--top-p", &a.top_p),
+        ("max_tokens", "--max-tokens", &a.max_tokens),
+        ("timeout", "--timeout", &a.timeout),
+        ("max_steps", "--max-steps", &a.max_steps),
+        ("max_time", "--max-time", &a.max_time),
+        ("step_delay", "--step-delay", &a.step_delay),
+        ("motion", "--motion", &a.motion),
+        ("runs_dir", "--runs-dir", &a.runs_dir),
+        ("log_layout", "--log-layout", &a.log_layout),
+        ("coords", "--coords", &a.coords),
+        ("dialect", "--dialect", &a.dialect),
+    ];
+    for (key, flag, value) in opt {
+        if let Some(v) = value {
+            b = b.flag(key, flag, v.clone());
+        }
+    }
+    let switches = [
+        ("stream", "--stream", a.stream, "true"),
+        ("feedback", "--no-feedback", a.no_feedback, "false"),
+        ("failsafe", "--no-failsafe", a.no_failsafe, "false"),
+        ("dry_run", "--dry-run", g.dry_run, "true"),
+        ("cursor", "--no-cursor", g.no_cursor, "false"),
+    ];
+    for (key, flag, on, value) in switches {
+        if on {
+            b = b.flag(key, flag, value);
+        }
+    }
+    if let Some(c) = &g.crop {
+        b = b.flag("crop", "--crop", c.to_string());
+    }
+    if let Some(s) = &g.size {
+        b = b.flag("size", "--size", s.to_string());
+    }
+    if let Some(s) = g.scale {
+        b = b.flag("scale", "--scale", s.to_string());
+    }
+    let effective = b.build().map_err(|e| usage(e.to_string()))?;
+    Ok((effective, scenario))
+}
+
+/// `franz config`.
+pub fn show_config(g: &GlobalArgs, a: &RunArgs) -> anyhow::Result<ExitCode> {
+    let (effective, _) = resolve(g, a)?;
+    print!("{}", effective.explain());
+    Ok(ExitCode::SUCCESS)
+}
+
+fn ask_for_task() -> anyhow::Result<String> {
+    if !std::io::stdin().is_terminal() {
+        return Err(usage(
+            "no task: give one (franz run \"open the calculator\") or pass --scenario FILE.toml",
+        ));
+    }
+    eprint!("What should franz do? ");
+    let mut line = String::new();
+    std::io::stdin()
+        .read_line(&mut line)
+        .context("cannot read the task")?;
+    let task = line.trim().to_string();
+    if task.is_empty() {
+        return Err(usage("no task given"));
+    }
+    Ok(task)
+}
+
+/// The image size rule of a configuration.
+pub fn size_rule(c: &Config) -> anyhow::Result<SizeRule> {
+    if !c.size.is_empty() {
+        let s: ImageSize = c
+            .size
+            .parse()
+            .map_err(|e: franz_core::geometry::GeometryError| usage(e.to_string()))?;
+        return Ok(SizeRule::Exact(s));
+    }
+    if c.scale > 0.0 {
+        return Ok(SizeRule::Scale(c.scale));
+    }
+    Ok(SizeRule::MODEL_DEFAULT)
+}
+
+pub fn run(g: &GlobalArgs, a: &RunArgs) -> anyhow::Result<ExitCode> {
+    let (effective, scenario) = resolve(g, a)?;
+    let task = match (&a.task, &scenario) {
+        (Some(t), _) => t.clone(),
+        (None, Some(s)) => s.task.clone(),
+        (None, None) => ask_for_task()?,
+    };
+    let mut global = g.clone();
+    if let Some(s) = &scenario {
+        global.launch.extend(s.setup.iter().cloned());
+    }
+    let mut session = setup::open_session(&global)?;
+    let summary = run_engine(&mut session, &effective, task, a)?;
+    if summary.outcome == franz_core::event::Outcome::Unreachable {
+        eprintln!(
+            "franz: start your model server or pass --api-url (tried {})",
+            effective.config.api_url
+        );
+    }
+    Ok(ExitCode::from(summary.exit_code()))
+}
+
+/// Builds the engine from a configuration and runs it on the session's desktop.
+pub fn run_engine(
+    session: &mut setup::Session,
+    effective: &Effective,
+    task: String,
+    a: &RunArgs,
+) -> anyhow::Result<RunSummary> {
+    let c = &effective.config;
+    let crop: franz_core::geometry::Crop = c
+        .crop
+        .parse()
+        .map_err(|e: franz_core::geometry::GeometryError| usage(e.to_string()))?;
+    let pipeline = Pipeline::new(ObserveConfig {
+        crop,
+        size: size_rule(c)?,
+        cursor: c.cursor,
+        ..ObserveConfig::default()
+    });
+    let work_area = pipeline
+        .work_area(session.desktop.as_ref())
+        .map_err(|e| usage(e.to_string()))?;
+    let executor = Executor::new(work_area, ExecConfig::from_config(c), c.dry_run);
+    let client = ModelClient::new(ClientConfig {
+        api_url: c.api_url.clone(),
+        api_key: (!c.api_key.is_empty()).then(|| c.api_key.clone()),
+        connect_timeout: Duration::from_secs_f64(c.connect_timeout),
+        timeout: Duration::from_secs_f64(c.timeout),
+        retries: c.retries as u32,
+        backoff: Duration::from_millis(500),
+    })
+    .map_err(|e| usage(e.to_string()))?;
+    let system_prompt = match &a.system_prompt {
+        Some(p) => Some(
+            std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?,
+        ),
+        None => None,
+    };
+    let dialect = match c.dialect.as_str() {
+        "auto" => None,
+        d => Some(d.parse::<Dialect>().map_err(usage)?),
+    };
+    let read = ReadOptions {
+        dialect,
+        pixel_coords: c.coords == "pixels",
+        system_prompt,
+        boot_reply: a.boot_reply.clone(),
+    };
+    let strategy = strategy::create(&c.strategy, read).ok_or_else(|| {
+        usage(format!(
+            "strategy {:?} is not available in this build: use narrative or vision",
+            c.strategy
+        ))
+    })?;
+    let overlay = Overlay::new(OverlayConfig::default()).ok();
+    let layout = if c.log_layout == "turn_dirs" {
+        Layout::TurnDirs
+    } else {
+        Layout::Flat
+    };
+    let writer = RunWriter::create(&c.runs_dir, layout)
+        .with_context(|| format!("cannot create a run directory in {}", c.runs_dir.display()))?;
+    let masked: toml::Table = effective.masked_toml().parse().unwrap_or_default();
+    writer
+        .write_config(&masked)
+        .context("cannot write config.toml")?;
+    let options = RunOptions {
+        task,
+        model: c.model.clone(),
+        temperature: c.temperature,
+        top_p: c.top_p,
+        max_tokens: c.max_tokens.min(u32::MAX as u64) as u32,
+        stream: c.stream,
+        max_steps: c.max_steps,
+        max_time: (c.max_time > 0.0).then(|| Duration::from_secs_f64(c.max_time)),
+        step_delay: Duration::from_secs_f64(c.step_delay),
+        max_empty_turns: c.max_empty_turns,
+        feedback: c.feedback,
+    };
+    if c.timeout == 0.0 {
+        tracing::warn!("timeout is 0: a model server that never answers will hang the run");
+    }
+    let engine = Engine {
+        desktop: session.desktop.as_mut(),
+        pipeline,
+        executor,
+        client: Arc::new(client),
+        strategy,
+        overlay,
+        writer: Some(writer),
+        subscribers: vec![printer::subscriber()],
+        interrupt: setup::interrupt_flag(),
+        options,
+    };
+    Ok(engine.run())
+}

@@ -1,0 +1,201 @@
+//! Shared helpers for the binary's end-to-end tests: run directories with real PNG
+//! screenshots, running `franz`, and loading a page in headless Chromium.
+
+#![allow(dead_code)]
+
+use franz_core::action::{Action, ActionError, ActionKind, ActionResult, ErrorKind};
+use franz_core::geometry::NormBox;
+use franz_core::observe::{ImageFormat, RgbaImage, StageTimings, encode_image};
+use franz_core::overlay::{FeedbackHistory, Overlay, OverlayConfig, TurnFeedback};
+use franz_core::runlog::{RunWriter, TurnEntry, TurnImage, TurnTimings};
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// A desktop-like frame that differs per turn (a window that moves right), for tests that
+/// need many varied turns quickly; the crash test uses real sandbox captures instead.
+pub fn screen(turn: u32, w: u32, h: u32) -> RgbaImage {
+    let mut data = Vec::with_capacity((w * h * 4) as usize);
+    let left = (turn * 37) % (w / 2);
+    for y in 0..h {
+        for x in 0..w {
+            let inside = x >= left && x < left + w / 2 && y > h / 6 && y < h * 5 / 6;
+            let c = if inside {
+                [235, 235, (200 + turn * 10 % 50) as u8, 255]
+            } else {
+                [30, (60 + y * 100 / h) as u8, 110, 255]
+            };
+            data.extend_from_slice(&c);
+        }
+    }
+    RgbaImage {
+        width: w,
+        height: h,
+        data,
+    }
+}
+
+/// The actions of turn `turn`: a click, then alternately a drag, typing and a bad key.
+pub fn actions(turn: u32) -> (Vec<Action>, Vec<ActionResult>) {
+    let t = turn as i32;
+    let mut a: Vec<Action> = vec![
+        ActionKind::Click {
+            x: Some(100 * t),
+            y: Some(500),
+        }
+        .into(),
+    ];
+    let mut r = vec![ActionResult::ok()];
+    match turn % 3 {
+        0 => {
+            a.push(
+                ActionKind::Drag {
+                    x: Some(100),
+                    y: Some(100),
+                    x2: 600,
+                    y2: 700,
+                }
+                .into(),
+            );
+            r.push(ActionResult::ok());
+        }
+        1 => {
+            a.push(
+                ActionKind::Type {
+                    text: format!("hello {turn}"),
+                }
+                .into(),
+            );
+            r.push(ActionResult::ok());
+        }
+        _ => {
+            a.push(
+                ActionKind::Key {
+                    keys: "ctrl+s".into(),
+                }
+                .into(),
+            );
+            r.push(ActionResult::Error(ActionError::new(
+                ErrorKind::ExecutionFailed,
+                "no window",
+            )));
+        }
+    }
+    (a, r)
+}
+
+/// Writes turn `turn` through the writer: raw pixels (encoded by the writer thread) and the
+/// annotated image as PNG bytes, like the engine will.
+pub fn write_turn(w: &mut RunWriter, overlay: &Overlay, history: &mut FeedbackHistory, turn: u32) {
+    write_turn_image(w, overlay, history, turn, screen(turn, 320, 180));
+}
+
+/// `write_turn` with a given raw screenshot.
+pub fn write_turn_image(
+    w: &mut RunWriter,
+    overlay: &Overlay,
+    history: &mut FeedbackHistory,
+    turn: u32,
+    raw: RgbaImage,
+) {
+    let (actions, results) = actions(turn);
+    let bboxes = vec![NormBox::from_corners(400, 300, 700, 600)];
+    history.push(TurnFeedback {
+        actions: actions.clone(),
+        bboxes: bboxes.clone(),
+    });
+    let mut annotated = raw.clone();
+    overlay.draw_image(&mut annotated, history).unwrap();
+    let png = encode_image(&annotated, ImageFormat::Png).unwrap();
+    w.submit_images(turn, TurnImage::Rgba(raw), Some(TurnImage::Png(png)))
+        .unwrap();
+    w.finish_turn(TurnEntry {
+        turn,
+        observation: format!("Story after turn {turn}: the window moved <right>."),
+        bboxes,
+        actions,
+        results,
+        timings: TurnTimings {
+            observe: Some(StageTimings {
+                capture: 3.0,
+                encode: 2.0,
+                total: 6.0,
+                ..Default::default()
+            }),
+            model_ms: Some(900.0),
+            act_ms: Some(40.0),
+            turn_ms: Some(950.0),
+        },
+        error: None,
+    })
+    .unwrap();
+}
+
+/// Overlay and history for `write_turn`.
+pub fn overlay() -> (Overlay, FeedbackHistory) {
+    let o = Overlay::new(OverlayConfig::default()).unwrap();
+    let h = o.history();
+    (o, h)
+}
+
+/// Runs the franz binary.
+pub fn franz(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_franz"))
+        .args(args)
+        .env_remove("FRANZ_LOG")
+        .output()
+        .expect("run franz")
+}
+
+/// Loads `html` in headless Chromium and returns the DOM after scripts ran.
+pub fn chromium_dom(html: &Path) -> String {
+    let chromium = [
+        "/usr/bin/chromium",
+        "/usr/bin/chromium-browser",
+        "/usr/bin/google-chrome",
+    ]
+    .into_iter()
+    .find(|p| Path::new(p).exists())
+    .expect("chromium is not installed (the README's test command installs it)");
+    let profile = tempfile::tempdir().unwrap();
+    let mut cmd = Command::new(chromium);
+    cmd.args([
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--virtual-time-budget=10000",
+        "--dump-dom",
+    ])
+    .arg(format!("--user-data-dir={}", profile.path().display()))
+    .arg(format!("file://{}", html.display()))
+    .stdin(Stdio::null());
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(cmd.output());
+    });
+    let out = rx
+        .recv_timeout(Duration::from_secs(120))
+        .expect("chromium did not finish within 120 s")
+        .expect("run chromium");
+    assert!(
+        out.status.success(),
+        "chromium failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The value of attribute `name` on the `<body>` element of a dumped DOM.
+pub fn body_attr(dom: &str, name: &str) -> Option<String> {
+    let body = &dom[dom.find("<body")?..];
+    let tag = &body[..body.find('>')?];
+    let key = format!("{name}=\"");
+    let start = tag.find(&key)? + key.len();
+    Some(tag[start..][..tag[start..].find('"')?].to_string())
+}
