@@ -153,7 +153,9 @@ fn mutate(rng: &mut Rng, seed: &str, corpus: &[String]) -> String {
                         .map_or(s.len(), |e| p + e);
                     s.replace_range(
                         p..end,
-                        rng.pick::<&str>(&["-1", "100000", "1e99", "-5000", "1001", "2147483648"][..]),
+                        rng.pick::<&str>(
+                            &["-1", "100000", "1e99", "-5000", "1001", "2147483648"][..],
+                        ),
                     );
                 }
             }
