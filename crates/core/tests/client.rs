@@ -365,3 +365,25 @@ fn bad_urls_are_configuration_errors() {
         assert!(err.to_string().contains("--api-url"));
     }
 }
+
+#[test]
+fn the_server_waits_with_a_timeout_and_stops_on_drop() {
+    let server = ScriptedServer::start(Script::repeat(
+        Step::from(ScriptedReply::text("slow")).delayed(Duration::from_secs(60)),
+    ))
+    .unwrap();
+    assert!(!server.wait_for_requests(1, Duration::from_millis(50)));
+    let url = server.url();
+    // a request in flight while the server is dropped
+    let handle = std::thread::spawn(move || {
+        ModelClient::new(config(&url))
+            .unwrap()
+            .chat(&request(false))
+    });
+    assert!(server.wait_for_requests(1, Duration::from_secs(10)));
+    let addr = server.addr();
+    drop(server);
+    assert!(std::net::TcpStream::connect(addr).is_err(), "stopped");
+    // the delayed reply was abandoned: the client sees a dropped connection, not a hang
+    assert!(handle.join().unwrap().is_err());
+}

@@ -35,10 +35,21 @@ impl std::fmt::Display for Exit {
 }
 impl std::error::Error for Exit {}
 
-/// The exit code for an error: its own if it carries one, else 1.
+/// The exit code for an error: its own if it carries one; 3 for a model server that stayed
+/// unreachable after retries, 2 for a bad model URL; else 1.
 pub fn exit_code_of(err: &anyhow::Error) -> u8 {
+    use franz_core::model::ModelError;
     err.chain()
-        .find_map(|e| e.downcast_ref::<Exit>().map(|x| x.0))
+        .find_map(|e| {
+            if let Some(x) = e.downcast_ref::<Exit>() {
+                return Some(x.0);
+            }
+            e.downcast_ref::<ModelError>().map(|m| match m {
+                m if m.is_unreachable() => exit::UNREACHABLE,
+                ModelError::BadUrl { .. } => exit::USAGE,
+                _ => exit::FAILED,
+            })
+        })
         .unwrap_or(exit::FAILED)
 }
 
