@@ -213,8 +213,11 @@ fn sandbox(width: u32, height: u32) -> Sandbox {
     .unwrap()
 }
 
-/// Windows under the root, as (line, width, height, abs x, abs y), from `xwininfo -tree`.
-fn windows(display: &str) -> Vec<(String, i32, i32, i32, i32)> {
+/// A window from `xwininfo -tree`: (its line, width, height, abs x, abs y).
+type Window = (String, i32, i32, i32, i32);
+
+/// Windows under the root, from `xwininfo -root -tree`.
+fn windows(display: &str) -> Vec<Window> {
     let out = Command::new("xwininfo")
         .args(["-root", "-tree"])
         .env("DISPLAY", display)
@@ -612,7 +615,8 @@ fn sigint_mid_run_exits_130_with_complete_logs() {
 fn bad_configuration_exits_2_naming_the_key() {
     let tmp = tempfile::tempdir().unwrap();
     let runs = tmp.path().display().to_string();
-    let cases: [(&[&str], &[(&str, &str)], &[&str]); 3] = [
+    type Case<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], &'a [&'a str]);
+    let cases: [Case; 3] = [
         (
             &["--strategy", "telepathy"],
             &[],
