@@ -292,6 +292,7 @@ fn narrative_fills_a_zenity_entry() {
             .into_iter()
             .find(|win| win.0.contains("\"Zenity\")") && win.1 > 100 && win.2 > 60)
     });
+    assert!(sb.wait_for_windows(1, TIMEOUT), "zenity never mapped");
     // The entry sits just above the middle of the dialog (label above, buttons below).
     let (x, y) = (norm(dx + dw / 2, w), norm(dy + dh * 45 / 100, h));
     let server = ScriptedServer::start(Script::list([
@@ -384,6 +385,7 @@ fn vision_clicks_an_xmessage_button_with_two_actions_in_one_turn() {
         let row: Vec<_> = small.iter().filter(|b| b.4 == bottom).collect();
         (row.len() == 2).then(|| (*row.iter().max_by_key(|b| b.3).unwrap()).clone())
     });
+    assert!(sb.wait_for_windows(1, TIMEOUT), "xmessage never mapped");
     let (x, y) = (norm(no.3 + no.1 / 2, w), norm(no.4 + no.2 / 2, h));
     let observation =
         "A small dialog asks Go ahead? with Yes and No buttons; I move onto No and click it.";
