@@ -198,6 +198,17 @@ fn assert_complete_logs(dir: &Path, exit_code: i64, turns: u64) -> Vec<Value> {
     events
 }
 
+/// Copies a failed test's run directories out of its temporary directory.
+fn keep_for_inspection(runs: &Path) -> PathBuf {
+    let keep = std::env::temp_dir().join(format!(
+        "franz-failed-run-{}-{}",
+        std::process::id(),
+        Instant::now().elapsed().as_nanos()
+    ));
+    let _ = Command::new("cp").arg("-r").arg(runs).arg(&keep).status();
+    keep
+}
+
 /// A model point (0..1000) of a pixel on a screen `len` pixels long: round(p*1000/(L-1)).
 fn norm(p: i32, len: u32) -> i32 {
     (p as f64 * 1000.0 / (len as f64 - 1.0)).round() as i32
@@ -312,12 +323,22 @@ fn narrative_fills_a_zenity_entry() {
     let mut franz = Franz::spawn(&args, Some(sb.display()), &[]);
     let code = franz.code();
     assert_eq!(code, 0, "stderr:\n{}", franz.stderr());
-    let got = poll("zenity's output", TIMEOUT, || {
-        std::fs::read_to_string(&out)
-            .ok()
-            .filter(|s| s.ends_with('\n'))
-    });
-    assert_eq!(got, "Ada Lovelace\n");
+    let deadline = Instant::now() + TIMEOUT;
+    let got = loop {
+        let got = std::fs::read_to_string(&out).unwrap_or_default();
+        if got.ends_with('\n') || Instant::now() >= deadline {
+            break got;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    if got != "Ada Lovelace\n" {
+        let keep = keep_for_inspection(&runs);
+        panic!(
+            "zenity printed {got:?}; the run is kept in {}; stderr:\n{}",
+            keep.display(),
+            franz.stderr()
+        );
+    }
     assert_complete_logs(&run_dir(&runs), 0, 4);
 }
 
