@@ -298,12 +298,18 @@ fn narrative_fills_a_zenity_entry() {
     ))
     .unwrap();
     // zenity's dialog: the big top-level window of class Zenity (there is also a 10x10 one).
-    let (_, dw, dh, dx, dy) = poll("zenity's dialog", TIMEOUT, || {
-        windows(sb.display())
-            .into_iter()
-            .find(|win| win.0.contains("\"Zenity\")") && win.1 > 100 && win.2 > 60)
-    });
+    // GTK maps it at the origin first and then centres it (there is no window manager), so
+    // wait for the centred position before reading where the entry is.
     assert!(sb.wait_for_windows(1, TIMEOUT), "zenity never mapped");
+    let (_, dw, dh, dx, dy) = poll("zenity's dialog, centred", TIMEOUT, || {
+        windows(sb.display()).into_iter().find(|win| {
+            win.0.contains("\"Zenity\")")
+                && win.1 > 100
+                && win.2 > 60
+                && (win.3 - (w as i32 - win.1) / 2).abs() <= 1
+                && (win.4 - (h as i32 - win.2) / 2).abs() <= 1
+        })
+    });
     // The entry sits just above the middle of the dialog (label above, buttons below).
     let (x, y) = (norm(dx + dw / 2, w), norm(dy + dh * 45 / 100, h));
     let server = ScriptedServer::start(Script::list([
