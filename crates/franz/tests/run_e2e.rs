@@ -277,6 +277,16 @@ fn without_images(req: &RecordedRequest) -> (String, usize) {
     (v.to_string(), n)
 }
 
+/// The request of turn `turn` as the run directory recorded it (exchange.jsonl, sanitised:
+/// images are `<image sha256=... bytes=...>` markers).
+fn recorded_request(dir: &Path, turn: u64) -> String {
+    jsonl(&dir.join("exchange.jsonl"))
+        .into_iter()
+        .find(|e| e["turn"] == turn && e.get("request").is_some())
+        .unwrap_or_else(|| panic!("no recorded request for turn {turn}"))["request"]
+        .to_string()
+}
+
 /// Only chat requests (not `GET /models`).
 fn chats(server: &ScriptedServer) -> Vec<RecordedRequest> {
     server
@@ -458,7 +468,8 @@ fn vision_clicks_an_xmessage_button_with_two_actions_in_one_turn() {
     let _ = child.wait();
     assert_eq!(printed.as_deref(), Ok("No\n"));
 
-    let events = assert_complete_logs(&run_dir(&runs), 0, 2);
+    let dir = run_dir(&runs);
+    let events = assert_complete_logs(&dir, 0, 2);
     let turn1: Vec<_> = events
         .iter()
         .filter(|e| e["turn"] == 1 && e["event"] == "action_result")
@@ -480,6 +491,11 @@ fn vision_clicks_an_xmessage_button_with_two_actions_in_one_turn() {
         text.contains(r#"{\"type\":\"click\",\"x\":"#),
         "the last actions: {text}"
     );
+    // and the run directory recorded the same
+    let rec = recorded_request(&dir, 2);
+    assert_eq!(rec.matches("<image sha256=").count(), 1, "{rec}");
+    assert!(rec.contains(observation), "{rec}");
+    assert!(rec.contains(r#"{\"type\":\"click\",\"x\":"#), "{rec}");
 }
 
 #[test]
@@ -517,7 +533,15 @@ fn narrative_request_does_not_grow_over_30_turns() {
         "{}",
         franz.stderr()
     );
-    assert_complete_logs(&run_dir(&runs), 1, 30);
+    let dir = run_dir(&runs);
+    assert_complete_logs(&dir, 1, 30);
+    let rec = recorded_request(&dir, 30);
+    assert_eq!(rec.matches("<image sha256=").count(), 1, "{rec}");
+    assert!(rec.contains(&story(29)), "{rec}");
+    assert!(
+        rec.contains(r#"{\"type\":\"move\",\"x\":500,\"y\":500}"#),
+        "{rec}"
+    );
 
     let reqs = chats(&server);
     assert_eq!(reqs.len(), 30);
