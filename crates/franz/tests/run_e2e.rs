@@ -198,6 +198,17 @@ fn assert_complete_logs(dir: &Path, exit_code: i64, turns: u64) -> Vec<Value> {
     events
 }
 
+/// Copies a failed test's run directories out of its temporary directory.
+fn keep_for_inspection(runs: &Path) -> PathBuf {
+    let keep = std::env::temp_dir().join(format!(
+        "franz-failed-run-{}-{}",
+        std::process::id(),
+        Instant::now().elapsed().as_nanos()
+    ));
+    let _ = Command::new("cp").arg("-r").arg(runs).arg(&keep).status();
+    keep
+}
+
 /// A model point (0..1000) of a pixel on a screen `len` pixels long: round(p*1000/(L-1)).
 fn norm(p: i32, len: u32) -> i32 {
     (p as f64 * 1000.0 / (len as f64 - 1.0)).round() as i32
@@ -213,8 +224,11 @@ fn sandbox(width: u32, height: u32) -> Sandbox {
     .unwrap()
 }
 
-/// Windows under the root, as (line, width, height, abs x, abs y), from `xwininfo -tree`.
-fn windows(display: &str) -> Vec<(String, i32, i32, i32, i32)> {
+/// A window from `xwininfo -tree`: (its line, width, height, abs x, abs y).
+type Window = (String, i32, i32, i32, i32);
+
+/// Windows under the root, from `xwininfo -root -tree`.
+fn windows(display: &str) -> Vec<Window> {
     let out = Command::new("xwininfo")
         .args(["-root", "-tree"])
         .env("DISPLAY", display)
@@ -263,6 +277,16 @@ fn without_images(req: &RecordedRequest) -> (String, usize) {
     (v.to_string(), n)
 }
 
+/// The request of turn `turn` as the run directory recorded it (exchange.jsonl, sanitised:
+/// images are `<image sha256=... bytes=...>` markers).
+fn recorded_request(dir: &Path, turn: u64) -> String {
+    jsonl(&dir.join("exchange.jsonl"))
+        .into_iter()
+        .find(|e| e["turn"] == turn && e.get("request").is_some())
+        .unwrap_or_else(|| panic!("no recorded request for turn {turn}"))["request"]
+        .to_string()
+}
+
 /// Only chat requests (not `GET /models`).
 fn chats(server: &ScriptedServer) -> Vec<RecordedRequest> {
     server
@@ -283,22 +307,18 @@ fn narrative_fills_a_zenity_entry() {
         out.display()
     ))
     .unwrap();
-    // zenity's dialog: the big top-level window of class Zenity (there is also a 10x10 one),
-    // once GTK has settled its size (the same geometry in 10 reads in a row: a loaded machine
-    // can map the dialog before its final layout, and a click on the old layout hits a button)
-    let mut last = None;
-    let mut same = 0;
-    let (_, dw, dh, dx, dy) = poll("zenity's dialog", TIMEOUT, || {
-        let found = windows(sb.display())
-            .into_iter()
-            .find(|win| win.0.contains("\"Zenity\")") && win.1 > 100 && win.2 > 60);
-        same = if found.is_some() && found == last {
-            same + 1
-        } else {
-            0
-        };
-        last = found.clone();
-        found.filter(|_| same >= 10)
+    // zenity's dialog: the big top-level window of class Zenity (there is also a 10x10 one).
+    // GTK maps it at the origin first and then centres it (there is no window manager), so
+    // wait for the centred position before reading where the entry is.
+    assert!(sb.wait_for_windows(1, TIMEOUT), "zenity never mapped");
+    let (_, dw, dh, dx, dy) = poll("zenity's dialog, centred", TIMEOUT, || {
+        windows(sb.display()).into_iter().find(|win| {
+            win.0.contains("\"Zenity\")")
+                && win.1 > 100
+                && win.2 > 60
+                && (win.3 - (w as i32 - win.1) / 2).abs() <= 1
+                && (win.4 - (h as i32 - win.2) / 2).abs() <= 1
+        })
     });
     // The entry sits just above the middle of the dialog (label above, buttons below).
     let (x, y) = (norm(dx + dw / 2, w), norm(dy + dh * 45 / 100, h));
@@ -319,12 +339,22 @@ fn narrative_fills_a_zenity_entry() {
     let mut franz = Franz::spawn(&args, Some(sb.display()), &[]);
     let code = franz.code();
     assert_eq!(code, 0, "stderr:\n{}", franz.stderr());
-    let got = poll("zenity's output", TIMEOUT, || {
-        std::fs::read_to_string(&out)
-            .ok()
-            .filter(|s| s.ends_with('\n'))
-    });
-    assert_eq!(got, "Ada Lovelace\n");
+    let deadline = Instant::now() + TIMEOUT;
+    let got = loop {
+        let got = std::fs::read_to_string(&out).unwrap_or_default();
+        if got.ends_with('\n') || Instant::now() >= deadline {
+            break got;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    if got != "Ada Lovelace\n" {
+        let keep = keep_for_inspection(&runs);
+        panic!(
+            "zenity printed {got:?}; the run is kept in {}; stderr:\n{}",
+            keep.display(),
+            franz.stderr()
+        );
+    }
     assert_complete_logs(&run_dir(&runs), 0, 4);
 }
 
@@ -392,6 +422,7 @@ fn vision_clicks_an_xmessage_button_with_two_actions_in_one_turn() {
         let row: Vec<_> = small.iter().filter(|b| b.4 == bottom).collect();
         (row.len() == 2).then(|| (*row.iter().max_by_key(|b| b.3).unwrap()).clone())
     });
+    assert!(sb.wait_for_windows(1, TIMEOUT), "xmessage never mapped");
     let (x, y) = (norm(no.3 + no.1 / 2, w), norm(no.4 + no.2 / 2, h));
     let observation =
         "A small dialog asks Go ahead? with Yes and No buttons; I move onto No and click it.";
@@ -437,7 +468,8 @@ fn vision_clicks_an_xmessage_button_with_two_actions_in_one_turn() {
     let _ = child.wait();
     assert_eq!(printed.as_deref(), Ok("No\n"));
 
-    let events = assert_complete_logs(&run_dir(&runs), 0, 2);
+    let dir = run_dir(&runs);
+    let events = assert_complete_logs(&dir, 0, 2);
     let turn1: Vec<_> = events
         .iter()
         .filter(|e| e["turn"] == 1 && e["event"] == "action_result")
@@ -459,6 +491,11 @@ fn vision_clicks_an_xmessage_button_with_two_actions_in_one_turn() {
         text.contains(r#"{\"type\":\"click\",\"x\":"#),
         "the last actions: {text}"
     );
+    // and the run directory recorded the same
+    let rec = recorded_request(&dir, 2);
+    assert_eq!(rec.matches("<image sha256=").count(), 1, "{rec}");
+    assert!(rec.contains(observation), "{rec}");
+    assert!(rec.contains(r#"{\"type\":\"click\",\"x\":"#), "{rec}");
 }
 
 #[test]
@@ -496,7 +533,15 @@ fn narrative_request_does_not_grow_over_30_turns() {
         "{}",
         franz.stderr()
     );
-    assert_complete_logs(&run_dir(&runs), 1, 30);
+    let dir = run_dir(&runs);
+    assert_complete_logs(&dir, 1, 30);
+    let rec = recorded_request(&dir, 30);
+    assert_eq!(rec.matches("<image sha256=").count(), 1, "{rec}");
+    assert!(rec.contains(&story(29)), "{rec}");
+    assert!(
+        rec.contains(r#"{\"type\":\"move\",\"x\":500,\"y\":500}"#),
+        "{rec}"
+    );
 
     let reqs = chats(&server);
     assert_eq!(reqs.len(), 30);
@@ -619,14 +664,12 @@ fn sigint_mid_run_exits_130_with_complete_logs() {
     assert_eq!(last["outcome"], "interrupted", "{last}");
 }
 
-/// Extra flags, environment, and words the message must hold.
-type BadConfigCase<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], &'a [&'a str]);
-
 #[test]
 fn bad_configuration_exits_2_naming_the_key() {
     let tmp = tempfile::tempdir().unwrap();
     let runs = tmp.path().display().to_string();
-    let cases: [BadConfigCase; 3] = [
+    type Case<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], &'a [&'a str]);
+    let cases: [Case; 3] = [
         (
             &["--strategy", "telepathy"],
             &[],
