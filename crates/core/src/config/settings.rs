@@ -292,13 +292,19 @@ pub const SETTINGS: &[Setting] = &[
     ),
     s(
         "review_interval",
-        Kind::Int { min: 1, max: 10_000 },
+        Kind::Int {
+            min: 1,
+            max: 10_000,
+        },
         "5",
         "commander: the leader reviews progress every N turns",
     ),
     s(
         "compression_threshold",
-        Kind::Int { min: 1, max: 10_000 },
+        Kind::Int {
+            min: 1,
+            max: 10_000,
+        },
         "8",
         "commander: active history turns that make the leader compress memory",
     ),
@@ -340,25 +346,37 @@ pub const SETTINGS: &[Setting] = &[
     ),
     s(
         "loop_recovery_cooldown",
-        Kind::Int { min: 0, max: 10_000 },
+        Kind::Int {
+            min: 0,
+            max: 10_000,
+        },
         "3",
         "commander: turns between two loop recoveries",
     ),
     s(
         "min_evidence",
-        Kind::Int { min: 0, max: 100_000 },
+        Kind::Int {
+            min: 0,
+            max: 100_000,
+        },
         "100",
         "commander: characters of evidence report_completion needs",
     ),
     s(
         "snapshot_summary_chars",
-        Kind::Int { min: 1, max: 100_000 },
+        Kind::Int {
+            min: 1,
+            max: 100_000,
+        },
         "180",
         "commander: length of a memory snapshot's summary",
     ),
     s(
         "snapshot_loop_chars",
-        Kind::Int { min: 1, max: 100_000 },
+        Kind::Int {
+            min: 1,
+            max: 100_000,
+        },
         "120",
         "commander: length of a memory snapshot's loop pattern",
     ),

@@ -395,7 +395,6 @@ impl Engine<'_> {
             }
         }
     }
-
 }
 
 impl Channel<'_> {

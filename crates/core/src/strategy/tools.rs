@@ -63,7 +63,8 @@ impl Strategy for Tools {
                 .as_deref()
                 .unwrap_or(prompts::TOOLS_SYSTEM);
             self.history.push(Message::system(system));
-            self.history.push(Message::user(format!("TASK: {}", ctx.task)));
+            self.history
+                .push(Message::user(format!("TASK: {}", ctx.task)));
             self.history.push(Message::user_with_image(
                 "observe_screen: the screen now (coordinates are 0..1000 of this image).",
                 url,
@@ -157,9 +158,12 @@ impl Strategy for Tools {
         for p in std::mem::take(&mut self.pending) {
             let content = match p.answer {
                 Some(a) => a,
-                None => results.next().map(schema::result_payload).unwrap_or_else(|| {
-                    schema::err_payload("execution_failed", "the action was not performed")
-                }),
+                None => results
+                    .next()
+                    .map(schema::result_payload)
+                    .unwrap_or_else(|| {
+                        schema::err_payload("execution_failed", "the action was not performed")
+                    }),
             };
             self.history.push(Message::tool(p.id, p.name, content));
         }
@@ -226,7 +230,10 @@ mod tests {
     fn pruning_keeps_the_last_k_screenshots_and_thinks() {
         let mut h = vec![Message::system("s")];
         for i in 0..5 {
-            h.push(Message::user_with_image(format!("s{i}"), "data:image/png;base64,AA"));
+            h.push(Message::user_with_image(
+                format!("s{i}"),
+                "data:image/png;base64,AA",
+            ));
             h.push(Message::assistant(format!("<think>t{i}</think>a{i}")));
         }
         prune_screenshots(&mut h, 2);

@@ -64,9 +64,7 @@ impl Memory {
         turns: &[u32],
         limits: (usize, usize),
     ) -> Option<&Snapshot> {
-        let listed = self
-            .active()
-            .any(|r| turns.contains(&r.turn));
+        let listed = self.active().any(|r| turns.contains(&r.turn));
         let mut range: Option<(u32, u32)> = None;
         for r in self.records.iter_mut().filter(|r| !r.archived) {
             if listed && !turns.contains(&r.turn) {
@@ -170,7 +168,9 @@ mod tests {
             m.records.push(rec(t, "click_element"));
         }
         assert!(m.repeating(3));
-        let s = m.compress("x".repeat(300).as_str(), "none", &[1, 2, 3], (180, 120)).unwrap();
+        let s = m
+            .compress("x".repeat(300).as_str(), "none", &[1, 2, 3], (180, 120))
+            .unwrap();
         assert_eq!((s.first_turn, s.last_turn), (1, 3));
         assert_eq!(s.summary.chars().count(), 181);
         assert!(!s.has_loop());
@@ -181,7 +181,8 @@ mod tests {
         assert_eq!(m.active_len(), 1);
         assert!(!m.repeating(3));
         // unknown turns archive everything active
-        m.compress("y", "clicking OK twice", &[99], (180, 120)).unwrap();
+        m.compress("y", "clicking OK twice", &[99], (180, 120))
+            .unwrap();
         assert_eq!(m.active_len(), 0);
         assert!(m.snapshots[1].has_loop());
         assert!(m.compress("z", "none", &[], (180, 120)).is_none());
