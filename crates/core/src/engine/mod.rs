@@ -427,7 +427,7 @@ impl Channel<'_> {
         if let Some(w) = self.writer.as_mut() {
             let _ = w.exchange(&serde_json::json!({"turn": turn, "t_ms": crate::event::unix_ms(), "request": sanitize::sanitized(&body)}));
         }
-        let result = model_call::call(self.client.clone(), request.clone(), &self.interrupt);
+        let result = model_call::call(self.client.clone(), request.clone(), self.interrupt);
         match result {
             model_call::CallResult::Reply(reply) => {
                 if let Some(w) = self.writer.as_mut() {

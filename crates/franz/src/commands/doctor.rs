@@ -172,13 +172,18 @@ fn input_check(session: &mut setup::Session) -> Check {
     if seen {
         Check::pass(
             "input",
-            format!("a click at {centre:?} reached a test window (press and release)"),
+            format!(
+                "a click at ({}, {}) reached a test window (press and release)",
+                centre.x, centre.y
+            ),
         )
     } else {
         Check::fail(
             "input",
             format!(
-                "a click at {centre:?} did not reach the test window within 5 s ({} events seen)",
+                "a click at ({}, {}) did not reach the test window within 5 s ({} events seen)",
+                centre.x,
+                centre.y,
                 events.len()
             ),
             "another program may grab the pointer, or a window covers the screen centre; on Wayland, run franz in an X session or with --sandbox",
