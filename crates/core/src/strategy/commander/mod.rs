@@ -443,3 +443,6 @@ impl Strategy for Commander {
         self.feedback = problems;
     }
 }
+
+#[cfg(test)]
+mod tests;
