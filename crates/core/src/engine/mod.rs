@@ -472,9 +472,22 @@ fn reply_event(reply: &Reply, start: Instant, reading: Option<&Reading>) -> Even
     EventKind::ModelReply {
         ms: start.elapsed().as_secs_f64() * 1000.0,
         text: reply.content.clone(),
-        story: reading
-            .filter(|r| !r.text.is_empty())
-            .map(|r| r.text.clone()),
+        story: match reading {
+            Some(r) => (!r.text.is_empty()).then(|| r.text.clone()),
+            // a strategy's own call: what it asked for, e.g. the leader's spawn_operator
+            None => {
+                let mut said: Vec<String> = reply
+                    .tool_calls
+                    .iter()
+                    .map(|c| format!("{}({})", c.name, crate::model::snippet(&c.arguments_text())))
+                    .collect();
+                let text = crate::parser::strip_think(&reply.content);
+                if !text.trim().is_empty() {
+                    said.insert(0, text.trim().to_string());
+                }
+                (!said.is_empty()).then(|| said.join(" "))
+            }
+        },
         actions: reading.map(|r| r.actions.clone()).unwrap_or_default(),
         bboxes: reading.map(|r| r.bboxes.clone()).unwrap_or_default(),
         prompt_tokens: reply.usage.as_ref().map(|u| u.prompt_tokens),
