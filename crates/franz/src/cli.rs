@@ -72,6 +72,8 @@ pub enum Command {
     Demo(DemoArgs),
     /// Print the effective configuration and where each value came from.
     Config(Box<RunArgs>),
+    /// Check the display, capture, input injection and the model server; say what to fix.
+    Doctor(Box<RunArgs>),
     /// List the scenarios in a folder.
     Scenarios(ScenariosArgs),
     /// Capture the screen to a PNG file.

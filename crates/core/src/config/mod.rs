@@ -85,6 +85,17 @@ pub struct Config {
     pub dialect: String,
     pub keep_last_screenshots: u64,
     pub keep_last_thinks: u64,
+    pub review_interval: u64,
+    pub compression_threshold: u64,
+    pub leader_temperature: f64,
+    pub leader_max_tokens: u64,
+    pub operator_temperature: f64,
+    pub operator_max_tokens: u64,
+    pub loop_recovery: bool,
+    pub loop_recovery_cooldown: u64,
+    pub min_evidence: u64,
+    pub snapshot_summary_chars: u64,
+    pub snapshot_loop_chars: u64,
 }
 
 /// A resolved value and its source.

@@ -290,6 +290,96 @@ pub const SETTINGS: &[Setting] = &[
         ),
         &["AGENT_KEEP_LAST_THINKS"],
     ),
+    s(
+        "review_interval",
+        Kind::Int {
+            min: 1,
+            max: 10_000,
+        },
+        "5",
+        "commander: the leader reviews progress every N turns",
+    ),
+    s(
+        "compression_threshold",
+        Kind::Int {
+            min: 1,
+            max: 10_000,
+        },
+        "8",
+        "commander: active history turns that make the leader compress memory",
+    ),
+    s(
+        "leader_temperature",
+        Kind::Float { min: 0.0, max: 2.0 },
+        "0.35",
+        "commander: the leader's sampling temperature",
+    ),
+    s(
+        "leader_max_tokens",
+        Kind::Int {
+            min: 1,
+            max: 1_000_000,
+        },
+        "1200",
+        "commander: the leader's max completion tokens",
+    ),
+    s(
+        "operator_temperature",
+        Kind::Float { min: 0.0, max: 2.0 },
+        "0.5",
+        "commander: the operator's sampling temperature",
+    ),
+    s(
+        "operator_max_tokens",
+        Kind::Int {
+            min: 1,
+            max: 1_000_000,
+        },
+        "1024",
+        "commander: the operator's max completion tokens",
+    ),
+    s(
+        "loop_recovery",
+        Kind::Bool,
+        "true",
+        "commander: break detected loops (escape, pointer to the centre)",
+    ),
+    s(
+        "loop_recovery_cooldown",
+        Kind::Int {
+            min: 0,
+            max: 10_000,
+        },
+        "3",
+        "commander: turns between two loop recoveries",
+    ),
+    s(
+        "min_evidence",
+        Kind::Int {
+            min: 0,
+            max: 100_000,
+        },
+        "100",
+        "commander: characters of evidence report_completion needs",
+    ),
+    s(
+        "snapshot_summary_chars",
+        Kind::Int {
+            min: 1,
+            max: 100_000,
+        },
+        "180",
+        "commander: length of a memory snapshot's summary",
+    ),
+    s(
+        "snapshot_loop_chars",
+        Kind::Int {
+            min: 1,
+            max: 100_000,
+        },
+        "120",
+        "commander: length of a memory snapshot's loop pattern",
+    ),
 ];
 
 impl Setting {

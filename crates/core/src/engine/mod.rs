@@ -12,7 +12,7 @@ use crate::model::{ChatRequest, ModelClient, Reply, sanitize};
 use crate::observe::{Observation, Pipeline, RgbaImage};
 use crate::overlay::{FeedbackHistory, Overlay, TurnFeedback};
 use crate::runlog::{RunWriter, TurnEntry, TurnImage, TurnTimings};
-use crate::strategy::{Reading, Strategy, TurnContext};
+use crate::strategy::{Prompt, Reading, Strategy, TurnContext};
 use franz_desktop::Desktop;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -72,17 +72,27 @@ pub struct Engine<'a> {
 /// Why the loop stopped early.
 struct Stop(Outcome, String);
 
+/// The parts of the engine that events and model calls need, borrowed apart from the
+/// strategy so that a strategy's own calls (`Strategy::consult`) go through them too.
+struct Channel<'e> {
+    writer: &'e mut Option<RunWriter>,
+    subscribers: &'e mut Vec<Subscriber>,
+    client: &'e Arc<ModelClient>,
+    interrupt: &'e Arc<AtomicBool>,
+}
+
 impl Engine<'_> {
+    fn channel(&mut self) -> Channel<'_> {
+        Channel {
+            writer: &mut self.writer,
+            subscribers: &mut self.subscribers,
+            client: &self.client,
+            interrupt: &self.interrupt,
+        }
+    }
+
     fn emit(&mut self, turn: u32, kind: EventKind) {
-        let event = Event::now(turn, kind);
-        if let Some(w) = self.writer.as_mut()
-            && let Err(e) = w.event(&event)
-        {
-            tracing::error!("cannot write the event log: {e}");
-        }
-        for s in &mut self.subscribers {
-            s(&event);
-        }
+        self.channel().emit(turn, kind);
     }
 
     fn interrupted(&self) -> bool {
@@ -246,40 +256,60 @@ impl Engine<'_> {
             turn,
             observation: &obs,
         };
-        let prompt = self.strategy.prompt(&ctx);
-        let mut request = ChatRequest::new(self.options.model.clone(), prompt.messages);
-        request.tools = prompt.tools;
-        request.temperature = Some(self.options.temperature);
-        request.top_p = Some(self.options.top_p);
-        request.max_tokens = Some(self.options.max_tokens);
-        request.stream = self.options.stream;
-        let model_start = Instant::now();
-        let reply = match self.strategy.scripted_reply(turn) {
-            Some(text) => {
-                self.emit(
-                    turn,
-                    EventKind::Note {
-                        text: "using the configured boot reply instead of asking the model".into(),
-                    },
-                );
-                Reply::text(text)
+        // the strategy's own calls first (the commander's leader), logged like the turn's
+        let mut failed: Option<Stop> = None;
+        let options = &self.options;
+        let mut channel = Channel {
+            writer: &mut self.writer,
+            subscribers: &mut self.subscribers,
+            client: &self.client,
+            interrupt: &self.interrupt,
+        };
+        let consulted = self.strategy.consult(&ctx, &mut |prompt: Prompt| {
+            if failed.is_some() {
+                return None;
             }
-            None => self.ask(turn, &request)?,
+            let request = build_request(options, prompt);
+            let start = Instant::now();
+            match channel.ask(turn, &request) {
+                Ok(reply) => {
+                    channel.emit(turn, reply_event(&reply, start, None));
+                    Some(reply)
+                }
+                Err(stop) => {
+                    failed = Some(stop);
+                    None
+                }
+            }
+        });
+        if let Some(stop) = failed {
+            return Err(stop);
+        }
+        let model_start = Instant::now();
+        let reading = match consulted {
+            Some(reading) => reading,
+            None => {
+                let prompt = self.strategy.prompt(&ctx);
+                let request = build_request(&self.options, prompt);
+                let reply = match self.strategy.scripted_reply(turn) {
+                    Some(text) => {
+                        self.emit(
+                            turn,
+                            EventKind::Note {
+                                text: "using the configured boot reply instead of asking the model"
+                                    .into(),
+                            },
+                        );
+                        Reply::text(text)
+                    }
+                    None => self.channel().ask(turn, &request)?,
+                };
+                let reading = self.strategy.read(&reply, &ctx);
+                self.emit(turn, reply_event(&reply, model_start, Some(&reading)));
+                reading
+            }
         };
         let model_ms = model_start.elapsed().as_secs_f64() * 1000.0;
-        let reading = self.strategy.read(&reply, &ctx);
-        self.emit(
-            turn,
-            EventKind::ModelReply {
-                ms: model_ms,
-                text: reply.content.clone(),
-                story: (!reading.text.is_empty()).then(|| reading.text.clone()),
-                actions: reading.actions.clone(),
-                bboxes: reading.bboxes.clone(),
-                prompt_tokens: reply.usage.as_ref().map(|u| u.prompt_tokens),
-                completion_tokens: reply.usage.as_ref().map(|u| u.completion_tokens),
-            },
-        );
         for e in &reading.errors {
             self.emit(
                 turn,
@@ -365,6 +395,20 @@ impl Engine<'_> {
             }
         }
     }
+}
+
+impl Channel<'_> {
+    fn emit(&mut self, turn: u32, kind: EventKind) {
+        let event = Event::now(turn, kind);
+        if let Some(w) = self.writer.as_mut()
+            && let Err(e) = w.event(&event)
+        {
+            tracing::error!("cannot write the event log: {e}");
+        }
+        for s in self.subscribers.iter_mut() {
+            s(&event);
+        }
+    }
 
     /// Sends the request (in a worker thread, so Ctrl+C is not stuck behind it).
     fn ask(&mut self, turn: u32, request: &ChatRequest) -> Result<Reply, Stop> {
@@ -383,7 +427,7 @@ impl Engine<'_> {
         if let Some(w) = self.writer.as_mut() {
             let _ = w.exchange(&serde_json::json!({"turn": turn, "t_ms": crate::event::unix_ms(), "request": sanitize::sanitized(&body)}));
         }
-        let result = model_call::call(self.client.clone(), request.clone(), &self.interrupt);
+        let result = model_call::call(self.client.clone(), request.clone(), self.interrupt);
         match result {
             model_call::CallResult::Reply(reply) => {
                 if let Some(w) = self.writer.as_mut() {
@@ -408,6 +452,46 @@ impl Engine<'_> {
                 Err(Stop(outcome, e.to_string()))
             }
         }
+    }
+}
+
+/// The request for a strategy's prompt: the run's model settings unless the prompt sets them.
+fn build_request(options: &RunOptions, prompt: Prompt) -> ChatRequest {
+    let mut request = ChatRequest::new(options.model.clone(), prompt.messages);
+    request.tools = prompt.tools;
+    request.tool_choice = prompt.tool_choice;
+    request.temperature = Some(prompt.temperature.unwrap_or(options.temperature));
+    request.top_p = Some(options.top_p);
+    request.max_tokens = Some(prompt.max_tokens.unwrap_or(options.max_tokens));
+    request.stream = options.stream;
+    request
+}
+
+/// The `model_reply` event of a reply (and what the strategy read in it, if it did).
+fn reply_event(reply: &Reply, start: Instant, reading: Option<&Reading>) -> EventKind {
+    EventKind::ModelReply {
+        ms: start.elapsed().as_secs_f64() * 1000.0,
+        text: reply.content.clone(),
+        story: match reading {
+            Some(r) => (!r.text.is_empty()).then(|| r.text.clone()),
+            // a strategy's own call: what it asked for, e.g. the leader's spawn_operator
+            None => {
+                let mut said: Vec<String> = reply
+                    .tool_calls
+                    .iter()
+                    .map(|c| format!("{}({})", c.name, crate::model::snippet(&c.arguments_text())))
+                    .collect();
+                let text = crate::parser::strip_think(&reply.content);
+                if !text.trim().is_empty() {
+                    said.insert(0, text.trim().to_string());
+                }
+                (!said.is_empty()).then(|| said.join(" "))
+            }
+        },
+        actions: reading.map(|r| r.actions.clone()).unwrap_or_default(),
+        bboxes: reading.map(|r| r.bboxes.clone()).unwrap_or_default(),
+        prompt_tokens: reply.usage.as_ref().map(|u| u.prompt_tokens),
+        completion_tokens: reply.usage.as_ref().map(|u| u.completion_tokens),
     }
 }
 

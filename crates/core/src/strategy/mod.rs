@@ -4,11 +4,16 @@
 //! A strategy has a small surface: build the request from its state and the observation, read
 //! the reply into actions and notes, and update its state with what the actions did.
 
+pub mod commander;
 mod narrative;
 mod prompts;
+pub mod schema;
+pub mod tools;
 mod vision;
 
+pub use commander::{Commander, CommanderSettings};
 pub use narrative::Narrative;
+pub use tools::Tools;
 pub use vision::Vision;
 
 use crate::action::{Action, ActionResult};
@@ -41,7 +46,17 @@ pub struct Reading {
 pub struct Prompt {
     pub messages: Vec<Message>,
     pub tools: Vec<crate::model::Tool>,
+    /// Replaces the run's temperature for this request (the commander's leader and operator).
+    pub temperature: Option<f64>,
+    /// Replaces the run's max tokens for this request.
+    pub max_tokens: Option<u32>,
+    pub tool_choice: Option<crate::model::ToolChoice>,
 }
+
+/// Sends a request of the strategy's own through the engine, which logs it to exchange.jsonl
+/// and emits `model_request`/`model_reply` for it like for the turn's request. `None`: the call
+/// failed or the run was interrupted; the engine ends the run once `consult` returns.
+pub type Ask<'a> = dyn FnMut(Prompt) -> Option<Reply> + 'a;
 
 pub trait Strategy: Send {
     fn name(&self) -> &'static str;
@@ -51,14 +66,20 @@ pub trait Strategy: Send {
     fn read(&mut self, reply: &Reply, ctx: &TurnContext<'_>) -> Reading;
     /// What the turn's actions did (errors included), for the next prompt.
     fn record(&mut self, reading: &Reading, results: &[ActionResult]);
+    /// Model calls of the strategy's own before this turn's request, e.g. the commander's
+    /// leader. `Some(reading)` is used as this turn's reading without asking the model (loop
+    /// recovery). The default asks nothing.
+    fn consult(&mut self, _ctx: &TurnContext<'_>, _ask: &mut Ask<'_>) -> Option<Reading> {
+        None
+    }
     /// A reply to use instead of asking the model, e.g. the vision strategy's boot reply.
     fn scripted_reply(&mut self, _turn: u32) -> Option<String> {
         None
     }
 }
 
-/// How replies are parsed, shared by the strategies.
-#[derive(Debug, Clone, Default)]
+/// How replies are parsed and histories kept, shared by the strategies.
+#[derive(Debug, Clone)]
 pub struct ReadOptions {
     /// The dialect (`None`: the strategy's own, else detected).
     pub dialect: Option<crate::parser::Dialect>,
@@ -68,6 +89,35 @@ pub struct ReadOptions {
     pub system_prompt: Option<String>,
     /// The vision strategy's boot reply (seed 000's BOOT_VLM_OUTPUT).
     pub boot_reply: Option<String>,
+    /// tools: images kept in the history.
+    pub keep_last_screenshots: usize,
+    /// tools: assistant messages that keep their `<think>`.
+    pub keep_last_thinks: usize,
+    pub commander: CommanderSettings,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        Self {
+            dialect: None,
+            pixel_coords: false,
+            system_prompt: None,
+            boot_reply: None,
+            keep_last_screenshots: 2,
+            keep_last_thinks: 2,
+            commander: CommanderSettings::default(),
+        }
+    }
+}
+
+impl ReadOptions {
+    /// The history and commander settings of a configuration (the rest stays as it is).
+    pub fn with_config(mut self, c: &crate::config::Config) -> Self {
+        self.keep_last_screenshots = c.keep_last_screenshots as usize;
+        self.keep_last_thinks = c.keep_last_thinks as usize;
+        self.commander = CommanderSettings::from_config(c);
+        self
+    }
 }
 
 /// The strategy called `name`.
@@ -75,6 +125,8 @@ pub fn create(name: &str, options: ReadOptions) -> Option<Box<dyn Strategy>> {
     match name {
         "narrative" => Some(Box::new(Narrative::new(options))),
         "vision" => Some(Box::new(Vision::new(options))),
+        "tools" => Some(Box::new(Tools::new(options))),
+        "commander" => Some(Box::new(Commander::new(options))),
         _ => None,
     }
 }

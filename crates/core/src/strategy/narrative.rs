@@ -56,7 +56,7 @@ impl Strategy for Narrative {
                 Message::system(system),
                 Message::user_with_image(user, ctx.observation.data_url.clone()),
             ],
-            tools: Vec::new(),
+            ..Prompt::default()
         }
     }
 

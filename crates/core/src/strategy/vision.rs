@@ -50,7 +50,7 @@ impl Strategy for Vision {
                 Message::system(system),
                 Message::user_with_image(user, ctx.observation.data_url.clone()),
             ],
-            tools: Vec::new(),
+            ..Prompt::default()
         }
     }
 

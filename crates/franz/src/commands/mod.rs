@@ -3,6 +3,7 @@
 pub mod act;
 mod bench;
 pub mod demo;
+mod doctor;
 mod parse;
 mod replay;
 pub mod report;
@@ -63,6 +64,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Run(args) => run::run(&cli.global, args),
         Command::Config(args) => run::show_config(&cli.global, args),
         Command::Demo(args) => demo::run(&cli.global, args),
+        Command::Doctor(args) => doctor::run(&cli.global, args),
         Command::Scenarios(args) => scenarios::run(args),
         Command::Parse(args) => parse::run(&cli.global, args),
     }

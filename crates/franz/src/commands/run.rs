@@ -195,10 +195,12 @@ pub fn run_engine(
         pixel_coords: c.coords == "pixels",
         system_prompt,
         boot_reply: a.boot_reply.clone(),
-    };
+        ..ReadOptions::default()
+    }
+    .with_config(c);
     let strategy = strategy::create(&c.strategy, read).ok_or_else(|| {
         usage(format!(
-            "strategy {:?} is not available in this build: use narrative or vision",
+            "strategy {:?} is not available in this build: use narrative, vision, tools or commander",
             c.strategy
         ))
     })?;

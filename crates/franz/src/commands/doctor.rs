@@ -1,0 +1,291 @@
+//! `franz doctor`: checks what a run needs and says what to fix.
+//!
+//! - the display, or the sandbox (`--sandbox`);
+//! - screen capture, and whether it uses MIT-SHM (`Desktop::describe`);
+//! - input injection: a click through the desktop's input into a witness window, which must
+//!   see the press and the release;
+//! - the model server: `/models` answers, the configured model is listed, and a request with a
+//!   one-pixel image is accepted.
+//!
+//! It honours the global flags and the run configuration (`--api-url`, `--model`, environment,
+//! config file). Exit 0 when every check passes, 1 otherwise.
+
+use crate::cli::{GlobalArgs, RunArgs};
+use crate::setup;
+use franz_core::config::Config;
+use franz_core::model::{ChatRequest, ClientConfig, Message, ModelClient, data_url};
+use franz_core::observe::{ImageFormat, RgbaImage, encode_image};
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// One check's outcome.
+struct Check {
+    name: &'static str,
+    ok: bool,
+    detail: String,
+    /// What to do about a failure.
+    fix: String,
+}
+
+impl Check {
+    fn pass(name: &'static str, detail: impl Into<String>) -> Check {
+        Check {
+            name,
+            ok: true,
+            detail: detail.into(),
+            fix: String::new(),
+        }
+    }
+    fn fail(name: &'static str, detail: impl Into<String>, fix: impl Into<String>) -> Check {
+        Check {
+            name,
+            ok: false,
+            detail: detail.into(),
+            fix: fix.into(),
+        }
+    }
+    fn print(&self) {
+        let mark = if self.ok { "ok  " } else { "FAIL" };
+        println!("{mark} {}: {}", self.name, self.detail);
+        if !self.ok {
+            println!("     fix: {}", self.fix);
+        }
+    }
+}
+
+pub fn run(g: &GlobalArgs, a: &RunArgs) -> anyhow::Result<ExitCode> {
+    let (effective, _) = super::run::resolve(g, a)?;
+    let mut checks = desktop_checks(g);
+    checks.extend(model_checks(&effective.config));
+    for c in &checks {
+        c.print();
+    }
+    let failed = checks.iter().filter(|c| !c.ok).count();
+    if failed == 0 {
+        println!("all {} checks passed", checks.len());
+        Ok(ExitCode::SUCCESS)
+    } else {
+        println!("{failed} of {} checks failed", checks.len());
+        Ok(ExitCode::from(super::exit::FAILED))
+    }
+}
+
+fn desktop_checks(g: &GlobalArgs) -> Vec<Check> {
+    let what = if g.sandbox.is_some() {
+        "sandbox"
+    } else {
+        "display"
+    };
+    let mut session = match setup::open_session(g) {
+        Ok(s) => s,
+        Err(e) => {
+            let fix = if g.sandbox.is_some() {
+                "install Xvfb (apt-get install xvfb), or drop --sandbox to use your display"
+            } else {
+                "set DISPLAY to a running X server, or pass --sandbox to run on a virtual one"
+            };
+            return vec![
+                Check::fail(what, format!("{e:#}"), fix),
+                Check::fail("capture", "skipped: no desktop", "fix the display first"),
+                Check::fail("input", "skipped: no desktop", "fix the display first"),
+            ];
+        }
+    };
+    let describe = session.desktop.describe();
+    let mut out = vec![Check::pass(what, describe.clone())];
+    out.push(match session.desktop.capture() {
+        Err(e) => Check::fail(
+            "capture",
+            e.to_string(),
+            "the screen cannot be read: check that the X server allows this client (xhost, XAUTHORITY)",
+        ),
+        Ok(f) if describe.contains("GetImage") => Check::fail(
+            "capture",
+            format!("{}x{} through {}", f.width, f.height, capture_path(&describe)),
+            "MIT-SHM is not usable, so capture is slow: run the X server on this machine (not over ssh -X), share /dev/shm with containers (--ipc=host), or use --sandbox",
+        ),
+        Ok(f) => Check::pass(
+            "capture",
+            format!("{}x{} through {}", f.width, f.height, capture_path(&describe)),
+        ),
+    });
+    out.push(input_check(&mut session));
+    out
+}
+
+fn capture_path(describe: &str) -> &str {
+    describe
+        .split("capture: ")
+        .nth(1)
+        .unwrap_or("the backend's own capture")
+}
+
+#[cfg(target_os = "linux")]
+fn input_check(session: &mut setup::Session) -> Check {
+    use franz_desktop::witness::{Witness, WitnessKind};
+    use franz_desktop::{Button, PixelPoint, PixelRect, Press};
+    let Some(display) = session.display() else {
+        return Check::fail(
+            "input",
+            "no X display to open a witness window on",
+            "set DISPLAY or pass --sandbox",
+        );
+    };
+    let m = session.desktop.monitor().rect;
+    let rect = PixelRect {
+        x: m.x + m.width as i32 / 2 - 100,
+        y: m.y + m.height as i32 / 2 - 60,
+        width: 200,
+        height: 120,
+    };
+    let witness = match Witness::open(&display, rect) {
+        Ok(w) => w,
+        Err(e) => {
+            return Check::fail(
+                "input",
+                format!("cannot open the witness window: {e}"),
+                "check that X clients can connect to the display",
+            );
+        }
+    };
+    let centre = PixelPoint::new(rect.x + 100, rect.y + 60);
+    let input = session.desktop.input();
+    let sent = input
+        .move_to(centre)
+        .and_then(|_| input.button(Button::Left, Press::Down))
+        .and_then(|_| input.button(Button::Left, Press::Up))
+        .and_then(|_| input.sync());
+    if let Err(e) = sent {
+        return Check::fail(
+            "input",
+            format!("cannot inject input: {e}"),
+            "enable the XTEST extension (Xvfb and Xorg have it unless started with -extension XTEST)",
+        );
+    }
+    let (seen, events) = witness.wait_for(
+        |ev| {
+            ev.iter().any(|e| e.is(WitnessKind::ButtonPress))
+                && ev.iter().any(|e| e.is(WitnessKind::ButtonRelease))
+        },
+        Duration::from_secs(5),
+    );
+    if seen {
+        Check::pass(
+            "input",
+            format!(
+                "a click at ({}, {}) reached a test window (press and release)",
+                centre.x, centre.y
+            ),
+        )
+    } else {
+        Check::fail(
+            "input",
+            format!(
+                "a click at ({}, {}) did not reach the test window within 5 s ({} events seen)",
+                centre.x,
+                centre.y,
+                events.len()
+            ),
+            "another program may grab the pointer, or a window covers the screen centre; on Wayland, run franz in an X session or with --sandbox",
+        )
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn input_check(_session: &mut setup::Session) -> Check {
+    Check::pass("input", "not checked on this OS (no witness window)")
+}
+
+fn model_checks(c: &Config) -> Vec<Check> {
+    let client = match ModelClient::new(ClientConfig {
+        api_url: c.api_url.clone(),
+        api_key: (!c.api_key.is_empty()).then(|| c.api_key.clone()),
+        connect_timeout: Duration::from_secs_f64(c.connect_timeout.min(5.0)),
+        timeout: Duration::from_secs_f64(if c.timeout > 0.0 { c.timeout } else { 240.0 }),
+        retries: 0,
+        backoff: Duration::from_millis(200),
+    }) {
+        Ok(client) => client,
+        Err(e) => {
+            return vec![Check::fail(
+                "model server",
+                e.to_string(),
+                "pass a valid --api-url (e.g. http://localhost:1234/v1)",
+            )];
+        }
+    };
+    let url = client.endpoint().models();
+    let models = match client.list_models() {
+        Ok(m) => m,
+        Err(e) => {
+            return vec![
+                Check::fail(
+                    "model server",
+                    format!("{url} does not answer: {e}"),
+                    "start your model server or pass --api-url",
+                ),
+                Check::fail("model", "skipped: no server", "fix the model server first"),
+                Check::fail(
+                    "image request",
+                    "skipped: no server",
+                    "fix the model server first",
+                ),
+            ];
+        }
+    };
+    let mut out = vec![Check::pass(
+        "model server",
+        format!("{url} lists {} model(s)", models.len()),
+    )];
+    if models.iter().any(|m| m == &c.model) {
+        out.push(Check::pass("model", format!("{} is listed", c.model)));
+    } else {
+        out.push(Check::fail(
+            "model",
+            format!(
+                "{} is not listed by the server (it offers: {})",
+                c.model,
+                if models.is_empty() {
+                    "nothing".to_string()
+                } else {
+                    models.join(", ")
+                }
+            ),
+            "load the model in your server, or pass --model with one of the listed names",
+        ));
+    }
+    out.push(image_check(&client, c));
+    out
+}
+
+fn image_check(client: &ModelClient, c: &Config) -> Check {
+    let pixel = RgbaImage {
+        width: 1,
+        height: 1,
+        data: vec![255, 255, 255, 255],
+    };
+    let png = match encode_image(&pixel, ImageFormat::Png) {
+        Ok(p) => p,
+        Err(e) => return Check::fail("image request", e.to_string(), "report this as a bug"),
+    };
+    let mut req = ChatRequest::new(
+        c.model.clone(),
+        vec![Message::user_with_image(
+            "Reply with OK.",
+            data_url("image/png", &png),
+        )],
+    );
+    req.max_tokens = Some(8);
+    req.temperature = Some(0.0);
+    match client.chat(&req) {
+        Ok(_) => Check::pass(
+            "image request",
+            "a request with a one-pixel PNG was accepted",
+        ),
+        Err(e) => Check::fail(
+            "image request",
+            format!("a request with a one-pixel PNG failed: {e}"),
+            "load a vision-language model (e.g. qwen3-vl-8b-instruct) and make sure the server accepts image_url parts",
+        ),
+    }
+}
