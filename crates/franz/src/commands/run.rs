@@ -235,6 +235,7 @@ pub fn run_engine(
         subscribers: vec![printer::subscriber()],
         interrupt: setup::interrupt_flag(),
         options,
+        controller: None,
     };
     Ok(engine.run())
 }
