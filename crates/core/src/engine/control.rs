@@ -13,7 +13,7 @@
 use crate::action::Action;
 use crate::observe::Observation;
 use std::sync::{Condvar, Mutex, MutexGuard};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// What the engine may do at a turn boundary.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -119,18 +119,27 @@ impl Remote {
         self.changed.notify_all();
     }
 
-    /// Waits until `ready` gives a value or `timeout` passes.
+    /// Waits until `ready` gives a value, a stop arrives or `timeout` passes.
     fn wait_for<T>(
         &self,
         timeout: Duration,
         mut ready: impl FnMut(&mut Shared) -> Option<T>,
     ) -> Option<T> {
-        let guard = self.lock();
-        let (mut guard, _) = self
-            .changed
-            .wait_timeout_while(guard, timeout, |s| ready(s).is_none() && s.stop.is_none())
-            .unwrap_or_else(|p| p.into_inner());
-        ready(&mut guard)
+        let deadline = Instant::now() + timeout;
+        let mut guard = self.lock();
+        loop {
+            if let Some(v) = ready(&mut guard) {
+                return Some(v);
+            }
+            let now = Instant::now();
+            if guard.stop.is_some() || now >= deadline {
+                return None;
+            }
+            guard = match self.changed.wait_timeout(guard, deadline - now) {
+                Ok((g, _)) => g,
+                Err(p) => p.into_inner().0,
+            };
+        }
     }
 
     pub fn pause(&self) {
