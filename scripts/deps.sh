@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the system packages franz and its tests need, when they are missing (Debian/Ubuntu).
 set -euo pipefail
-pkgs=(xvfb x11-apps x11-utils xterm zenity fonts-dejavu-core chromium chromium-driver)
+pkgs=(xvfb x11-apps x11-utils x11-xserver-utils xdotool xterm zenity fonts-dejavu-core chromium chromium-driver)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

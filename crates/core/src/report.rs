@@ -6,7 +6,7 @@
 //! works on a run that is still going or crashed: it shows what `runlog::read_run` could read,
 //! with its warnings.
 //!
-//! A small script at the end decodes every image and writes the count into
+//! A small script at the end counts the images that decoded and writes the count into
 //! `<body data-images=".." data-decoded="..">` and `#decoded`, so a headless browser test (or a
 //! reader) can see that every screenshot is intact.
 
@@ -72,10 +72,12 @@ h1{font-size:1.4em}table{border-collapse:collapse}td,th{border:1px solid #ccc;pa
 .story{white-space:pre-wrap;background:#f4f4f4;padding:.5em}.err{color:#b00}.ok{color:#070}\
 .warn{background:#fff3cd;padding:.5em}pre{background:#f4f4f4;padding:.5em;overflow:auto}code{font-size:13px}";
 
-const SCRIPT: &str = "<script>(function(){var imgs=Array.prototype.slice.call(document.images);\
-Promise.all(imgs.map(function(i){return i.decode().then(function(){return i.naturalWidth>0?1:0},function(){return 0})}))\
-.then(function(r){var n=r.reduce(function(a,b){return a+b},0);document.body.setAttribute('data-decoded',n);\
-var d=document.getElementById('decoded');if(d){d.textContent=n+' of '+imgs.length+' images decoded'}})})();</script>";
+// Counted on `load`, which fires only once every image has loaded or failed: an image that
+// decoded has a natural width, a broken one has none. (A `decode()` promise can still be
+// pending when a headless browser dumps the page, so it is not used.)
+const SCRIPT: &str = "<script>window.addEventListener('load',function(){var imgs=Array.prototype.slice.call(document.images);\
+var n=imgs.filter(function(i){return i.complete&&i.naturalWidth>0}).length;document.body.setAttribute('data-decoded',n);\
+var d=document.getElementById('decoded');if(d){d.textContent=n+' of '+imgs.length+' images decoded'}});</script>";
 
 /// Builds the report. Screenshots that cannot be read are shown as a note, not an error.
 pub fn build(log: &RunLog) -> String {

@@ -85,6 +85,8 @@ pub enum Command {
     Report(ReportArgs),
     /// Print a run's turns; with --execute, perform its actions again.
     Replay(ReplayArgs),
+    /// Parse one model reply from stdin and print its actions as JSON.
+    Parse(ParseArgs),
 }
 
 #[derive(Debug, Args)]
@@ -109,6 +111,25 @@ pub struct ReplayArgs {
     /// Last turn to replay.
     #[arg(long, value_name = "M", value_parser = clap::value_parser!(u32).range(1..))]
     pub to: Option<u32>,
+}
+
+#[derive(Debug, Args)]
+pub struct ParseArgs {
+    /// The reply's dialect, or auto to detect it.
+    #[arg(long, default_value = "auto", value_parser = ["auto", "json", "calls", "tools", "qwen", "uitars", "anthropic", "openai"])]
+    pub dialect: String,
+    /// How the model gives coordinates: 0..1000 (norm) or pixels of the image.
+    #[arg(long, value_enum, default_value_t = CoordsArg::Norm)]
+    pub coords: CoordsArg,
+    /// The size of the image the model saw, for --coords pixels.
+    #[arg(long, value_name = "WxH")]
+    pub image_size: Option<ImageSize>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CoordsArg {
+    Norm,
+    Pixels,
 }
 
 #[derive(Debug, Args)]

@@ -225,3 +225,28 @@ fn an_argument_that_is_not_an_action_is_a_usage_error() {
     assert!(lines.is_empty());
     assert!(err.contains("left_klick"), "{err}");
 }
+
+#[test]
+fn model_dialects_are_accepted_and_land_on_the_same_pixel() {
+    let (sb, witness) = sandbox(1000, 700);
+    let child = franz(
+        Some(sb.display()),
+        &[
+            "act",
+            "--motion",
+            "fast",
+            "left_click(0, 0)",
+            r#"<tool_call>{"name": "computer_use", "arguments": {"action": "left_click", "coordinate": [1000, 1000]}}</tool_call>"#,
+        ],
+    );
+    let (code, lines, err) = finish(child);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0]["action"]["type"], "click");
+    let (ok, ev) = witness.wait_for(|e| presses(e).len() == 2, T);
+    assert!(ok, "{ev:?}");
+    assert_eq!(
+        presses(&ev),
+        vec![PixelPoint::new(0, 0), PixelPoint::new(999, 699)]
+    );
+}

@@ -8,7 +8,11 @@
 mod common;
 
 use franz_core::event::{Event, EventKind};
+use franz_core::geometry::{ImageSize, SizeRule};
+use franz_core::observe::{ObserveConfig, Pipeline};
 use franz_core::runlog::{Layout, RunWriter, TURNS_FILE};
+use franz_desktop::sandbox::{Sandbox, SandboxOptions};
+use franz_desktop::x11::{CaptureMethod, X11Desktop};
 use std::io::{Read, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -16,7 +20,15 @@ use std::time::{Duration, Instant};
 
 const CHILD_ENV: &str = "FRANZ_CRASH_CHILD_DIR";
 
-/// The helper: 3 finished turns, then a 4th begun and a record cut off mid-line, then it
+/// A real screenshot of the helper's sandbox, through the observation pipeline.
+fn capture(
+    desktop: &mut dyn franz_desktop::Desktop,
+    pipeline: &mut Pipeline,
+) -> franz_core::observe::RgbaImage {
+    pipeline.observe(desktop, |_| {}).unwrap().image
+}
+
+/// The helper: on a sandbox with a terminal, 3 finished turns with real captures, then a 4th begun and a record cut off mid-line, then it
 /// blocks on stdin until killed.
 #[test]
 fn crash_child() {
@@ -40,16 +52,29 @@ fn crash_child() {
         },
     ))
     .unwrap();
+    let sandbox = Sandbox::start(&SandboxOptions {
+        width: 640,
+        height: 400,
+        launch: vec!["xterm -geometry 50x10+20+20 -e sh -c 'ls /; exec sleep 100000'".into()],
+    })
+    .unwrap();
+    let mut desktop =
+        X11Desktop::open_display(sandbox.display(), None, CaptureMethod::Auto).unwrap();
+    let mut pipeline = Pipeline::new(ObserveConfig {
+        size: SizeRule::Exact(ImageSize::new(320, 200)),
+        ..ObserveConfig::default()
+    });
     let (overlay, mut history) = common::overlay();
     for turn in 1..=3 {
         w.event(&Event::now(turn, EventKind::TurnStarted {}))
             .unwrap();
-        common::write_turn(&mut w, &overlay, &mut history, turn);
+        let raw = capture(&mut desktop, &mut pipeline);
+        common::write_turn_image(&mut w, &overlay, &mut history, turn, raw);
     }
     // turn 4 starts: its screenshots are queued and a record is half-written when the kill
     // comes (a single write cannot tear, so the tear is made by hand here)
     w.event(&Event::now(4, EventKind::TurnStarted {})).unwrap();
-    let raw = common::screen(4, 320, 180);
+    let raw = capture(&mut desktop, &mut pipeline);
     w.submit_images(4, franz_core::runlog::TurnImage::Rgba(raw), None)
         .unwrap();
     let mut f = std::fs::OpenOptions::new()

@@ -58,13 +58,29 @@ pub(crate) fn parse(content: &str, ctx: &mut Ctx) -> String {
 pub(crate) fn tidy(s: &str) -> String {
     let s = lenient::strip_fences(s);
     let mut out: Vec<&str> = Vec::new();
-    for line in s.lines().map(str::trim_end) {
+    let lines: Vec<String> = s.lines().map(collapse_spaces).collect();
+    for line in lines.iter().map(String::as_str) {
         if line.trim().is_empty() && out.last().is_none_or(|l| l.trim().is_empty()) {
             continue;
         }
         out.push(line);
     }
     out.join("\n").trim().to_string()
+}
+
+/// Trims the end of a line and turns runs of inner spaces (left by removed calls) into one.
+fn collapse_spaces(line: &str) -> String {
+    let body = line.trim_start();
+    let mut out = line[..line.len() - body.len()].to_string();
+    let mut prev_space = false;
+    for c in body.trim_end().chars() {
+        if c == ' ' && prev_space {
+            continue;
+        }
+        prev_space = c == ' ';
+        out.push(c);
+    }
+    out
 }
 
 /// All numbers in the arguments, in order (numeric strings and lists included).

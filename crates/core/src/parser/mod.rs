@@ -190,8 +190,9 @@ fn text_calls(d: Dialect, content: &str, ctx: &mut Ctx) -> String {
     if !found.is_empty() {
         for call in found {
             match call {
-                Ok((name, args)) => {
-                    dispatch_call(&name, Some(&args), Some(d), ctx);
+                Ok((name, raw)) => {
+                    let args = tools::arguments(&name, &raw, ctx);
+                    dispatch_call(&name, args.as_ref(), ctx.opts.dialect, ctx);
                 }
                 Err(e) => ctx.err(e),
             }
@@ -206,7 +207,7 @@ fn text_calls(d: Dialect, content: &str, ctx: &mut Ctx) -> String {
                 match (v.get("name").and_then(Value::as_str), args) {
                     (Some(name), Some(a)) => {
                         let args = tools::arguments(name, a, ctx);
-                        dispatch_call(name, args.as_ref(), Some(d), ctx);
+                        dispatch_call(name, args.as_ref(), ctx.opts.dialect, ctx);
                     }
                     _ => match d {
                         Dialect::Openai => openai::apply(v, ctx),
@@ -232,28 +233,34 @@ fn text_calls(d: Dialect, content: &str, ctx: &mut Ctx) -> String {
     lenient::strip_fences(&rest)
 }
 
-/// Routes one tool call by its name (or by the forced dialect). Returns the dialect used.
-fn dispatch_call(
-    name: &str,
-    args: Option<&Value>,
-    forced: Option<Dialect>,
-    ctx: &mut Ctx,
-) -> Dialect {
+/// The dialect of one tool call: the forced one, else by its name (and arguments).
+fn route(name: &str, args: Option<&Value>, forced: Option<Dialect>) -> Dialect {
     let lname = name.trim().to_ascii_lowercase();
-    let empty = Value::Object(Default::default());
-    let args = args.unwrap_or(&empty);
-    let is_openai = args.get("type").is_some_and(Value::is_string)
-        || args.get("action").is_some_and(Value::is_object);
-    let d = match forced {
+    let is_openai = args.is_some_and(|a| {
+        a.get("type").is_some_and(Value::is_string) || a.get("action").is_some_and(Value::is_object)
+    });
+    match forced {
         Some(d @ (Dialect::Qwen | Dialect::Anthropic | Dialect::Openai)) => d,
         _ if lname == "computer_use" || lname == "mobile_use" => Dialect::Qwen,
         _ if lname == "computer_use_preview" || lname == "computer_call" => Dialect::Openai,
         _ if lname == "computer" && is_openai => Dialect::Openai,
         _ if lname == "computer" => Dialect::Anthropic,
         _ => Dialect::Tools,
-    };
+    }
+}
+
+/// Routes one tool call and reads it; unreadable arguments (`None`) were already reported.
+/// Returns the dialect used.
+fn dispatch_call(
+    name: &str,
+    args: Option<&Value>,
+    forced: Option<Dialect>,
+    ctx: &mut Ctx,
+) -> Dialect {
+    let d = route(name, args, forced);
+    let Some(args) = args else { return d };
     match d {
-        Dialect::Qwen => qwen::apply(args, lname == "mobile_use", ctx),
+        Dialect::Qwen => qwen::apply(args, name.trim().eq_ignore_ascii_case("mobile_use"), ctx),
         Dialect::Anthropic => anthropic::apply(args, ctx),
         Dialect::Openai => openai::apply(args, ctx),
         _ => tools::apply(name, args, ctx),

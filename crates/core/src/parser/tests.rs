@@ -73,12 +73,14 @@ fn pixels_mode_converts_and_clamps() {
 #[test]
 fn tool_calls_with_string_or_object_arguments() {
     use crate::model::types::ToolCall;
-    let mut r = Reply::default();
-    r.tool_calls = vec![
-        ToolCall::new("click_element", json!({"label":"OK","box":[10,20,30,40]})),
-        ToolCall::new("type_text", json!("{\"text\":\"hi\"}")),
-        ToolCall::new("computer_use", json!({"action":"key","keys":["ctrl","s"]})),
-    ];
+    let r = Reply {
+        tool_calls: vec![
+            ToolCall::new("click_element", json!({"label":"OK","box":[10,20,30,40]})),
+            ToolCall::new("type_text", json!("{\"text\":\"hi\"}")),
+            ToolCall::new("computer_use", json!({"action":"key","keys":["ctrl","s"]})),
+        ],
+        ..Reply::default()
+    };
     let p = parse_reply(&r, &ParseOptions::default());
     assert_eq!(p.dialect, Dialect::Tools);
     assert_eq!(

@@ -42,7 +42,7 @@ pub(crate) fn is_tool_name(name: &str) -> bool {
 /// was encoded twice), an object, or nothing. `None` (with an error) if unreadable.
 pub(crate) fn arguments(name: &str, raw: &Value, ctx: &mut Ctx) -> Option<Value> {
     let mut v = raw.clone();
-    for _ in 0..2 {
+    for _ in 0..3 {
         match v {
             Value::Object(_) => return Some(v),
             Value::Null => return Some(Value::Object(Default::default())),

@@ -39,17 +39,29 @@ pub struct BenchActArgs {
     pub clicks: usize,
 }
 
-/// Reads one command-line action. Canonical JSON today; the reply parser will accept every
-/// model dialect here (`left_click(500,300)`, tool calls, ...).
-pub fn parse_action_arg(arg: &str) -> Result<Action, ActionError> {
-    serde_json::from_str(arg.trim()).map_err(|e| {
-        ActionError::new(
-            ErrorKind::InvalidAction,
-            format!(
-                "{arg:?} is not an action ({e}): give canonical JSON, e.g. '{{\"type\":\"click\",\"x\":500,\"y\":300}}'"
-            ),
-        )
-    })
+/// Reads one command-line argument: canonical Action JSON, or any reply dialect the parser
+/// knows (`left_click(500,300)`, `{"name":"click","x1":..}`, a Qwen `<tool_call>`, ...), which
+/// may hold several actions.
+pub fn parse_action_arg(arg: &str) -> Result<Vec<Action>, ActionError> {
+    let canonical = serde_json::from_str::<Action>(arg.trim());
+    if let Ok(a) = canonical {
+        return Ok(vec![a]);
+    }
+    let parsed = franz_core::parser::parse_text(arg, &franz_core::parser::ParseOptions::default());
+    if !parsed.actions.is_empty() && parsed.errors.is_empty() {
+        return Ok(parsed.actions);
+    }
+    let why = parsed
+        .errors
+        .first()
+        .cloned()
+        .unwrap_or_else(|| "no action recognised".into());
+    Err(ActionError::new(
+        ErrorKind::InvalidAction,
+        format!(
+            "{arg:?} is not an action ({why}): give canonical JSON, e.g. '{{\"type\":\"click\",\"x\":500,\"y\":300}}', or a model's reply such as 'left_click(500, 300)'"
+        ),
+    ))
 }
 
 /// The executor for the global flags and the desktop's monitor.
@@ -74,12 +86,10 @@ pub(crate) fn fatal(e: ExecError) -> anyhow::Error {
 }
 
 pub fn run(g: &GlobalArgs, args: &ActArgs) -> anyhow::Result<ExitCode> {
-    let actions: Vec<Action> = args
-        .actions
-        .iter()
-        .map(|a| parse_action_arg(a))
-        .collect::<Result<_, _>>()
-        .map_err(|e| Exit(exit::USAGE, e.message))?;
+    let mut actions: Vec<Action> = Vec::new();
+    for a in &args.actions {
+        actions.extend(parse_action_arg(a).map_err(|e| Exit(exit::USAGE, e.message))?);
+    }
     let mut session = setup::open_session(g)?;
     let config = ExecConfig {
         failsafe: !args.no_failsafe,
@@ -192,7 +202,13 @@ mod tests {
     #[test]
     fn parses_canonical_json_and_names_bad_input() {
         let a = parse_action_arg(r#" {"type":"click","x":1,"y":2} "#).unwrap();
-        assert_eq!(a.kind.name(), "click");
+        assert_eq!(a[0].kind.name(), "click");
+        assert_eq!(
+            parse_action_arg("left_click(1, 2)\npress_key(\"enter\")")
+                .unwrap()
+                .len(),
+            2
+        );
         let e = parse_action_arg("left_klick(1,2)").unwrap_err();
         assert_eq!(e.kind, ErrorKind::InvalidAction);
         assert!(e.message.contains("left_klick"));

@@ -3,6 +3,7 @@
 pub mod act;
 mod bench;
 pub mod demo;
+mod parse;
 mod replay;
 pub mod report;
 pub mod run;
@@ -34,10 +35,21 @@ impl std::fmt::Display for Exit {
 }
 impl std::error::Error for Exit {}
 
-/// The exit code for an error: its own if it carries one, else 1.
+/// The exit code for an error: its own if it carries one; 3 for a model server that stayed
+/// unreachable after retries, 2 for a bad model URL; else 1.
 pub fn exit_code_of(err: &anyhow::Error) -> u8 {
+    use franz_core::model::ModelError;
     err.chain()
-        .find_map(|e| e.downcast_ref::<Exit>().map(|x| x.0))
+        .find_map(|e| {
+            if let Some(x) = e.downcast_ref::<Exit>() {
+                return Some(x.0);
+            }
+            e.downcast_ref::<ModelError>().map(|m| match m {
+                m if m.is_unreachable() => exit::UNREACHABLE,
+                ModelError::BadUrl { .. } => exit::USAGE,
+                _ => exit::FAILED,
+            })
+        })
         .unwrap_or(exit::FAILED)
 }
 
@@ -52,5 +64,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Config(args) => run::show_config(&cli.global, args),
         Command::Demo(args) => demo::run(&cli.global, args),
         Command::Scenarios(args) => scenarios::run(args),
+        Command::Parse(args) => parse::run(&cli.global, args),
     }
 }

@@ -140,6 +140,12 @@ pub fn run(g: &GlobalArgs, a: &RunArgs) -> anyhow::Result<ExitCode> {
     }
     let mut session = setup::open_session(&global)?;
     let summary = run_engine(&mut session, &effective, task, a)?;
+    if summary.outcome == franz_core::event::Outcome::Unreachable {
+        eprintln!(
+            "franz: start your model server or pass --api-url (tried {})",
+            effective.config.api_url
+        );
+    }
     Ok(ExitCode::from(summary.exit_code()))
 }
 

@@ -13,9 +13,8 @@ use std::process::{Command, Output, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-/// A desktop-like frame that differs per turn (a window that moves right).
-// TODO(lead): switch to real captures from a sandbox (`--sandbox` Xvfb + the capture backend)
-// once the capture branch is merged; these are real PNG-encoded images, but synthetic.
+/// A desktop-like frame that differs per turn (a window that moves right), for tests that
+/// need many varied turns quickly; the crash test uses real sandbox captures instead.
 pub fn screen(turn: u32, w: u32, h: u32) -> RgbaImage {
     let mut data = Vec::with_capacity((w * h * 4) as usize);
     let left = (turn * 37) % (w / 2);
@@ -89,7 +88,17 @@ pub fn actions(turn: u32) -> (Vec<Action>, Vec<ActionResult>) {
 /// Writes turn `turn` through the writer: raw pixels (encoded by the writer thread) and the
 /// annotated image as PNG bytes, like the engine will.
 pub fn write_turn(w: &mut RunWriter, overlay: &Overlay, history: &mut FeedbackHistory, turn: u32) {
-    let raw = screen(turn, 320, 180);
+    write_turn_image(w, overlay, history, turn, screen(turn, 320, 180));
+}
+
+/// `write_turn` with a given raw screenshot.
+pub fn write_turn_image(
+    w: &mut RunWriter,
+    overlay: &Overlay,
+    history: &mut FeedbackHistory,
+    turn: u32,
+    raw: RgbaImage,
+) {
     let (actions, results) = actions(turn);
     let bboxes = vec![NormBox::from_corners(400, 300, 700, 600)];
     history.push(TurnFeedback {
