@@ -79,19 +79,28 @@ pub async fn guard(State(s): Shared, req: Request, next: Next) -> Response {
     resp
 }
 
-fn parse<T: DeserializeOwned>(headers: &HeaderMap, body: &Bytes) -> Result<T, Response> {
+/// A refused request body: its status and message.
+struct Refused(StatusCode, String);
+
+impl IntoResponse for Refused {
+    fn into_response(self) -> Response {
+        error(self.0, self.1)
+    }
+}
+
+fn parse<T: DeserializeOwned>(headers: &HeaderMap, body: &Bytes) -> Result<T, Refused> {
     let json = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_none_or(|v| v.starts_with("application/json"));
     if !json {
-        return Err(error(
+        return Err(Refused(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "send application/json",
+            "send application/json".into(),
         ));
     }
     serde_json::from_slice(body)
-        .map_err(|e| error(StatusCode::BAD_REQUEST, format!("malformed JSON: {e}")))
+        .map_err(|e| Refused(StatusCode::BAD_REQUEST, format!("malformed JSON: {e}")))
 }
 
 pub async fn page() -> Html<&'static str> {
@@ -125,7 +134,7 @@ struct Inject {
 pub async fn inject(State(s): Shared, headers: HeaderMap, body: Bytes) -> Response {
     let req: Inject = match parse(&headers, &body) {
         Ok(r) => r,
-        Err(e) => return e,
+        Err(e) => return e.into_response(),
     };
     s.remote.inject(req.vlm_text);
     Json(serde_json::json!({"ok": true})).into_response()
@@ -140,7 +149,7 @@ struct Annotated {
 pub async fn annotated(State(s): Shared, headers: HeaderMap, body: Bytes) -> Response {
     let req: Annotated = match parse(&headers, &body) {
         Ok(r) => r,
-        Err(e) => return e,
+        Err(e) => return e.into_response(),
     };
     let b64 = req
         .image_b64
@@ -179,7 +188,7 @@ struct Control {
 pub async fn control(State(s): Shared, headers: HeaderMap, body: Bytes) -> Response {
     let req: Control = match parse(&headers, &body) {
         Ok(r) => r,
-        Err(e) => return e,
+        Err(e) => return e.into_response(),
     };
     match req.command.as_str() {
         "pause" => s.remote.pause(),
@@ -207,7 +216,7 @@ struct Approve {
 pub async fn approve(State(s): Shared, headers: HeaderMap, body: Bytes) -> Response {
     let req: Approve = match parse(&headers, &body) {
         Ok(r) => r,
-        Err(e) => return e,
+        Err(e) => return e.into_response(),
     };
     let decision = match req.decision.as_str() {
         "approve" => Decision::Approve,
