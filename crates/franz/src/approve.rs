@@ -24,7 +24,11 @@ impl Controller for TtyApprover {
         true
     }
 
-    fn decision(&self, seq: u32, actions: &[Action], _timeout: Duration) -> Option<Decision> {
+    fn decision(&self, seq: u32, actions: &[Action], timeout: Duration) -> Option<Decision> {
+        if timeout.is_zero() {
+            // the engine's registering call, before it announces the wait
+            return None;
+        }
         eprintln!("turn {seq}: the model wants to");
         for (i, a) in actions.iter().enumerate() {
             eprintln!(

@@ -109,6 +109,8 @@ fn in_annotation_mode_the_loop_advances_only_after_the_page_posts_its_image() {
     events.until("awaiting_annotation", |e| e["turn"] == 2);
     b.wait_body("annotated", |s| s == "2");
     events.until("model_request", |e| e["turn"] == 2);
+    // the event comes just before the request is sent
+    assert!(run.server.wait_for_requests(2, panel::TIMEOUT));
     let requests = run.server.requests();
     assert_eq!(requests.len(), 2);
     // turn 2's image carries the browser's mark of turn 1's click at (500, 500):
@@ -123,8 +125,14 @@ fn in_annotation_mode_the_loop_advances_only_after_the_page_posts_its_image() {
         let p = img.get_pixel(x, y);
         p[0] > 200 && p[1] < 80 && p[2] < 80
     };
-    assert!(
-        red(400 + 16, 300) && red(400, 300 - 16),
-        "no crosshair at (400, 300)"
-    );
+    if !(red(400 + 16, 300) && red(400, 300 - 16)) {
+        let keep = std::env::temp_dir().join("franz-panel-annotated.png");
+        std::fs::write(&keep, &png).unwrap();
+        panic!(
+            "no crosshair at (400, 300): {:?} {:?}; image kept at {}",
+            img.get_pixel(416, 300),
+            img.get_pixel(400, 284),
+            keep.display()
+        );
+    }
 }

@@ -103,3 +103,44 @@ fn pause_emits_paused_and_no_turn_starts_until_resume() {
     assert_eq!(run.post("/control", json!({"command": "stop"})).0, 200);
     assert_eq!(run.wait_exit().code(), Some(130));
 }
+
+#[test]
+fn a_rejection_runs_nothing_and_goes_back_to_the_model_as_an_error() {
+    let script = franz_core::model::scripted_server::Script::list([
+        franz_core::model::ScriptedReply::text(CLICK),
+        franz_core::model::ScriptedReply::text("done(\"gave up clicking\")\nOK."),
+    ]);
+    let mut run = PanelRun::start(script, &["--panel", "--approve"]);
+    let s = run.wait_state("awaiting approval", |s| s["awaiting"] == "approval");
+    assert_eq!(s["pending_seq"], 1);
+    assert_eq!(s["actions"][0]["type"], "click");
+    let mut events = run.events();
+    let (status, _) = run.post("/approve", json!({"seq": 2, "decision": "approve"}));
+    assert_eq!(status, 409, "wrong seq");
+    let (status, _) = run.post(
+        "/approve",
+        json!({"seq": 1, "decision": "reject", "reason": "not that window"}),
+    );
+    assert_eq!(status, 200);
+    let r = events.until("action_result", |e| e["turn"] == 1);
+    assert_eq!(r["result"]["status"], "error", "{r}");
+    assert!(
+        r.to_string().contains("the user rejected: not that window"),
+        "{r}"
+    );
+    events.until("awaiting_approval", |e| e["turn"] == 2);
+    assert!(run.server.wait_for_requests(2, panel::TIMEOUT));
+    let asked = run.server.requests();
+    assert_eq!(asked.len(), 2);
+    assert!(
+        asked[1].body.contains("the user rejected: not that window"),
+        "turn 2's request tells the model"
+    );
+    assert_eq!(
+        run.post("/approve", json!({"seq": 2, "decision": "approve"}))
+            .0,
+        200
+    );
+    events.until("run_finished", |_| true);
+    assert_eq!(run.wait_exit().code(), Some(0));
+}

@@ -37,11 +37,18 @@ pub enum Decision {
 }
 
 /// Hooks the engine consults. Methods that wait get a `timeout` and return `None`/`Paused`
-/// when it passes, so the engine can notice Ctrl+C between waits.
+/// when it passes, so the engine can notice Ctrl+C between waits. The engine calls
+/// [`Controller::annotation`] and [`Controller::decision`] once with a zero timeout before it
+/// emits `awaiting_annotation` / `awaiting_approval`: that call registers what is awaited and
+/// must not block.
 pub trait Controller: Send + Sync {
     /// At each turn boundary, before the turn starts.
     fn gate(&self, _timeout: Duration) -> Gate {
         Gate::Go
+    }
+    /// A stop asked for while the engine waits on an annotation or a decision.
+    fn stop_requested(&self) -> Option<String> {
+        None
     }
     /// A reply to use instead of asking the model this turn (taken once).
     fn injected_reply(&self) -> Option<String> {
@@ -237,6 +244,10 @@ impl Controller for Remote {
 
     fn injected_reply(&self) -> Option<String> {
         self.lock().injected.take()
+    }
+
+    fn stop_requested(&self) -> Option<String> {
+        self.lock().stop.clone()
     }
 
     fn annotating(&self) -> bool {

@@ -268,12 +268,19 @@ impl Engine<'_> {
         request.stream = self.options.stream;
         let model_start = Instant::now();
         let injected = self.controller.as_ref().and_then(|c| c.injected_reply());
-        let reply = match injected.or_else(|| self.strategy.scripted_reply(turn)) {
+        let (scripted, source) = match injected {
+            Some(text) => (Some(text), "the injected reply"),
+            None => (
+                self.strategy.scripted_reply(turn),
+                "the configured boot reply",
+            ),
+        };
+        let reply = match scripted {
             Some(text) => {
                 self.emit(
                     turn,
                     EventKind::Note {
-                        text: "using an injected or boot reply instead of asking the model".into(),
+                        text: format!("using {source} instead of asking the model"),
                     },
                 );
                 Reply::text(text)
@@ -394,6 +401,9 @@ impl Engine<'_> {
         if !c.annotating() {
             return Ok(());
         }
+        // a first call without waiting registers what is awaited, so that an answer to the
+        // event below is accepted however fast it comes
+        let mut early = c.annotation(turn, Duration::ZERO);
         self.emit(
             turn,
             EventKind::AwaitingAnnotation {
@@ -401,7 +411,7 @@ impl Engine<'_> {
             },
         );
         let png = loop {
-            if let Some(png) = c.annotation(turn, WAIT) {
+            if let Some(png) = early.take().or_else(|| c.annotation(turn, WAIT)) {
                 break png;
             }
             self.gate_stop(&*c)?;
@@ -431,6 +441,7 @@ impl Engine<'_> {
             return Ok(None);
         }
         loop {
+            let mut early = c.decision(turn, &reading.actions, Duration::ZERO);
             self.emit(
                 turn,
                 EventKind::AwaitingApproval {
@@ -438,7 +449,10 @@ impl Engine<'_> {
                 },
             );
             let decision = loop {
-                if let Some(d) = c.decision(turn, &reading.actions, WAIT) {
+                if let Some(d) = early
+                    .take()
+                    .or_else(|| c.decision(turn, &reading.actions, WAIT))
+                {
                     break d;
                 }
                 self.gate_stop(&*c)?;
@@ -457,13 +471,19 @@ impl Engine<'_> {
                         crate::action::ErrorKind::Rejected,
                         message,
                     );
-                    return Ok(Some(
-                        reading
-                            .actions
-                            .iter()
-                            .map(|_| ActionResult::Error(err.clone()))
-                            .collect(),
-                    ));
+                    let result = ActionResult::Error(err);
+                    for (index, action) in reading.actions.iter().enumerate() {
+                        self.emit(
+                            turn,
+                            EventKind::ActionResult {
+                                index,
+                                action: action.clone(),
+                                result: result.clone(),
+                                ms: 0.0,
+                            },
+                        );
+                    }
+                    return Ok(Some(vec![result; reading.actions.len()]));
                 }
                 Decision::Replace(text) => {
                     let reply = Reply::text(text);
@@ -482,7 +502,7 @@ impl Engine<'_> {
         if self.interrupted() {
             return Err(Stop(Outcome::Interrupted, "interrupted (Ctrl+C)".into()));
         }
-        if let Gate::Stop(reason) = c.gate(Duration::ZERO) {
+        if let Some(reason) = c.stop_requested() {
             return Err(Stop(Outcome::Interrupted, reason));
         }
         Ok(())

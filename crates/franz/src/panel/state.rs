@@ -168,6 +168,9 @@ impl Controller for PanelState {
     fn injected_reply(&self) -> Option<String> {
         self.remote.injected_reply()
     }
+    fn stop_requested(&self) -> Option<String> {
+        self.remote.stop_requested()
+    }
     fn observed(&self, seq: u32, observation: &Observation) {
         let b64 = base64::engine::general_purpose::STANDARD.encode(&observation.encoded);
         let mut v = self.lock();
