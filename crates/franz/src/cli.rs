@@ -246,6 +246,18 @@ pub struct RunArgs {
     /// vision: a reply to use on turn 1 instead of asking the model (seed 000's boot reply).
     #[arg(long, value_name = "TEXT")]
     pub boot_reply: Option<String>,
+    /// Serve the live panel (default 127.0.0.1 on a free port); prints its URL with a token.
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = "127.0.0.1:0", require_equals = true)]
+    pub panel: Option<String>,
+    /// Allow --panel on a non-loopback address (anyone with the token can steer the run).
+    #[arg(long, requires = "panel")]
+    pub panel_allow_remote: bool,
+    /// Each turn's actions wait for approval (in the panel, else y/n/edit on the terminal).
+    #[arg(long)]
+    pub approve: bool,
+    /// The panel draws the overlays and the engine waits for its annotated image each turn.
+    #[arg(long, requires = "panel")]
+    pub annotate_in_panel: bool,
 }
 
 #[derive(Debug, Args)]

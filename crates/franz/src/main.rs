@@ -1,8 +1,10 @@
 //! The `franz` binary: parses the command line, runs one command, maps errors to the exit
 //! codes of CONTRACTS.md and prints them cleanly.
 
+mod approve;
 mod cli;
 mod commands;
+mod panel;
 mod printer;
 mod setup;
 

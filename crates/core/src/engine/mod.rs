@@ -3,7 +3,10 @@
 //! reply, execute the actions within the per-turn cap, then record events and the run
 //! directory. The engine never prints: subscribers get [`Event`]s.
 
+mod control;
 mod model_call;
+
+pub use control::{Controller, Decision, Gate, Remote, RemoteError};
 
 use crate::action::{ActionKind, ActionResult};
 use crate::event::{Event, EventKind, Outcome};
@@ -67,7 +70,12 @@ pub struct Engine<'a> {
     /// Set by Ctrl+C: the engine stops at the next safe point.
     pub interrupt: Arc<AtomicBool>,
     pub options: RunOptions,
+    /// Outside control (panel, approver); `None` runs on its own. See [`Controller`].
+    pub controller: Option<Arc<dyn Controller>>,
 }
+
+/// How long one wait on the controller lasts before Ctrl+C is checked again.
+const WAIT: Duration = Duration::from_millis(100);
 
 /// Why the loop stopped early.
 struct Stop(Outcome, String);
@@ -138,6 +146,9 @@ impl Engine<'_> {
                     format!("gave up: reached --max-time {}s", limit.as_secs_f64()),
                 );
             }
+            if let Err(stop) = self.gate(turn) {
+                break stop;
+            }
             turn += 1;
             match self.turn(turn, &mut history) {
                 Ok(TurnEnd::Continue { acted }) => {
@@ -203,7 +214,8 @@ impl Engine<'_> {
 
     fn observe(&mut self, history: &FeedbackHistory) -> Result<(Observation, RgbaImage), Stop> {
         let mut raw = None;
-        let overlay = if self.options.feedback {
+        let annotating = self.controller.as_ref().is_some_and(|c| c.annotating());
+        let overlay = if self.options.feedback && !annotating {
             self.overlay.as_ref()
         } else {
             None
@@ -226,7 +238,7 @@ impl Engine<'_> {
     fn turn(&mut self, turn: u32, history: &mut FeedbackHistory) -> Result<TurnEnd, Stop> {
         let turn_start = Instant::now();
         self.emit(turn, EventKind::TurnStarted {});
-        let (obs, raw) = self.observe(history)?;
+        let (mut obs, raw) = self.observe(history)?;
         self.emit(
             turn,
             EventKind::Observation {
@@ -236,6 +248,7 @@ impl Engine<'_> {
                 timings: obs.timings,
             },
         );
+        self.annotate(turn, &mut obs)?;
         if let Some(w) = self.writer.as_mut() {
             let annotated = self
                 .options
@@ -291,13 +304,20 @@ impl Engine<'_> {
             None => {
                 let prompt = self.strategy.prompt(&ctx);
                 let request = build_request(&self.options, prompt);
-                let reply = match self.strategy.scripted_reply(turn) {
+                let injected = self.controller.as_ref().and_then(|c| c.injected_reply());
+                let (scripted, source) = match injected {
+                    Some(text) => (Some(text), "the injected reply"),
+                    None => (
+                        self.strategy.scripted_reply(turn),
+                        "the configured boot reply",
+                    ),
+                };
+                let reply = match scripted {
                     Some(text) => {
                         self.emit(
                             turn,
                             EventKind::Note {
-                                text: "using the configured boot reply instead of asking the model"
-                                    .into(),
+                                text: format!("using {source} instead of asking the model"),
                             },
                         );
                         Reply::text(text)
@@ -319,10 +339,15 @@ impl Engine<'_> {
                 },
             );
         }
+        let mut reading = reading;
+        let rejected = self.approval(turn, &mut reading, &ctx)?;
 
         // act
         let act_start = Instant::now();
-        let (results, fatal) = self.act(turn, &reading);
+        let (results, fatal) = match rejected {
+            Some(results) => (results, None),
+            None => self.act(turn, &reading),
+        };
         let act_ms = act_start.elapsed().as_secs_f64() * 1000.0;
         self.strategy.record(&reading, &results);
         let acted = results.iter().any(ActionResult::is_ok);
@@ -358,6 +383,179 @@ impl Engine<'_> {
             return Err(stop);
         }
         Ok(terminal_outcome(&reading, &results).unwrap_or(TurnEnd::Continue { acted }))
+    }
+
+    /// The `model_reply` event and one `error` per problem with the reply.
+    fn emit_reply(&mut self, turn: u32, ms: f64, reply: &Reply, reading: &Reading) {
+        self.emit(
+            turn,
+            EventKind::ModelReply {
+                ms,
+                text: reply.content.clone(),
+                story: (!reading.text.is_empty()).then(|| reading.text.clone()),
+                actions: reading.actions.clone(),
+                bboxes: reading.bboxes.clone(),
+                prompt_tokens: reply.usage.as_ref().map(|u| u.prompt_tokens),
+                completion_tokens: reply.usage.as_ref().map(|u| u.completion_tokens),
+            },
+        );
+        for e in &reading.errors {
+            self.emit(
+                turn,
+                EventKind::Error {
+                    message: format!("reply: {e}"),
+                    fatal: false,
+                },
+            );
+        }
+    }
+
+    /// At a turn boundary: waits while the controller pauses the run (`paused` / `resumed`).
+    fn gate(&mut self, turn: u32) -> Result<(), Stop> {
+        let Some(c) = self.controller.clone() else {
+            return Ok(());
+        };
+        let mut paused = false;
+        loop {
+            match c.gate(WAIT) {
+                Gate::Go => break,
+                Gate::Stop(reason) => return Err(Stop(Outcome::Interrupted, reason)),
+                Gate::Paused if !paused => {
+                    paused = true;
+                    self.emit(
+                        turn,
+                        EventKind::Paused {
+                            reason: "paused by the controller".into(),
+                        },
+                    );
+                }
+                Gate::Paused => {}
+            }
+            if self.interrupted() {
+                return Err(Stop(Outcome::Interrupted, "interrupted (Ctrl+C)".into()));
+            }
+        }
+        if paused {
+            self.emit(turn, EventKind::Resumed {});
+        }
+        Ok(())
+    }
+
+    /// Shows the observation to the controller; in annotation mode waits for the annotated
+    /// image and sends it instead.
+    fn annotate(&mut self, turn: u32, obs: &mut Observation) -> Result<(), Stop> {
+        let Some(c) = self.controller.clone() else {
+            return Ok(());
+        };
+        c.observed(turn, obs);
+        if !c.annotating() {
+            return Ok(());
+        }
+        // a first call without waiting registers what is awaited, so that an answer to the
+        // event below is accepted however fast it comes
+        let mut early = c.annotation(turn, Duration::ZERO);
+        self.emit(
+            turn,
+            EventKind::AwaitingAnnotation {
+                prompt: format!("annotate screenshot {turn} (seq {turn})"),
+            },
+        );
+        let png = loop {
+            if let Some(png) = early.take().or_else(|| c.annotation(turn, WAIT)) {
+                break png;
+            }
+            self.gate_stop(&*c)?;
+        };
+        use base64::Engine as _;
+        obs.data_url = format!(
+            "data:image/png;base64,{}",
+            base64::engine::general_purpose::STANDARD.encode(&png)
+        );
+        obs.encoded = png;
+        obs.format = crate::observe::ImageFormat::Png;
+        Ok(())
+    }
+
+    /// Approve mode: waits for a decision on the reading's actions. `Some(results)` when they
+    /// were rejected (nothing runs; each result tells the model why).
+    fn approval(
+        &mut self,
+        turn: u32,
+        reading: &mut Reading,
+        ctx: &TurnContext<'_>,
+    ) -> Result<Option<Vec<ActionResult>>, Stop> {
+        let Some(c) = self.controller.clone() else {
+            return Ok(None);
+        };
+        if !c.approving() || reading.actions.is_empty() {
+            return Ok(None);
+        }
+        loop {
+            let mut early = c.decision(turn, &reading.actions, Duration::ZERO);
+            self.emit(
+                turn,
+                EventKind::AwaitingApproval {
+                    actions: reading.actions.clone(),
+                },
+            );
+            let decision = loop {
+                if let Some(d) = early
+                    .take()
+                    .or_else(|| c.decision(turn, &reading.actions, WAIT))
+                {
+                    break d;
+                }
+                self.gate_stop(&*c)?;
+            };
+            match decision {
+                Decision::Approve => return Ok(None),
+                Decision::Reject(reason) => {
+                    let message = format!("the user rejected: {reason}");
+                    self.emit(
+                        turn,
+                        EventKind::Note {
+                            text: message.clone(),
+                        },
+                    );
+                    let err = crate::action::ActionError::new(
+                        crate::action::ErrorKind::Rejected,
+                        message,
+                    );
+                    let result = ActionResult::Error(err);
+                    for (index, action) in reading.actions.iter().enumerate() {
+                        self.emit(
+                            turn,
+                            EventKind::ActionResult {
+                                index,
+                                action: action.clone(),
+                                result: result.clone(),
+                                ms: 0.0,
+                            },
+                        );
+                    }
+                    return Ok(Some(vec![result; reading.actions.len()]));
+                }
+                Decision::Replace(text) => {
+                    let reply = Reply::text(text);
+                    *reading = self.strategy.read(&reply, ctx);
+                    self.emit_reply(turn, 0.0, &reply, reading);
+                    if reading.actions.is_empty() {
+                        return Ok(None);
+                    }
+                }
+            }
+        }
+    }
+
+    /// While waiting on the controller: Ctrl+C or a stop command ends the run.
+    fn gate_stop(&self, c: &dyn Controller) -> Result<(), Stop> {
+        if self.interrupted() {
+            return Err(Stop(Outcome::Interrupted, "interrupted (Ctrl+C)".into()));
+        }
+        if let Some(reason) = c.stop_requested() {
+            return Err(Stop(Outcome::Interrupted, reason));
+        }
+        Ok(())
     }
 
     /// Executes the reading's actions; returns their results and a fatal stop, if any.

@@ -232,6 +232,11 @@ pub fn run_engine(
     if c.timeout == 0.0 {
         tracing::warn!("timeout is 0: a model server that never answers will hang the run");
     }
+    let (controller, panel) = control(a, &pipeline, session, &overlay)?;
+    let mut subscribers = vec![printer::subscriber()];
+    if let Some(p) = &panel {
+        subscribers.push(p.subscriber());
+    }
     let engine = Engine {
         desktop: session.desktop.as_mut(),
         pipeline,
@@ -240,9 +245,57 @@ pub fn run_engine(
         strategy,
         overlay,
         writer: Some(writer),
-        subscribers: vec![printer::subscriber()],
+        subscribers,
         interrupt: setup::interrupt_flag(),
         options,
+        controller,
     };
     Ok(engine.run())
+}
+
+/// The controller for `--panel` / `--approve`, and the panel's state when one is served.
+#[allow(clippy::type_complexity)]
+fn control(
+    a: &RunArgs,
+    pipeline: &Pipeline,
+    session: &setup::Session,
+    overlay: &Option<Overlay>,
+) -> anyhow::Result<(
+    Option<Arc<dyn franz_core::engine::Controller>>,
+    Option<Arc<crate::panel::PanelState>>,
+)> {
+    let Some(addr) = &a.panel else {
+        if !a.approve {
+            return Ok((None, None));
+        }
+        if !std::io::stdin().is_terminal() {
+            return Err(usage(
+                "--approve needs a terminal to ask on, or --panel to approve in the browser",
+            ));
+        }
+        return Ok((Some(Arc::new(crate::approve::TtyApprover)), None));
+    };
+    let remote = Arc::new(franz_core::engine::Remote::new(
+        a.annotate_in_panel,
+        a.approve,
+    ));
+    let work_area = pipeline
+        .work_area(session.desktop.as_ref())
+        .map_err(|e| usage(e.to_string()))?;
+    let image = pipeline
+        .config()
+        .size
+        .resolve(work_area.rect.width, work_area.rect.height);
+    let config = serde_json::json!({
+        "overlay": overlay.as_ref().map(|o| o.config().clone()).unwrap_or_default(),
+        "capture": {"width": work_area.rect.width, "height": work_area.rect.height},
+        "image": {"width": image.width, "height": image.height},
+        "annotate_in_panel": a.annotate_in_panel,
+        "approve": a.approve,
+    });
+    let state = crate::panel::PanelState::new(crate::panel::new_token(), remote, config);
+    let served = crate::panel::start(addr, a.panel_allow_remote, state.clone())
+        .map_err(|e| usage(e.to_string()))?;
+    eprintln!("panel: {}", served.url);
+    Ok((Some(state.clone()), Some(state)))
 }

@@ -1,0 +1,239 @@
+//! The panel's endpoints and its guard (token, origin). Bodies are read as bytes and parsed
+//! here so that malformed JSON gets 400 with serde's message, and oversized bodies 413.
+
+use super::PanelState;
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
+use axum::response::{Html, IntoResponse, Response};
+use base64::Engine as _;
+use franz_core::engine::{Decision, RemoteError};
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use std::convert::Infallible;
+use std::sync::Arc;
+use tokio_stream::StreamExt;
+use tokio_stream::wrappers::BroadcastStream;
+
+const PAGE: &str = include_str!("page.html");
+
+type Shared = State<Arc<PanelState>>;
+
+fn error(status: StatusCode, message: impl Into<String>) -> Response {
+    let body = serde_json::json!({"error": message.into()});
+    (status, Json(body)).into_response()
+}
+
+fn token_of(req: &Request) -> Option<String> {
+    if let Some(q) = req.uri().query() {
+        for pair in q.split('&') {
+            if let Some(t) = pair.strip_prefix("token=") {
+                return Some(t.to_string());
+            }
+        }
+    }
+    let auth = req.headers().get(header::AUTHORIZATION)?.to_str().ok()?;
+    auth.strip_prefix("Bearer ").map(|t| t.trim().to_string())
+}
+
+/// Same length and every byte equal, without stopping at the first difference.
+fn same(a: &str, b: &str) -> bool {
+    a.len() == b.len()
+        && a.bytes()
+            .zip(b.bytes())
+            .fold(0u8, |acc, (x, y)| acc | (x ^ y))
+            == 0
+}
+
+/// Every request needs the token; a browser request from another origin is refused.
+pub async fn guard(State(s): Shared, req: Request, next: Next) -> Response {
+    if !token_of(&req).is_some_and(|t| same(&t, &s.token)) {
+        return error(StatusCode::UNAUTHORIZED, "missing or wrong token");
+    }
+    if let Some(origin) = req.headers().get(header::ORIGIN) {
+        let host = req
+            .headers()
+            .get(header::HOST)
+            .and_then(|h| h.to_str().ok())
+            .unwrap_or("");
+        if origin.to_str().ok() != Some(format!("http://{host}").as_str()) {
+            return error(
+                StatusCode::FORBIDDEN,
+                "requests from other origins are refused",
+            );
+        }
+    }
+    let mut resp = next.run(req).await;
+    let h = resp.headers_mut();
+    h.insert(
+        header::CACHE_CONTROL,
+        header::HeaderValue::from_static("no-store"),
+    );
+    h.insert(
+        "x-content-type-options",
+        header::HeaderValue::from_static("nosniff"),
+    );
+    resp
+}
+
+/// A refused request body: its status and message.
+struct Refused(StatusCode, String);
+
+impl IntoResponse for Refused {
+    fn into_response(self) -> Response {
+        error(self.0, self.1)
+    }
+}
+
+fn parse<T: DeserializeOwned>(headers: &HeaderMap, body: &Bytes) -> Result<T, Refused> {
+    let json = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_none_or(|v| v.starts_with("application/json"));
+    if !json {
+        return Err(Refused(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "send application/json".into(),
+        ));
+    }
+    serde_json::from_slice(body)
+        .map_err(|e| Refused(StatusCode::BAD_REQUEST, format!("malformed JSON: {e}")))
+}
+
+pub async fn page() -> Html<&'static str> {
+    Html(PAGE)
+}
+
+pub async fn config(State(s): Shared) -> Json<serde_json::Value> {
+    Json(s.config.clone())
+}
+
+pub async fn state(State(s): Shared) -> Response {
+    Json(s.view()).into_response()
+}
+
+pub async fn events(
+    State(s): Shared,
+) -> Sse<impl tokio_stream::Stream<Item = Result<SseEvent, Infallible>>> {
+    let stream = BroadcastStream::new(s.events.subscribe()).filter_map(|r| {
+        // a lagging client skips what it missed; /state has the latest view
+        r.ok().map(|line| Ok(SseEvent::default().data(line)))
+    });
+    Sse::new(stream).keep_alive(KeepAlive::default())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Inject {
+    vlm_text: String,
+}
+
+pub async fn inject(State(s): Shared, headers: HeaderMap, body: Bytes) -> Response {
+    let req: Inject = match parse(&headers, &body) {
+        Ok(r) => r,
+        Err(e) => return e.into_response(),
+    };
+    s.remote.inject(req.vlm_text);
+    Json(serde_json::json!({"ok": true})).into_response()
+}
+
+#[derive(Deserialize)]
+struct Annotated {
+    seq: u32,
+    image_b64: String,
+}
+
+pub async fn annotated(State(s): Shared, headers: HeaderMap, body: Bytes) -> Response {
+    let req: Annotated = match parse(&headers, &body) {
+        Ok(r) => r,
+        Err(e) => return e.into_response(),
+    };
+    let b64 = req
+        .image_b64
+        .split_once("base64,")
+        .map_or(req.image_b64.as_str(), |(_, b)| b);
+    let png = match base64::engine::general_purpose::STANDARD.decode(b64.trim()) {
+        Ok(p) => p,
+        Err(e) => {
+            return error(
+                StatusCode::BAD_REQUEST,
+                format!("image_b64 is not base64: {e}"),
+            );
+        }
+    };
+    if !png.starts_with(b"\x89PNG\r\n\x1a\n") {
+        return error(StatusCode::BAD_REQUEST, "image_b64 is not a PNG");
+    }
+    match s.remote.annotate(req.seq, png) {
+        Ok(()) => {
+            s.note_annotated(req.seq);
+            Json(serde_json::json!({"ok": true, "seq": req.seq})).into_response()
+        }
+        Err(e) => remote_error(e),
+    }
+}
+
+fn remote_error(e: RemoteError) -> Response {
+    error(StatusCode::CONFLICT, e.to_string())
+}
+
+#[derive(Deserialize)]
+struct Control {
+    command: String,
+}
+
+pub async fn control(State(s): Shared, headers: HeaderMap, body: Bytes) -> Response {
+    let req: Control = match parse(&headers, &body) {
+        Ok(r) => r,
+        Err(e) => return e.into_response(),
+    };
+    match req.command.as_str() {
+        "pause" => s.remote.pause(),
+        "resume" => s.remote.resume(),
+        "step" => s.remote.step(),
+        "stop" => s.remote.stop("stopped from the panel"),
+        other => {
+            return error(
+                StatusCode::BAD_REQUEST,
+                format!("unknown command {other:?}: use pause, resume, step or stop"),
+            );
+        }
+    }
+    Json(serde_json::json!({"ok": true, "command": req.command})).into_response()
+}
+
+#[derive(Deserialize)]
+struct Approve {
+    seq: u32,
+    decision: String,
+    #[serde(default)]
+    reason: String,
+}
+
+pub async fn approve(State(s): Shared, headers: HeaderMap, body: Bytes) -> Response {
+    let req: Approve = match parse(&headers, &body) {
+        Ok(r) => r,
+        Err(e) => return e.into_response(),
+    };
+    let decision = match req.decision.as_str() {
+        "approve" => Decision::Approve,
+        "reject" => Decision::Reject(if req.reason.trim().is_empty() {
+            "no reason given".into()
+        } else {
+            req.reason.clone()
+        }),
+        other => {
+            return error(
+                StatusCode::BAD_REQUEST,
+                format!("unknown decision {other:?}: use approve or reject"),
+            );
+        }
+    };
+    match s.remote.decide(req.seq, decision) {
+        Ok(()) => Json(serde_json::json!({"ok": true, "seq": req.seq})).into_response(),
+        Err(e) => remote_error(e),
+    }
+}

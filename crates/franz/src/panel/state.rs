@@ -1,0 +1,192 @@
+//! What the panel knows about the run: the latest view (`GET /state`), fed by an engine
+//! subscriber and the controller's `observed` hook, and the event broadcast behind `/events`.
+//! [`PanelState`] is also the engine's [`Controller`]: it hands everything to [`Remote`] and
+//! keeps the latest screenshot for the page.
+
+use base64::Engine as _;
+use franz_core::action::{Action, ActionResult};
+use franz_core::engine::{Controller, Decision, Gate, Remote};
+use franz_core::event::{Event, EventKind};
+use franz_core::geometry::NormBox;
+use franz_core::observe::{Observation, StageTimings};
+use serde::Serialize;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+use tokio::sync::broadcast;
+
+/// The body of `GET /state` (seed 000's fields plus franz's).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct View {
+    pub phase: String,
+    pub error: Option<String>,
+    pub turn: u32,
+    /// Events seen so far; changes whenever anything does.
+    pub msg_id: u64,
+    /// The seq (turn) waiting for an annotated image or a decision.
+    pub pending_seq: Option<u32>,
+    pub annotated_seq: Option<u32>,
+    /// The latest screenshot as base64 PNG, and its seq.
+    pub raw_b64: String,
+    pub image_seq: u32,
+    pub bboxes: Vec<NormBox>,
+    pub actions: Vec<Action>,
+    pub results: Vec<ActionResult>,
+    pub observation: String,
+    pub vlm_json: String,
+    pub paused: bool,
+    /// `approval` or `annotation` while the engine waits for a person.
+    pub awaiting: Option<String>,
+    pub annotate_mode: bool,
+    pub approve_mode: bool,
+    /// The last turn's milliseconds: observation stages, model, act.
+    pub timings: Timings,
+    pub finished: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Timings {
+    pub observe: Option<StageTimings>,
+    pub model_ms: Option<f64>,
+    pub act_ms: f64,
+}
+
+pub struct PanelState {
+    pub token: String,
+    pub remote: Arc<Remote>,
+    /// `GET /config`: the overlay config and the capture size.
+    pub config: serde_json::Value,
+    pub events: broadcast::Sender<String>,
+    view: Mutex<View>,
+}
+
+impl PanelState {
+    pub fn new(token: String, remote: Arc<Remote>, config: serde_json::Value) -> Arc<Self> {
+        let (events, _) = broadcast::channel(1024);
+        let view = View {
+            phase: "starting".into(),
+            annotate_mode: remote.annotate_mode(),
+            approve_mode: remote.approve_mode(),
+            ..View::default()
+        };
+        Arc::new(Self {
+            token,
+            remote,
+            config,
+            events,
+            view: Mutex::new(view),
+        })
+    }
+
+    fn lock(&self) -> MutexGuard<'_, View> {
+        self.view.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The current view.
+    pub fn view(&self) -> View {
+        let mut v = self.lock().clone();
+        v.paused = self.remote.is_paused();
+        v.pending_seq = self
+            .remote
+            .pending_annotation()
+            .or(self.remote.pending_decision());
+        v
+    }
+
+    pub fn note_annotated(&self, seq: u32) {
+        self.lock().annotated_seq = Some(seq);
+    }
+
+    /// An engine subscriber: updates the view, then broadcasts the event.
+    pub fn subscriber(self: &Arc<Self>) -> franz_core::engine::Subscriber {
+        let me = self.clone();
+        Box::new(move |e: &Event| me.record(e))
+    }
+
+    pub fn record(&self, e: &Event) {
+        {
+            let mut v = self.lock();
+            v.msg_id += 1;
+            v.turn = e.turn;
+            match &e.kind {
+                EventKind::TurnStarted {} => {
+                    v.phase = "observing".into();
+                    v.awaiting = None;
+                    v.results.clear();
+                    v.timings = Timings::default();
+                }
+                EventKind::Observation { timings, .. } => {
+                    v.phase = "thinking".into();
+                    v.timings.observe = Some(*timings);
+                }
+                EventKind::ModelReply {
+                    ms,
+                    text,
+                    story,
+                    actions,
+                    bboxes,
+                    ..
+                } => {
+                    v.phase = "acting".into();
+                    v.awaiting = None;
+                    v.timings.model_ms = Some(*ms);
+                    v.vlm_json = text.clone();
+                    v.observation = story.clone().unwrap_or_default();
+                    v.actions = actions.clone();
+                    v.bboxes = bboxes.clone();
+                }
+                EventKind::ActionResult { result, ms, .. } => {
+                    v.results.push(result.clone());
+                    v.timings.act_ms += ms;
+                }
+                EventKind::Error { message, .. } => v.error = Some(message.clone()),
+                EventKind::RunFinished { reason, .. } => {
+                    v.phase = "finished".into();
+                    v.finished = Some(reason.clone());
+                }
+                EventKind::Paused { .. } => v.phase = "paused".into(),
+                EventKind::Resumed {} => v.phase = "running".into(),
+                EventKind::AwaitingApproval { .. } => {
+                    v.phase = "awaiting_approval".into();
+                    v.awaiting = Some("approval".into());
+                }
+                EventKind::AwaitingAnnotation { .. } => {
+                    v.phase = "awaiting_annotation".into();
+                    v.awaiting = Some("annotation".into());
+                }
+                _ => {}
+            }
+        }
+        // no receivers is fine: nobody watches
+        let _ = self.events.send(e.to_json_line());
+    }
+}
+
+impl Controller for PanelState {
+    fn gate(&self, timeout: Duration) -> Gate {
+        self.remote.gate(timeout)
+    }
+    fn injected_reply(&self) -> Option<String> {
+        self.remote.injected_reply()
+    }
+    fn stop_requested(&self) -> Option<String> {
+        self.remote.stop_requested()
+    }
+    fn observed(&self, seq: u32, observation: &Observation) {
+        let b64 = base64::engine::general_purpose::STANDARD.encode(&observation.encoded);
+        let mut v = self.lock();
+        v.raw_b64 = b64;
+        v.image_seq = seq;
+    }
+    fn annotating(&self) -> bool {
+        self.remote.annotating()
+    }
+    fn annotation(&self, seq: u32, timeout: Duration) -> Option<Vec<u8>> {
+        self.remote.annotation(seq, timeout)
+    }
+    fn approving(&self) -> bool {
+        self.remote.approving()
+    }
+    fn decision(&self, seq: u32, actions: &[Action], timeout: Duration) -> Option<Decision> {
+        self.remote.decision(seq, actions, timeout)
+    }
+}

@@ -1,0 +1,181 @@
+//! The router on 127.0.0.1:0 with a [`Remote`] and no engine: the guard, the body cap, JSON
+//! errors and the seq checks, over real HTTP with reqwest.
+
+use super::{BODY_LIMIT, PanelState, app, new_token};
+use franz_core::engine::{Controller, Remote};
+use reqwest::StatusCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+struct Server {
+    base: String,
+    token: String,
+    state: Arc<PanelState>,
+}
+
+fn serve(annotate: bool, approve: bool) -> Server {
+    let remote = Arc::new(Remote::new(annotate, approve));
+    let token = new_token();
+    let state = PanelState::new(token.clone(), remote, serde_json::json!({"capture": {}}));
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let router = app(state.clone());
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async move {
+            let l = tokio::net::TcpListener::from_std(listener).unwrap();
+            axum::serve(l, router).await.unwrap();
+        });
+    });
+    Server { base, token, state }
+}
+
+fn client() -> reqwest::blocking::Client {
+    reqwest::blocking::Client::builder()
+        .timeout(Duration::from_secs(30))
+        .build()
+        .unwrap()
+}
+
+impl Server {
+    fn url(&self, path: &str) -> String {
+        format!("{}{path}?token={}", self.base, self.token)
+    }
+    fn post(&self, path: &str, body: &str) -> (StatusCode, String) {
+        let r = client()
+            .post(self.url(path))
+            .header("content-type", "application/json")
+            .body(body.to_string())
+            .send()
+            .unwrap();
+        (r.status(), r.text().unwrap())
+    }
+}
+
+#[test]
+fn every_endpoint_needs_the_token() {
+    let s = serve(false, false);
+    let c = client();
+    for path in ["/", "/config", "/state", "/events"] {
+        let r = c.get(format!("{}{path}", s.base)).send().unwrap();
+        assert_eq!(r.status(), StatusCode::UNAUTHORIZED, "{path}");
+        let r = c
+            .get(format!("{}{path}?token=wrong{}", s.base, s.token))
+            .send()
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::UNAUTHORIZED, "{path}");
+    }
+    for path in ["/inject", "/annotated", "/control", "/approve"] {
+        let r = c
+            .post(format!("{}{path}", s.base))
+            .body(r#"{"command":"stop"}"#)
+            .send()
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::UNAUTHORIZED, "{path}");
+    }
+    assert_eq!(
+        s.state.remote.gate(Duration::ZERO),
+        franz_core::engine::Gate::Go,
+        "nothing got through"
+    );
+    // the bearer header works as well as the query
+    let r = c
+        .get(format!("{}/state", s.base))
+        .bearer_auth(&s.token)
+        .send()
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let page = c.get(s.url("/")).send().unwrap().text().unwrap();
+    assert!(page.contains("franz panel"));
+}
+
+#[test]
+fn other_origins_are_refused() {
+    let s = serve(false, false);
+    let r = client()
+        .post(s.url("/control"))
+        .header("origin", "http://evil.example")
+        .header("content-type", "application/json")
+        .body(r#"{"command":"pause"}"#)
+        .send()
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::FORBIDDEN);
+    assert!(!s.state.remote.is_paused());
+    let own = s.base.clone();
+    let r = client()
+        .post(s.url("/control"))
+        .header("origin", own)
+        .header("content-type", "application/json")
+        .body(r#"{"command":"pause"}"#)
+        .send()
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    assert!(s.state.remote.is_paused());
+}
+
+#[test]
+fn oversized_bodies_get_413_and_malformed_json_400() {
+    let s = serve(false, false);
+    let big = format!(r#"{{"vlm_text": "{}"}}"#, "a".repeat(BODY_LIMIT + 1));
+    let (status, _) = s.post("/inject", &big);
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert_eq!(s.state.remote.injected_reply(), None);
+    let (status, body) = s.post("/inject", r#"{"vlm_text": "#);
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(body.contains("malformed JSON"), "{body}");
+    let (status, body) = s.post("/control", r#"{"command": "explode"}"#);
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(body.contains("unknown command"), "{body}");
+    let (status, _) = s.post("/inject", r#"{"vlm_text": "done(\"ok\")"}"#);
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        s.state.remote.injected_reply().as_deref(),
+        Some("done(\"ok\")")
+    );
+}
+
+#[test]
+fn a_wrong_seq_gets_409_and_the_engine_keeps_waiting() {
+    let s = serve(true, true);
+    let png = base64::Engine::encode(
+        &base64::engine::general_purpose::STANDARD,
+        b"\x89PNG\r\n\x1a\nrest",
+    );
+    let body = |seq: u32| format!(r#"{{"seq": {seq}, "image_b64": "{png}"}}"#);
+    assert_eq!(
+        s.post("/annotated", &body(1)).0,
+        StatusCode::CONFLICT,
+        "nothing waits"
+    );
+    assert_eq!(s.state.annotation(4, Duration::ZERO), None);
+    let (status, msg) = s.post("/annotated", &body(3));
+    assert_eq!(status, StatusCode::CONFLICT);
+    assert!(msg.contains("seq 4"), "{msg}");
+    assert_eq!(s.state.annotation(4, Duration::ZERO), None, "still waiting");
+    let v: serde_json::Value = client()
+        .get(s.url("/state"))
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    assert_eq!(v["pending_seq"], 4);
+    assert_eq!(s.post("/annotated", &body(4)).0, StatusCode::OK);
+    assert!(s.state.annotation(4, Duration::ZERO).is_some());
+
+    assert_eq!(s.state.decision(2, &[], Duration::ZERO), None);
+    let (status, _) = s.post("/approve", r#"{"seq": 1, "decision": "approve"}"#);
+    assert_eq!(status, StatusCode::CONFLICT);
+    let (status, _) = s.post(
+        "/approve",
+        r#"{"seq": 2, "decision": "reject", "reason": "not now"}"#,
+    );
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        s.state.decision(2, &[], Duration::ZERO),
+        Some(franz_core::engine::Decision::Reject("not now".into()))
+    );
+}

@@ -1,0 +1,138 @@
+//! The panel page in a real headless Chromium (chromedriver + fantoccini) during scripted runs
+//! on a sandbox: the screenshot follows the turns, the pause and resume buttons steer the
+//! engine, approve mode waits for the approve button, and in panel-annotation mode the loop
+//! advances only once the page has drawn and posted its annotated image.
+
+#[path = "common/browser.rs"]
+mod browser;
+#[path = "common/panel.rs"]
+mod panel;
+
+use browser::Browser;
+use franz_core::model::ScriptedReply;
+use franz_core::model::scripted_server::Script;
+use panel::{CLICK, PanelRun, repeat};
+
+fn num(s: &str) -> u64 {
+    s.parse().unwrap_or(0)
+}
+
+#[test]
+fn the_screenshot_follows_the_turns_and_the_pause_button_pauses_until_resume() {
+    let run = PanelRun::start(repeat(CLICK), &["--panel"]);
+    let b = Browser::start();
+    b.goto(&run.url);
+    let first = num(&b.wait_body("seq", |s| num(s) >= 1));
+    b.wait_body("seq", |s| num(s) > first);
+    let mut events = run.events();
+    b.click("#pause");
+    let paused = events.until("paused", |_| true);
+    let turn = paused["turn"].as_u64().unwrap();
+    b.wait_body("paused", |s| s == "true");
+    b.wait_body("phase", |s| s == "paused");
+    let asked = run.server.request_count();
+    let shown = num(&b.body("seq"));
+    assert!(
+        shown <= turn,
+        "the page shows turn {shown}, paused after {turn}"
+    );
+    assert_eq!(run.state()["turn"].as_u64().unwrap(), turn);
+    assert_eq!(
+        run.server.request_count(),
+        asked,
+        "no model call while paused"
+    );
+    b.click("#resume");
+    events.until("resumed", |_| true);
+    events.until("turn_started", |e| e["turn"].as_u64() == Some(turn + 1));
+    b.wait_body("seq", |s| num(s) > turn);
+    b.wait_body("paused", |s| s == "false");
+    let names = events.names();
+    let p = names.iter().position(|n| n.starts_with("paused")).unwrap();
+    let r = names.iter().position(|n| n.starts_with("resumed")).unwrap();
+    assert!(
+        names[p..r].iter().all(|n| !n.starts_with("turn_started")),
+        "{names:?}"
+    );
+}
+
+#[test]
+fn in_approve_mode_the_turn_waits_for_the_approve_button() {
+    let script = Script::list([
+        ScriptedReply::text(CLICK),
+        ScriptedReply::text("done(\"approved\")\nAll done."),
+    ]);
+    let mut run = PanelRun::start(script, &["--panel", "--approve"]);
+    let b = Browser::start();
+    b.goto(&run.url);
+    b.wait_body("awaiting", |s| s == "approval");
+    let s = run.state();
+    assert_eq!(s["pending_seq"], 1);
+    assert_eq!(
+        s["results"].as_array().unwrap().len(),
+        0,
+        "nothing ran yet: {s}"
+    );
+    assert_eq!(run.server.request_count(), 1);
+    let mut events = run.events();
+    // still waiting after a round trip through the page
+    b.wait_body("msg", |m| num(m) >= 1);
+    assert_eq!(run.state()["awaiting"], "approval");
+    b.click("#approve");
+    let done = events.until("action_result", |e| e["turn"] == 1);
+    assert_eq!(done["result"]["status"], "ok", "{done}");
+    events.until("awaiting_approval", |e| e["turn"] == 2);
+    b.wait_body("turn", |t| t == "2");
+    b.wait_body("awaiting", |s| s == "approval");
+    b.click("#approve");
+    events.until("run_finished", |_| true);
+    assert_eq!(run.wait_exit().code(), Some(0));
+}
+
+#[test]
+fn in_annotation_mode_the_loop_advances_only_after_the_page_posts_its_image() {
+    let run = PanelRun::start(
+        repeat(CLICK),
+        &["--panel", "--annotate-in-panel", "--max-steps", "2"],
+    );
+    let s = run.wait_state("awaiting annotation", |s| s["awaiting"] == "annotation");
+    assert_eq!(s["pending_seq"], 1);
+    assert_eq!(
+        run.server.request_count(),
+        0,
+        "no model call before the annotation"
+    );
+    let mut events = run.events();
+    let b = Browser::start();
+    b.goto(&run.url);
+    events.until("model_request", |e| e["turn"] == 1);
+    events.until("awaiting_annotation", |e| e["turn"] == 2);
+    b.wait_body("annotated", |s| s == "2");
+    events.until("model_request", |e| e["turn"] == 2);
+    // the event comes just before the request is sent
+    assert!(run.server.wait_for_requests(2, panel::TIMEOUT));
+    let requests = run.server.requests();
+    assert_eq!(requests.len(), 2);
+    // turn 2's image carries the browser's mark of turn 1's click at (500, 500):
+    // x = round(500 * 799 / 1000) = 400, y = round(500 * 599 / 1000) = 300 on 800x600
+    let body = &requests[1].body;
+    let start = body.find("data:image/png;base64,").unwrap() + "data:image/png;base64,".len();
+    let b64 = &body[start..start + body[start..].find('"').unwrap()];
+    let png = base64::Engine::decode(&base64::engine::general_purpose::STANDARD, b64).unwrap();
+    let img = image::load_from_memory(&png).unwrap().to_rgba8();
+    assert_eq!(img.dimensions(), (800, 600));
+    let red = |x: u32, y: u32| {
+        let p = img.get_pixel(x, y);
+        p[0] > 200 && p[1] < 80 && p[2] < 80
+    };
+    if !(red(400 + 16, 300) && red(400, 300 - 16)) {
+        let keep = std::env::temp_dir().join("franz-panel-annotated.png");
+        std::fs::write(&keep, &png).unwrap();
+        panic!(
+            "no crosshair at (400, 300): {:?} {:?}; image kept at {}",
+            img.get_pixel(416, 300),
+            img.get_pixel(400, 284),
+            keep.display()
+        );
+    }
+}

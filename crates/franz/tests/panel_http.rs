@@ -1,0 +1,146 @@
+//! `franz run --panel` over HTTP during scripted runs on a sandbox: the token, inject booting
+//! a run, a wrong seq while the engine awaits an annotation, and pause/resume at turn
+//! boundaries. Synchronised on SSE events and `/state`, never on sleeps.
+
+#[path = "common/panel.rs"]
+mod panel;
+
+use panel::{CLICK, PanelRun, repeat};
+use serde_json::json;
+
+#[test]
+fn without_the_token_the_panel_answers_401() {
+    let run = PanelRun::start(repeat(CLICK), &["--panel", "--max-steps", "0"]);
+    let c = reqwest::blocking::Client::new();
+    for path in ["/", "/state", "/config", "/events"] {
+        let r = c.get(format!("{}{path}", run.base)).send().unwrap();
+        assert_eq!(r.status().as_u16(), 401, "{path}");
+    }
+    let r = c
+        .post(format!("{}/control", run.base))
+        .json(&json!({"command": "stop"}))
+        .send()
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 401);
+    assert!(run.url.starts_with("http://127.0.0.1:"));
+    assert_eq!(run.token.len(), 32);
+    let config = reqwest::blocking::get(run.url("/config"))
+        .unwrap()
+        .json::<serde_json::Value>()
+        .unwrap();
+    assert_eq!(config["capture"]["width"], 800);
+}
+
+#[test]
+fn inject_boots_a_run_that_waits_for_the_panel_and_a_wrong_seq_gets_409() {
+    // annotation mode: turn 1 waits for the panel's image before any model call, so the
+    // injected reply is what turn 1 runs; the model is never asked
+    let mut run = PanelRun::start(repeat(CLICK), &["--panel", "--annotate-in-panel"]);
+    let s = run.wait_state("awaiting annotation", |s| s["awaiting"] == "annotation");
+    assert_eq!(s["pending_seq"], 1);
+    assert!(!s["raw_b64"].as_str().unwrap().is_empty());
+    let (status, _) = run.post(
+        "/inject",
+        json!({"vlm_text": "done(\"booted from the panel\")"}),
+    );
+    assert_eq!(status, 200);
+    let png = s["raw_b64"].as_str().unwrap().to_string();
+    let (status, body) = run.post("/annotated", json!({"seq": 2, "image_b64": png}));
+    assert_eq!(status, 409, "{body}");
+    let s = run.state();
+    assert_eq!(s["awaiting"], "annotation", "the engine keeps waiting");
+    assert_eq!(s["pending_seq"], 1);
+    let mut events = run.events();
+    let (status, body) = run.post("/annotated", json!({"seq": 1, "image_b64": png}));
+    assert_eq!(status, 200, "{body}");
+    let reply = events.until("model_reply", |_| true);
+    assert_eq!(reply["text"], "done(\"booted from the panel\")");
+    let end = events.until("run_finished", |_| true);
+    let reason = end["reason"].as_str().unwrap();
+    assert!(reason.contains("booted from the panel"), "{end}");
+    let code = run.wait_exit();
+    assert_eq!(code.code(), Some(0), "the injected done() ended the run");
+    assert_eq!(run.server.request_count(), 0, "the model was never asked");
+}
+
+#[test]
+fn pause_emits_paused_and_no_turn_starts_until_resume() {
+    let mut run = PanelRun::start(repeat(CLICK), &["--panel"]);
+    let mut events = run.events();
+    events.until("action_result", |_| true);
+    assert_eq!(run.post("/control", json!({"command": "pause"})).0, 200);
+    let paused = events.until("paused", |_| true);
+    let turn = paused["turn"].as_u64().unwrap();
+    let asked = run.server.request_count();
+    // a few round trips while paused: nothing moves
+    for _ in 0..5 {
+        let s = run.wait_state("paused", |s| s["phase"] == "paused");
+        assert_eq!(s["paused"], true);
+        assert_eq!(s["turn"].as_u64().unwrap(), turn);
+    }
+    assert_eq!(run.server.request_count(), asked);
+    // step: exactly one more turn, then paused again
+    assert_eq!(run.post("/control", json!({"command": "step"})).0, 200);
+    events.until("turn_started", |e| e["turn"].as_u64() == Some(turn + 1));
+    events.until("paused", |_| true);
+    assert_eq!(run.server.request_count(), asked + 1);
+    assert_eq!(run.post("/control", json!({"command": "resume"})).0, 200);
+    events.until("resumed", |_| true);
+    events.until("turn_started", |e| e["turn"].as_u64() == Some(turn + 2));
+    // between the first paused and the step's turn, no turn started
+    let names = events.names();
+    let first_pause = names.iter().position(|n| n.starts_with("paused")).unwrap();
+    let next_turn = names
+        .iter()
+        .position(|n| n == &format!("turn_started@{}", turn + 1))
+        .unwrap();
+    assert!(
+        names[first_pause..next_turn]
+            .iter()
+            .all(|n| !n.starts_with("turn_started")),
+        "{names:?}"
+    );
+    assert_eq!(run.post("/control", json!({"command": "stop"})).0, 200);
+    assert_eq!(run.wait_exit().code(), Some(130));
+}
+
+#[test]
+fn a_rejection_runs_nothing_and_goes_back_to_the_model_as_an_error() {
+    let script = franz_core::model::scripted_server::Script::list([
+        franz_core::model::ScriptedReply::text(CLICK),
+        franz_core::model::ScriptedReply::text("done(\"gave up clicking\")\nOK."),
+    ]);
+    let mut run = PanelRun::start(script, &["--panel", "--approve"]);
+    let s = run.wait_state("awaiting approval", |s| s["awaiting"] == "approval");
+    assert_eq!(s["pending_seq"], 1);
+    assert_eq!(s["actions"][0]["type"], "click");
+    let mut events = run.events();
+    let (status, _) = run.post("/approve", json!({"seq": 2, "decision": "approve"}));
+    assert_eq!(status, 409, "wrong seq");
+    let (status, _) = run.post(
+        "/approve",
+        json!({"seq": 1, "decision": "reject", "reason": "not that window"}),
+    );
+    assert_eq!(status, 200);
+    let r = events.until("action_result", |e| e["turn"] == 1);
+    assert_eq!(r["result"]["status"], "error", "{r}");
+    assert!(
+        r.to_string().contains("the user rejected: not that window"),
+        "{r}"
+    );
+    events.until("awaiting_approval", |e| e["turn"] == 2);
+    assert!(run.server.wait_for_requests(2, panel::TIMEOUT));
+    let asked = run.server.requests();
+    assert_eq!(asked.len(), 2);
+    assert!(
+        asked[1].body.contains("the user rejected: not that window"),
+        "turn 2's request tells the model"
+    );
+    assert_eq!(
+        run.post("/approve", json!({"seq": 2, "decision": "approve"}))
+            .0,
+        200
+    );
+    events.until("run_finished", |_| true);
+    assert_eq!(run.wait_exit().code(), Some(0));
+}
