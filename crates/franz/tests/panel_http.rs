@@ -144,3 +144,18 @@ fn a_rejection_runs_nothing_and_goes_back_to_the_model_as_an_error() {
     events.until("run_finished", |_| true);
     assert_eq!(run.wait_exit().code(), Some(0));
 }
+
+#[test]
+fn a_non_loopback_panel_needs_the_explicit_flag() {
+    let runs = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_franz"))
+        .args(["--sandbox=320x240", "run", "x", "--panel=0.0.0.0:0"])
+        .args(["--api-url", "http://127.0.0.1:9/v1"])
+        .args(["--runs-dir", runs.path().to_str().unwrap()])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("--panel-allow-remote"), "{err}");
+}

@@ -1,0 +1,165 @@
+//! Where the engine consults its [`Controller`]: the turn boundary (pause, step, stop), the
+//! observation (panel annotation) and the parsed actions (approve mode). Kept apart from the
+//! turn itself so that `mod.rs` only calls `gate`, `annotate` and `approval`.
+
+use super::{Engine, Stop};
+use crate::action::ActionResult;
+use crate::engine::{Controller, Decision, Gate};
+use crate::event::{EventKind, Outcome};
+use crate::model::Reply;
+use crate::observe::Observation;
+use crate::strategy::{Reading, TurnContext};
+use std::time::Duration;
+
+/// How long one wait on the controller lasts before Ctrl+C is checked again.
+const WAIT: Duration = Duration::from_millis(100);
+
+impl Engine<'_> {
+    /// At a turn boundary: waits while the controller pauses the run (`paused` / `resumed`).
+    pub(super) fn gate(&mut self, turn: u32) -> Result<(), Stop> {
+        let Some(c) = self.controller.clone() else {
+            return Ok(());
+        };
+        let mut paused = false;
+        loop {
+            match c.gate(WAIT) {
+                Gate::Go => break,
+                Gate::Stop(reason) => return Err(Stop(Outcome::Interrupted, reason)),
+                Gate::Paused if !paused => {
+                    paused = true;
+                    self.emit(
+                        turn,
+                        EventKind::Paused {
+                            reason: "paused by the controller".into(),
+                        },
+                    );
+                }
+                Gate::Paused => {}
+            }
+            if self.interrupted() {
+                return Err(Stop(Outcome::Interrupted, "interrupted (Ctrl+C)".into()));
+            }
+        }
+        if paused {
+            self.emit(turn, EventKind::Resumed {});
+        }
+        Ok(())
+    }
+
+    /// Shows the observation to the controller; in annotation mode waits for the annotated
+    /// image and sends it instead.
+    pub(super) fn annotate(&mut self, turn: u32, obs: &mut Observation) -> Result<(), Stop> {
+        let Some(c) = self.controller.clone() else {
+            return Ok(());
+        };
+        c.observed(turn, obs);
+        if !c.annotating() {
+            return Ok(());
+        }
+        // a first call without waiting registers what is awaited, so that an answer to the
+        // event below is accepted however fast it comes
+        let mut early = c.annotation(turn, Duration::ZERO);
+        self.emit(
+            turn,
+            EventKind::AwaitingAnnotation {
+                prompt: format!("annotate screenshot {turn} (seq {turn})"),
+            },
+        );
+        let png = loop {
+            if let Some(png) = early.take().or_else(|| c.annotation(turn, WAIT)) {
+                break png;
+            }
+            self.gate_stop(&*c)?;
+        };
+        use base64::Engine as _;
+        obs.data_url = format!(
+            "data:image/png;base64,{}",
+            base64::engine::general_purpose::STANDARD.encode(&png)
+        );
+        obs.encoded = png;
+        obs.format = crate::observe::ImageFormat::Png;
+        Ok(())
+    }
+
+    /// Approve mode: waits for a decision on the reading's actions. `Some(results)` when they
+    /// were rejected (nothing runs; each result tells the model why).
+    pub(super) fn approval(
+        &mut self,
+        turn: u32,
+        reading: &mut Reading,
+        ctx: &TurnContext<'_>,
+    ) -> Result<Option<Vec<ActionResult>>, Stop> {
+        let Some(c) = self.controller.clone() else {
+            return Ok(None);
+        };
+        if !c.approving() || reading.actions.is_empty() {
+            return Ok(None);
+        }
+        loop {
+            let mut early = c.decision(turn, &reading.actions, Duration::ZERO);
+            self.emit(
+                turn,
+                EventKind::AwaitingApproval {
+                    actions: reading.actions.clone(),
+                },
+            );
+            let decision = loop {
+                if let Some(d) = early
+                    .take()
+                    .or_else(|| c.decision(turn, &reading.actions, WAIT))
+                {
+                    break d;
+                }
+                self.gate_stop(&*c)?;
+            };
+            match decision {
+                Decision::Approve => return Ok(None),
+                Decision::Reject(reason) => {
+                    let message = format!("the user rejected: {reason}");
+                    self.emit(
+                        turn,
+                        EventKind::Note {
+                            text: message.clone(),
+                        },
+                    );
+                    let err = crate::action::ActionError::new(
+                        crate::action::ErrorKind::Rejected,
+                        message,
+                    );
+                    let result = ActionResult::Error(err);
+                    for (index, action) in reading.actions.iter().enumerate() {
+                        self.emit(
+                            turn,
+                            EventKind::ActionResult {
+                                index,
+                                action: action.clone(),
+                                result: result.clone(),
+                                ms: 0.0,
+                            },
+                        );
+                    }
+                    return Ok(Some(vec![result; reading.actions.len()]));
+                }
+                Decision::Replace(text) => {
+                    let reply = Reply::text(text);
+                    *reading = self.strategy.read(&reply, ctx);
+                    self.emit_reply(turn, 0.0, &reply, reading);
+                    if reading.actions.is_empty() {
+                        return Ok(None);
+                    }
+                }
+            }
+        }
+    }
+
+    /// While waiting on the controller: Ctrl+C or a stop command ends the run.
+    fn gate_stop(&self, c: &dyn Controller) -> Result<(), Stop> {
+        if self.interrupted() {
+            return Err(Stop(Outcome::Interrupted, "interrupted (Ctrl+C)".into()));
+        }
+        if let Some(reason) = c.stop_requested() {
+            return Err(Stop(Outcome::Interrupted, reason));
+        }
+        Ok(())
+    }
+}
