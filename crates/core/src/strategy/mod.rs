@@ -173,3 +173,39 @@ pub fn parse(
         },
     )
 }
+
+/// A stateless request: the system prompt (the built-in one unless overridden) and one user
+/// message with the filled template and this turn's screenshot.
+pub fn one_shot_prompt(
+    options: &ReadOptions,
+    system: &str,
+    template: &str,
+    vars: &[(&str, &str)],
+    ctx: &TurnContext<'_>,
+) -> Prompt {
+    let system = options.system_prompt.as_deref().unwrap_or(system);
+    Prompt {
+        messages: vec![
+            Message::system(system),
+            Message::user_with_image(
+                prompts::fill(template, vars),
+                ctx.observation.data_url.clone(),
+            ),
+        ],
+        ..Prompt::default()
+    }
+}
+
+/// What the next prompt says about the last turn: each action's result, or that none was
+/// recognised, and the reply's problems.
+pub fn last_turn(reading: &Reading, results: &[ActionResult]) -> String {
+    let mut last = if reading.actions.is_empty() {
+        "(no action was recognised in your reply)".to_string()
+    } else {
+        describe_results(&reading.actions, results)
+    };
+    for e in &reading.errors {
+        last.push_str(&format!("\nPROBLEM: {e}"));
+    }
+    last
+}

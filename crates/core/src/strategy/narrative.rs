@@ -3,9 +3,9 @@
 //! The reply is one action as function-call text and a story that replaces the old one in
 //! full, so the request never grows with turns.
 
-use super::{Prompt, ReadOptions, Reading, Strategy, TurnContext, describe_results, prompts};
+use super::{Prompt, ReadOptions, Reading, Strategy, TurnContext, prompts};
 use crate::action::ActionResult;
-use crate::model::{Message, Reply};
+use crate::model::Reply;
 use crate::parser::Dialect;
 
 pub struct Narrative {
@@ -38,26 +38,18 @@ impl Strategy for Narrative {
     }
 
     fn prompt(&mut self, ctx: &TurnContext<'_>) -> Prompt {
-        let system = self
-            .options
-            .system_prompt
-            .as_deref()
-            .unwrap_or(prompts::NARRATIVE_SYSTEM);
-        let user = prompts::fill(
+        let vars = [
+            ("task", ctx.task),
+            ("story", &self.story),
+            ("last", &self.last),
+        ];
+        super::one_shot_prompt(
+            &self.options,
+            prompts::NARRATIVE_SYSTEM,
             prompts::NARRATIVE_USER,
-            &[
-                ("task", ctx.task),
-                ("story", &self.story),
-                ("last", &self.last),
-            ],
-        );
-        Prompt {
-            messages: vec![
-                Message::system(system),
-                Message::user_with_image(user, ctx.observation.data_url.clone()),
-            ],
-            ..Prompt::default()
-        }
+            &vars,
+            ctx,
+        )
     }
 
     fn read(&mut self, reply: &Reply, ctx: &TurnContext<'_>) -> Reading {
@@ -83,13 +75,6 @@ impl Strategy for Narrative {
         if !reading.text.is_empty() {
             self.story = reading.text.clone();
         }
-        let mut last = describe_results(&reading.actions, results);
-        if reading.actions.is_empty() {
-            last = "(no action was recognised in your reply)".into();
-        }
-        for e in &reading.errors {
-            last.push_str(&format!("\nPROBLEM: {e}"));
-        }
-        self.last = last;
+        self.last = super::last_turn(reading, results);
     }
 }

@@ -2,9 +2,9 @@
 //! several actions a turn; the observation is the next turn's text and the bboxes are drawn
 //! on the next screenshot. A boot reply can start the loop without asking the model.
 
-use super::{Prompt, ReadOptions, Reading, Strategy, TurnContext, describe_results, prompts};
+use super::{Prompt, ReadOptions, Reading, Strategy, TurnContext, prompts};
 use crate::action::ActionResult;
-use crate::model::{Message, Reply};
+use crate::model::Reply;
 use crate::parser::Dialect;
 
 pub struct Vision {
@@ -32,26 +32,18 @@ impl Strategy for Vision {
     }
 
     fn prompt(&mut self, ctx: &TurnContext<'_>) -> Prompt {
-        let system = self
-            .options
-            .system_prompt
-            .as_deref()
-            .unwrap_or(prompts::VISION_SYSTEM);
-        let user = prompts::fill(
+        let vars = [
+            ("task", ctx.task),
+            ("observation", &self.observation),
+            ("last", &self.last),
+        ];
+        super::one_shot_prompt(
+            &self.options,
+            prompts::VISION_SYSTEM,
             prompts::VISION_USER,
-            &[
-                ("task", ctx.task),
-                ("observation", &self.observation),
-                ("last", &self.last),
-            ],
-        );
-        Prompt {
-            messages: vec![
-                Message::system(system),
-                Message::user_with_image(user, ctx.observation.data_url.clone()),
-            ],
-            ..Prompt::default()
-        }
+            &vars,
+            ctx,
+        )
     }
 
     fn read(&mut self, reply: &Reply, ctx: &TurnContext<'_>) -> Reading {
@@ -68,14 +60,7 @@ impl Strategy for Vision {
         if !reading.text.is_empty() {
             self.observation = reading.text.clone();
         }
-        let mut last = describe_results(&reading.actions, results);
-        if reading.actions.is_empty() {
-            last = "(no action was recognised in your reply)".into();
-        }
-        for e in &reading.errors {
-            last.push_str(&format!("\nPROBLEM: {e}"));
-        }
-        self.last = last;
+        self.last = super::last_turn(reading, results);
     }
 
     fn scripted_reply(&mut self, turn: u32) -> Option<String> {
