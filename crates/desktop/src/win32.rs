@@ -20,7 +20,7 @@ use windows_sys::Win32::UI::HiDpi::{
 };
 use windows_sys::Win32::UI::WindowsAndMessaging::{
     CURSOR_SHOWING, CURSORINFO, DI_NORMAL, DrawIconEx, GetCursorInfo, GetCursorPos, GetIconInfo,
-    ICONINFO,
+    HCURSOR, ICONINFO, IDC_ARROW, LoadCursorW,
 };
 
 /// Makes this process per-monitor DPI aware (V2, else V1). Returns whether the thread is
@@ -85,10 +85,32 @@ pub fn cursor() -> Result<Option<CursorImage>, DesktopError> {
     if info.flags & CURSOR_SHOWING == 0 || info.hCursor.is_null() {
         return Ok(None);
     }
+    // Another process's cursor handle cannot be read under Wine (real Windows shares them):
+    // then the standard arrow stands in for it.
+    let image = render_cursor(info.hCursor).or_else(|e| {
+        tracing::debug!("cursor image: {e}; drawing the standard arrow");
+        // SAFETY: loads a shared system cursor.
+        render_cursor(unsafe { LoadCursorW(std::ptr::null_mut(), IDC_ARROW) })
+    })?;
+    Ok(image.map(|(xhot, yhot, width, height, rgba)| CursorImage {
+        x: info.ptScreenPos.x,
+        y: info.ptScreenPos.y,
+        xhot,
+        yhot,
+        width,
+        height,
+        rgba,
+    }))
+}
+
+/// Hotspot, size and straight RGBA of a cursor.
+type Rendered = (u32, u32, u32, u32, Vec<u8>);
+
+fn render_cursor(handle: HCURSOR) -> Result<Option<Rendered>, DesktopError> {
     // SAFETY: zeroed ICONINFO is a valid out value (integers and null handles).
     let mut icon: ICONINFO = unsafe { std::mem::zeroed() };
-    // SAFETY: hCursor is a live cursor handle; `icon` is a valid out pointer.
-    if unsafe { GetIconInfo(info.hCursor, &mut icon) } == 0 {
+    // SAFETY: `icon` is a valid out pointer; a bad handle makes the call fail.
+    if handle.is_null() || unsafe { GetIconInfo(handle, &mut icon) } == 0 {
         return Err(DesktopError::Capture("GetIconInfo failed".into()));
     }
     let (mask, color) = (Gdi(icon.hbmMask), Gdi(icon.hbmColor));
@@ -104,17 +126,15 @@ pub fn cursor() -> Result<Option<CursorImage>, DesktopError> {
     if width == 0 || height == 0 {
         return Ok(None);
     }
-    let on_black = render(info.hCursor, width, height, 0x00)?;
-    let on_white = render(info.hCursor, width, height, 0xff)?;
-    Ok(Some(CursorImage {
-        x: info.ptScreenPos.x,
-        y: info.ptScreenPos.y,
-        xhot: icon.xHotspot,
-        yhot: icon.yHotspot,
+    let on_black = render(handle, width, height, 0x00)?;
+    let on_white = render(handle, width, height, 0xff)?;
+    Ok(Some((
+        icon.xHotspot,
+        icon.yHotspot,
         width,
         height,
-        rgba: unblend(&on_black, &on_white),
-    }))
+        unblend(&on_black, &on_white),
+    )))
 }
 
 /// Width and height of a bitmap, `None` for a null handle.
