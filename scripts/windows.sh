@@ -62,7 +62,8 @@ for dpi in $dpis; do
   pids+=($!)
   export DISPLAY=:$n
   for _ in $(seq 100); do [ -e /tmp/.X11-unix/X$n ] && break; sleep 0.1; done
-  if [ ! -f "$WINEPREFIX/system.reg" ]; then
+  if [ ! -f "$WINEPREFIX/drive_c/windows/system32/kernel32.dll" ]; then
+    rm -rf "$WINEPREFIX"
     $wine wineboot --init >/dev/null 2>&1
   fi
   cp "$out/bcryptprimitives.dll" "$WINEPREFIX/drive_c/windows/system32/"
