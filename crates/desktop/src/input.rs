@@ -143,7 +143,17 @@ impl Input for EnigoInput {
     fn move_to(&mut self, p: PixelPoint) -> Result<(), DesktopError> {
         self.enigo
             .move_mouse(p.x, p.y, enigo::Coordinate::Abs)
-            .map_err(input_err)
+            .map_err(input_err)?;
+        // Windows: wait (briefly) until the pointer is there, so that a button pressed next
+        // cannot land on the old spot (seen under Wine, where the move is applied late).
+        #[cfg(windows)]
+        for _ in 0..50 {
+            if crate::win32::pointer()? == p {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        Ok(())
     }
 
     fn button(&mut self, button: Button, press: Press) -> Result<(), DesktopError> {

@@ -19,6 +19,8 @@ mod types;
 
 #[cfg(target_os = "linux")]
 pub mod sandbox;
+#[cfg(windows)]
+pub mod win32;
 #[cfg(target_os = "linux")]
 pub mod witness;
 #[cfg(target_os = "linux")]

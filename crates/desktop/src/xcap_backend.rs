@@ -1,23 +1,64 @@
-//! Windows and macOS: capture through xcap, input through enigo.
-//!
-//! TODO(windows issue).
+//! Windows and macOS: capture through xcap (GDI `BitBlt` on Windows), input through enigo
+//! (`SendInput` on Windows). On Windows the cursor and the pointer come from Win32 directly
+//! (`win32`), and the process is made per-monitor DPI aware before anything is measured, so
+//! monitor rects, captured pixels and input coordinates are all physical pixels.
 
 use crate::{
     CursorImage, Desktop, DesktopError, DesktopOptions, EnigoInput, Frame, Input, Monitor,
-    PixelPoint,
+    PixelPoint, PixelRect,
 };
 
 pub struct XcapDesktop {
     monitors: Vec<Monitor>,
+    screens: Vec<xcap::Monitor>,
     selected: usize,
     input: EnigoInput,
 }
 
+fn xcap_err(e: xcap::XCapError) -> DesktopError {
+    DesktopError::Capture(e.to_string())
+}
+
 impl XcapDesktop {
-    pub fn open(_options: &DesktopOptions) -> Result<Self, DesktopError> {
-        Err(DesktopError::Unsupported(
-            "xcap capture (not yet built)".into(),
-        ))
+    pub fn open(options: &DesktopOptions) -> Result<Self, DesktopError> {
+        #[cfg(windows)]
+        if !crate::win32::set_dpi_awareness() {
+            tracing::warn!("not per-monitor DPI aware: coordinates may be scaled");
+        }
+        let screens = xcap::Monitor::all().map_err(xcap_err)?;
+        let mut monitors = Vec::with_capacity(screens.len());
+        for (index, s) in screens.iter().enumerate() {
+            monitors.push(Monitor {
+                index,
+                name: s.name().unwrap_or_else(|_| format!("monitor {index}")),
+                rect: PixelRect::new(
+                    s.x().map_err(xcap_err)?,
+                    s.y().map_err(xcap_err)?,
+                    s.width().map_err(xcap_err)?,
+                    s.height().map_err(xcap_err)?,
+                ),
+                primary: s.is_primary().unwrap_or(false),
+            });
+        }
+        if monitors.is_empty() {
+            return Err(DesktopError::Capture("no monitor found".into()));
+        }
+        let selected = match options.monitor {
+            Some(i) if i < monitors.len() => i,
+            Some(requested) => {
+                return Err(DesktopError::NoSuchMonitor {
+                    requested,
+                    count: monitors.len(),
+                });
+            }
+            None => monitors.iter().position(|m| m.primary).unwrap_or(0),
+        };
+        Ok(Self {
+            monitors,
+            screens,
+            selected,
+            input: EnigoInput::new()?,
+        })
     }
 }
 
@@ -29,20 +70,51 @@ impl Desktop for XcapDesktop {
         &self.monitors
     }
     fn capture(&mut self) -> Result<Frame, DesktopError> {
-        Err(DesktopError::Unsupported(
-            "xcap capture (not yet built)".into(),
-        ))
+        let image = self.screens[self.selected]
+            .capture_image()
+            .map_err(xcap_err)?;
+        let (width, height) = image.dimensions();
+        // xcap hands out RGBA; frames are BGRA.
+        let mut data = image.into_raw();
+        for px in data.chunks_exact_mut(4) {
+            px.swap(0, 2);
+            px[3] = 255;
+        }
+        Ok(Frame {
+            width,
+            height,
+            stride: width as usize * 4,
+            data,
+        })
     }
     fn cursor(&mut self) -> Result<Option<CursorImage>, DesktopError> {
-        Ok(None)
+        #[cfg(windows)]
+        {
+            crate::win32::cursor()
+        }
+        #[cfg(not(windows))]
+        {
+            Ok(None)
+        }
     }
     fn pointer(&mut self) -> Result<PixelPoint, DesktopError> {
-        Err(DesktopError::Unsupported("pointer (not yet built)".into()))
+        #[cfg(windows)]
+        {
+            crate::win32::pointer()
+        }
+        #[cfg(not(windows))]
+        {
+            self.input.location()
+        }
     }
     fn input(&mut self) -> &mut dyn Input {
         &mut self.input
     }
     fn describe(&self) -> String {
-        "xcap".into()
+        if cfg!(windows) {
+            "windows (xcap GDI capture, enigo SendInput)".into()
+        } else {
+            "xcap".into()
+        }
     }
 }

@@ -3,6 +3,7 @@
 
 use crate::cli::GlobalArgs;
 use crate::commands::{Exit, exit};
+#[cfg(target_os = "linux")]
 use anyhow::Context;
 use franz_core::geometry::SizeRule;
 use franz_core::observe::ObserveConfig;

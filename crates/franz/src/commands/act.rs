@@ -11,6 +11,7 @@
 use crate::cli::GlobalArgs;
 use crate::commands::{Exit, exit};
 use crate::setup;
+#[cfg(target_os = "linux")]
 use anyhow::Context;
 use clap::Args;
 use franz_core::executor::{ExecConfig, ExecError, Executor, MotionProfile};

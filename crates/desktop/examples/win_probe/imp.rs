@@ -1,0 +1,194 @@
+//! The Win32 side of `win_probe` (see main.rs).
+
+use std::ffi::c_void;
+use std::io::Write;
+use windows_sys::Win32::Foundation::{HWND, LPARAM, LRESULT, POINT, WPARAM};
+use windows_sys::Win32::Graphics::Gdi::{
+    BI_RGB, BITMAPINFO, BITMAPINFOHEADER, BitBlt, COLOR_WINDOW, ClientToScreen, CreateCompatibleDC,
+    CreateDIBSection, DIB_RGB_COLORS, GetDC, HBRUSH, SRCCOPY, SelectObject,
+};
+use windows_sys::Win32::System::LibraryLoader::GetModuleHandleW;
+use windows_sys::Win32::UI::HiDpi::{
+    DPI_AWARENESS_CONTEXT_PER_MONITOR_AWARE, DPI_AWARENESS_CONTEXT_PER_MONITOR_AWARE_V2,
+    SetProcessDpiAwarenessContext,
+};
+use windows_sys::Win32::UI::WindowsAndMessaging::*;
+
+pub fn main() -> i32 {
+    // SAFETY: plain calls with constant arguments.
+    unsafe {
+        if SetProcessDpiAwarenessContext(DPI_AWARENESS_CONTEXT_PER_MONITOR_AWARE_V2) == 0 {
+            SetProcessDpiAwarenessContext(DPI_AWARENESS_CONTEXT_PER_MONITOR_AWARE);
+        }
+    }
+    let args: Vec<String> = std::env::args().collect();
+    match args.get(1).map(String::as_str) {
+        Some("grab") if args.len() == 3 => grab(&args[2]),
+        Some("witness") if args.len() == 6 => {
+            let n: Vec<i32> = args[2..6].iter().map(|a| a.parse().unwrap()).collect();
+            witness(n[0], n[1], n[2], n[3])
+        }
+        _ => {
+            eprintln!("usage: win_probe grab OUT.bgra | win_probe witness X Y W H");
+            2
+        }
+    }
+}
+
+fn grab(out: &str) -> i32 {
+    // SAFETY: plain GDI calls on handles made here; `bits` is the DIB's memory.
+    unsafe {
+        let w = GetSystemMetrics(SM_CXSCREEN);
+        let h = GetSystemMetrics(SM_CYSCREEN);
+        let screen = GetDC(std::ptr::null_mut());
+        let mem = CreateCompatibleDC(screen);
+        let mut bmi: BITMAPINFO = std::mem::zeroed();
+        bmi.bmiHeader = BITMAPINFOHEADER {
+            biSize: size_of::<BITMAPINFOHEADER>() as u32,
+            biWidth: w,
+            biHeight: -h,
+            biPlanes: 1,
+            biBitCount: 32,
+            biCompression: BI_RGB,
+            ..bmi.bmiHeader
+        };
+        let mut bits: *mut c_void = std::ptr::null_mut();
+        let dib = CreateDIBSection(
+            mem,
+            &bmi,
+            DIB_RGB_COLORS,
+            &mut bits,
+            std::ptr::null_mut(),
+            0,
+        );
+        assert!(!dib.is_null() && !bits.is_null(), "CreateDIBSection failed");
+        SelectObject(mem, dib);
+        assert!(
+            BitBlt(mem, 0, 0, w, h, screen, 0, 0, SRCCOPY) != 0,
+            "BitBlt failed"
+        );
+        let len = (w * h * 4) as usize;
+        let pixels = std::slice::from_raw_parts(bits.cast::<u8>(), len);
+        let mut file = Vec::with_capacity(8 + len);
+        file.extend_from_slice(&(w as u32).to_le_bytes());
+        file.extend_from_slice(&(h as u32).to_le_bytes());
+        file.extend_from_slice(pixels);
+        std::fs::write(out, file).unwrap();
+        let mut p = POINT { x: 0, y: 0 };
+        GetCursorPos(&mut p);
+        println!("{w} {h} {} {}", p.x, p.y);
+    }
+    0
+}
+
+fn say(line: String) {
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{line}");
+    let _ = out.flush();
+}
+
+/// Screen coordinates of a client-area mouse message.
+fn client_point(hwnd: HWND, lparam: LPARAM) -> (i32, i32) {
+    let mut p = POINT {
+        x: i32::from(lparam as u16 as i16),
+        y: i32::from((lparam >> 16) as u16 as i16),
+    };
+    // SAFETY: `p` is a valid POINT; hwnd is our window.
+    unsafe { ClientToScreen(hwnd, &mut p) };
+    (p.x, p.y)
+}
+
+unsafe extern "system" fn wndproc(hwnd: HWND, msg: u32, wparam: WPARAM, lparam: LPARAM) -> LRESULT {
+    let click = |name: &str| {
+        let (x, y) = client_point(hwnd, lparam);
+        say(format!("{name} {x} {y}"));
+    };
+    match msg {
+        WM_LBUTTONDOWN => click("ldown"),
+        WM_LBUTTONUP => click("lup"),
+        WM_RBUTTONDOWN => click("rdown"),
+        WM_RBUTTONUP => click("rup"),
+        WM_MBUTTONDOWN => click("mdown"),
+        WM_MBUTTONUP => click("mup"),
+        WM_MOUSEMOVE if wparam & 0x0001 != 0 => click("drag"), // MK_LBUTTON
+        WM_MOUSEWHEEL | WM_MOUSEHWHEEL => {
+            // Wheel messages carry screen coordinates already.
+            let x = i32::from(lparam as u16 as i16);
+            let y = i32::from((lparam >> 16) as u16 as i16);
+            let delta = (wparam >> 16) as u16 as i16;
+            let name = if msg == WM_MOUSEWHEEL {
+                "wheel"
+            } else {
+                "hwheel"
+            };
+            say(format!("{name} {x} {y} {delta}"));
+        }
+        WM_KEYDOWN | WM_SYSKEYDOWN => say(format!("keydown {wparam}")),
+        WM_KEYUP | WM_SYSKEYUP => say(format!("keyup {wparam}")),
+        WM_CHAR => say(format!("char {wparam}")),
+        WM_TIMER => {
+            // SAFETY: our window.
+            unsafe { DestroyWindow(hwnd) };
+        }
+        WM_DESTROY => {
+            // SAFETY: plain call.
+            unsafe { PostQuitMessage(0) };
+        }
+        // SAFETY: the default handler for everything else.
+        _ => return unsafe { DefWindowProcW(hwnd, msg, wparam, lparam) },
+    }
+    0
+}
+
+fn witness(x: i32, y: i32, w: i32, h: i32) -> i32 {
+    let class: Vec<u16> = "franz_witness\0".encode_utf16().collect();
+    // SAFETY: a plain window class and window; the message loop runs until WM_QUIT.
+    unsafe {
+        let instance = GetModuleHandleW(std::ptr::null());
+        let wc = WNDCLASSW {
+            style: 0,
+            lpfnWndProc: Some(wndproc),
+            cbClsExtra: 0,
+            cbWndExtra: 0,
+            hInstance: instance,
+            hIcon: std::ptr::null_mut(),
+            hCursor: LoadCursorW(std::ptr::null_mut(), IDC_ARROW),
+            hbrBackground: (COLOR_WINDOW + 1) as usize as HBRUSH,
+            lpszMenuName: std::ptr::null(),
+            lpszClassName: class.as_ptr(),
+        };
+        assert!(RegisterClassW(&wc) != 0, "RegisterClassW failed");
+        let hwnd = CreateWindowExW(
+            WS_EX_TOPMOST,
+            class.as_ptr(),
+            class.as_ptr(),
+            WS_POPUP | WS_VISIBLE,
+            x,
+            y,
+            w,
+            h,
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            instance,
+            std::ptr::null(),
+        );
+        assert!(!hwnd.is_null(), "CreateWindowExW failed");
+        SetForegroundWindow(hwnd);
+        SetTimer(hwnd, 1, 120_000, None);
+        let mut r = std::mem::zeroed();
+        GetWindowRect(hwnd, &mut r);
+        say(format!(
+            "ready {} {} {} {}",
+            r.left,
+            r.top,
+            r.right - r.left,
+            r.bottom - r.top
+        ));
+        let mut msg = std::mem::zeroed();
+        while GetMessageW(&mut msg, std::ptr::null_mut(), 0, 0) > 0 {
+            TranslateMessage(&msg);
+            DispatchMessageW(&msg);
+        }
+    }
+    0
+}

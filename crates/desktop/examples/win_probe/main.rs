@@ -1,0 +1,26 @@
+//! Test support for the Windows tests (built for `x86_64-pc-windows-gnu`, run under Wine by
+//! `crates/franz/tests/wine.rs`): an independent witness of what franz sees and does, written
+//! against plain Win32 (windows-sys), sharing no code with franz's capture or input.
+//!
+//! - `win_probe grab OUT.bgra`: BitBlt of the whole screen from the screen DC, written as
+//!   `width u32 LE, height u32 LE, BGRA rows`; prints `W H CURSOR_X CURSOR_Y`.
+//! - `win_probe witness X Y W H`: a top-most window at that screen rect that prints every
+//!   mouse and key message it gets, one line each, with screen coordinates:
+//!   `ready`, `ldown X Y`, `lup X Y`, `rdown`/`rup`/`mdown`/`mup X Y`, `drag X Y` (a move
+//!   with the left button down), `wheel X Y DELTA`, `hwheel X Y DELTA`, `keydown VK`,
+//!   `keyup VK`, `char CODEPOINT`. It exits after two minutes.
+//!
+//! Both are per-monitor DPI aware, so every number is a physical pixel.
+
+#[cfg(windows)]
+mod imp;
+
+fn main() {
+    #[cfg(windows)]
+    std::process::exit(imp::main());
+    #[cfg(not(windows))]
+    {
+        eprintln!("win_probe is Windows test support: build it for x86_64-pc-windows-gnu");
+        std::process::exit(2);
+    }
+}
