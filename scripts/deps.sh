@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs the system packages franz and its tests need, when they are missing (Debian/Ubuntu).
+# With arguments, installs those packages instead (scripts/windows.sh uses it for its own).
 set -euo pipefail
 pkgs=(xvfb x11-apps x11-utils x11-xserver-utils xdotool xterm zenity fonts-dejavu-core chromium chromium-driver)
+[ $# -gt 0 ] && pkgs=("$@")
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -14,17 +14,7 @@ screen=${FRANZ_WIN_SCREEN:-1280x800}
 dpis=${DPIS:-96 120}
 
 # 1. Packages (Debian 12): Rust 1.96 with its std source, mingw, Wine, Xvfb.
-pkgs=(rustc-web cargo-web rust-web-src gcc-mingw-w64-x86-64 wine wine64 xvfb)
-missing=()
-for p in "${pkgs[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "installing: ${missing[*]}" >&2
-  sudo=""; [ "$(id -u)" = 0 ] || sudo="sudo"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
-fi
+"$root/scripts/deps.sh" rustc-web cargo-web rust-web-src gcc-mingw-w64-x86-64 wine wine64 xvfb
 
 # 2. Wine 8 lacks bcryptprimitives.dll!ProcessPrng, which Rust's std imports: a test-support shim.
 mkdir -p "$out"
