@@ -34,6 +34,16 @@ impl Frame {
         }
     }
 
+    /// The frame as a [`FrameView`].
+    pub fn view(&self) -> FrameView<'_> {
+        FrameView {
+            width: self.width,
+            height: self.height,
+            stride: self.stride,
+            data: &self.data,
+        }
+    }
+
     /// The BGRA bytes of pixel (x, y).
     pub fn pixel(&self, x: u32, y: u32) -> [u8; 4] {
         let i = y as usize * self.stride + x as usize * 4;
@@ -76,6 +86,18 @@ fn copy_opaque(dst: &mut [u8], src: &[u8]) {
     {
         d.copy_from_slice(&[s[0], s[1], s[2], 255]);
     }
+}
+
+/// Captured pixels lent by the backend where it has them, without a copy (X11: the shared
+/// memory segment the server just wrote). Byte order B, G, R, then a fourth byte that may be
+/// anything (X11 leaves it undefined): a reader must not take it for alpha. Rows are `stride`
+/// bytes apart.
+#[derive(Debug, Clone, Copy)]
+pub struct FrameView<'a> {
+    pub width: u32,
+    pub height: u32,
+    pub stride: usize,
+    pub data: &'a [u8],
 }
 
 /// The cursor as the OS draws it.
@@ -128,6 +150,14 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn view_lends_the_frame() {
+        let f = Frame::from_bgrx(1, 2, &[1, 2, 3, 0, 4, 5, 6, 0], 4);
+        let v = f.view();
+        assert_eq!((v.width, v.height, v.stride), (1, 2, 4));
+        assert_eq!(v.data, &f.data[..]);
     }
 
     #[test]

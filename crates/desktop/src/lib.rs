@@ -31,7 +31,7 @@ mod x11_keyboard;
 mod xcap_backend;
 
 pub use error::DesktopError;
-pub use frame::{CursorImage, Frame};
+pub use frame::{CursorImage, Frame, FrameView};
 pub use input::EnigoInput;
 pub use types::{Button, Key, NamedKey, PixelPoint, PixelRect, Press, ScrollDirection};
 
@@ -63,6 +63,14 @@ pub trait Desktop {
     fn monitors(&self) -> &[Monitor];
     /// Captures the whole monitor, without the cursor.
     fn capture(&mut self) -> Result<Frame, DesktopError>;
+    /// Captures the whole monitor and lends the pixels to `with` where the backend has them,
+    /// with no copy (the observation pipeline reads the X server's shared memory directly).
+    /// The default captures a [`Frame`] and lends that.
+    fn capture_view(&mut self, with: &mut dyn FnMut(FrameView<'_>)) -> Result<(), DesktopError> {
+        let frame = self.capture()?;
+        with(frame.view());
+        Ok(())
+    }
     /// The cursor's image and hotspot position, if the platform can tell.
     fn cursor(&mut self) -> Result<Option<CursorImage>, DesktopError>;
     /// Where the pointer is now.

@@ -373,6 +373,7 @@ impl Engine<'_> {
                 ));
             }
         }
+        self.pipeline.recycle(obs);
         history.push(TurnFeedback {
             actions: reading.actions.clone(),
             bboxes: reading.bboxes.clone(),

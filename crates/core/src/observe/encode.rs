@@ -3,9 +3,10 @@
 //! PNG is written as 8-bit RGB (no alpha: the screen is opaque, and a fourth channel only
 //! costs bytes). Settings were chosen by measuring (`examples/png_settings.rs`) on the
 //! benchmark desktop scene at 1536x864 against Pillow's level 6 (373 KB in base64):
-//! - no row filter + zlib level 2 (zlib-rs backend): 334 KB in about 3-4 ms. UI screens are
-//!   mostly flat colour and text, which deflate handles well unfiltered; adaptive filtering
-//!   costs 2-3x the time and gave *larger* files here.
+//! - no row filter + zlib level 2 (zlib-rs backend): 334 KB in about 3-4 ms on one core,
+//!   and that work is split in bands over all cores ([`super::png`]). UI screens are mostly
+//!   flat colour and text, which deflate handles well unfiltered; adaptive filtering costs
+//!   2-3x the time and gave *larger* files here.
 //! - Photographic content (a wallpaper, a picture) is where filters matter. When the quick
 //!   encoding is poor (over a sixth of the raw size), the image is encoded again with adaptive
 //!   filters at level 6, as Pillow does, and the smaller result is kept.
@@ -41,18 +42,75 @@ const POOR_RATIO: usize = 6;
 
 /// Encodes an RGBA image.
 pub fn encode_image(image: &RgbaImage, format: ImageFormat) -> Result<Vec<u8>, ObserveError> {
-    let rgb = to_rgb(image);
+    Scratch::default().encode_image(image, format)
+}
+
+/// The encoder's reusable buffers (scanlines of the PNG bands, RGB rows for the other
+/// encoders), kept by the pipeline between turns.
+#[derive(Default)]
+pub struct Scratch {
+    bands: Vec<Vec<u8>>,
+    rgb: Vec<u8>,
+}
+
+impl Scratch {
+    /// Encodes an RGBA image, reusing these buffers. PNG: quick and unfiltered, in bands on
+    /// all cores; filtered when that compresses poorly (see the module doc).
+    pub fn encode_image(
+        &mut self,
+        image: &RgbaImage,
+        format: ImageFormat,
+    ) -> Result<Vec<u8>, ObserveError> {
+        let (width, height) = (image.width, image.height);
+        if format == ImageFormat::Png {
+            let quick = super::png::encode_unfiltered(
+                &image.data,
+                width,
+                height,
+                QUICK_LEVEL,
+                super::threads(),
+                &mut self.bands,
+            )?;
+            let raw = width as usize * height as usize * 3;
+            if quick.len() <= raw / POOR_RATIO {
+                return Ok(quick);
+            }
+            to_rgb(image, &mut self.rgb);
+            let thorough = encode_png_with(
+                &self.rgb,
+                width,
+                height,
+                THOROUGH_LEVEL,
+                png::Filter::Adaptive,
+            )?;
+            return Ok(if thorough.len() < quick.len() {
+                thorough
+            } else {
+                quick
+            });
+        }
+        to_rgb(image, &mut self.rgb);
+        encode_rgb(&self.rgb, width, height, format)
+    }
+}
+
+fn encode_rgb(
+    rgb: &[u8],
+    width: u32,
+    height: u32,
+    format: ImageFormat,
+) -> Result<Vec<u8>, ObserveError> {
     match format {
-        ImageFormat::Png => encode_png_rgb(&rgb, image.width, image.height),
+        ImageFormat::Png => encode_png_rgb(rgb, width, height),
         ImageFormat::Jpeg { quality } => {
             let mut out = Vec::new();
             let enc =
                 image::codecs::jpeg::JpegEncoder::new_with_quality(&mut out, quality.clamp(1, 100));
             image::ImageEncoder::write_image(
                 enc,
-                &rgb,
-                image.width,
-                image.height,
+                rgb,
+                width,
+                height,
                 image::ExtendedColorType::Rgb8,
             )
             .map_err(|e| ObserveError::Encode(e.to_string()))?;
@@ -96,12 +154,12 @@ fn encode_png_with(
     Ok(out)
 }
 
-fn to_rgb(image: &RgbaImage) -> Vec<u8> {
-    let mut rgb = Vec::with_capacity(image.width as usize * image.height as usize * 3);
-    for px in image.data.chunks_exact(4) {
-        rgb.extend_from_slice(&px[..3]);
+/// Drops the alpha bytes, into `rgb` (resized, so a reused buffer is not reallocated).
+fn to_rgb(image: &RgbaImage, rgb: &mut Vec<u8>) {
+    rgb.resize(image.data.len() / 4 * 3, 0);
+    for (d, s) in rgb.chunks_exact_mut(3).zip(image.data.chunks_exact(4)) {
+        d.copy_from_slice(&s[..3]);
     }
-    rgb
 }
 
 #[cfg(test)]
@@ -147,7 +205,8 @@ mod tests {
             height: h,
             data,
         };
-        let rgb = to_rgb(&img);
+        let mut rgb = Vec::new();
+        to_rgb(&img, &mut rgb);
         let quick = encode_png_with(&rgb, w, h, QUICK_LEVEL, png::Filter::NoFilter).unwrap();
         let chosen = encode_image(&img, ImageFormat::Png).unwrap();
         assert!(

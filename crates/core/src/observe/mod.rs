@@ -7,13 +7,14 @@
 
 mod cursor;
 mod encode;
+mod png;
 mod resize;
 
 pub use encode::{ImageFormat, encode_image};
 
 use crate::geometry::{Crop, GeometryError, ImageSize, SizeRule, WorkArea};
 use base64::Engine as _;
-use franz_desktop::{Desktop, DesktopError, Frame};
+use franz_desktop::{Desktop, DesktopError, FrameView};
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
 
@@ -105,23 +106,65 @@ pub enum ObserveError {
     Resize(String),
 }
 
+/// Threads for the parallel stages (resize and PNG bands): one per core, at most four. Past
+/// four, the seams and thread starts cost more than they save on a screenshot.
+fn threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get().min(4))
+}
+
+/// Runs `work` on every job at once, the first on this thread and the others on scoped
+/// threads (a spawn costs tens of microseconds; a pool's idle spinning would steal the
+/// cores from the X server between turns). Results come back in the jobs' order.
+fn in_parallel<J: Send, R: Send>(
+    jobs: Vec<J>,
+    work: impl Fn(J) -> Result<R, ObserveError> + Sync,
+) -> Result<Vec<R>, ObserveError> {
+    let work = &work;
+    let mut jobs = jobs.into_iter();
+    let Some(first) = jobs.next() else {
+        return Ok(Vec::new());
+    };
+    std::thread::scope(|s| {
+        let handles: Vec<_> = jobs.map(|job| s.spawn(move || work(job))).collect();
+        let mut results = vec![work(first)];
+        for handle in handles {
+            results.push(handle.join().unwrap_or_else(|_| {
+                Err(ObserveError::Encode("a pipeline thread panicked".into()))
+            }));
+        }
+        results.into_iter().collect()
+    })
+}
+
 fn ms(since: Instant) -> f64 {
     since.elapsed().as_secs_f64() * 1000.0
 }
 
-/// Runs the pipeline. Holds the resizer's scratch buffers between turns.
+/// Runs the pipeline. Holds its buffers between turns: the resizer's scratch, the encoder's
+/// rows and the images handed back by [`Pipeline::recycle`]. The captured frame itself is
+/// never copied: the pipeline reads it where the backend lends it (see
+/// [`Desktop::capture_view`]).
+/// Fresh multi-megabyte buffers cost a page fault per 4 KB page, which on the dev box was a
+/// third of the whole pipeline's time.
 #[derive(Default)]
 pub struct Pipeline {
     config: ObserveConfig,
     resizer: resize::Resizer,
+    spare: Option<Vec<u8>>,
+    scratch: encode::Scratch,
 }
 
 impl Pipeline {
     pub fn new(config: ObserveConfig) -> Self {
         Self {
             config,
-            resizer: resize::Resizer::default(),
+            ..Self::default()
         }
+    }
+
+    /// Hands an observation's image buffer back for the next turn to reuse.
+    pub fn recycle(&mut self, observation: Observation) {
+        self.spare = Some(observation.image.data);
     }
 
     pub fn config(&self) -> &ObserveConfig {
@@ -143,8 +186,8 @@ impl Pipeline {
         let start = Instant::now();
         let mut t = StageTimings::default();
         let work_area = self.work_area(desktop)?;
-        let frame = desktop.capture()?;
-        t.capture = ms(start);
+        // The cursor is asked for first: the capture lends its pixels only while the
+        // desktop is borrowed.
         let cursor = if self.config.cursor {
             desktop.cursor().ok().flatten()
         } else {
@@ -152,15 +195,28 @@ impl Pipeline {
         };
         let monitor = desktop.monitor().rect;
         let origin = franz_desktop::PixelPoint::new(monitor.x, monitor.y);
-        self.process(
-            &frame,
-            origin,
-            work_area,
-            cursor.as_ref(),
-            overlay,
-            start,
-            t,
-        )
+        let mut overlay = Some(overlay);
+        let mut observation = None;
+        let capture_start = Instant::now();
+        desktop.capture_view(&mut |frame| {
+            t.capture = ms(capture_start);
+            if let Some(overlay) = overlay.take() {
+                observation = Some(self.process(
+                    frame,
+                    origin,
+                    work_area,
+                    cursor.as_ref(),
+                    overlay,
+                    start,
+                    t,
+                ));
+            }
+        })?;
+        observation.unwrap_or_else(|| {
+            Err(ObserveError::Desktop(DesktopError::Capture(
+                "the desktop lent no pixels".into(),
+            )))
+        })
     }
 
     /// The stages after capture, on a frame of the whole monitor whose top-left pixel is
@@ -168,7 +224,7 @@ impl Pipeline {
     #[allow(clippy::too_many_arguments)]
     pub fn process(
         &mut self,
-        frame: &Frame,
+        frame: FrameView<'_>,
         origin: franz_desktop::PixelPoint,
         work_area: WorkArea,
         cursor: Option<&franz_desktop::CursorImage>,
@@ -194,7 +250,8 @@ impl Pipeline {
 
         let s = Instant::now();
         let size = self.config.size.resolve(region.width, region.height);
-        let mut image = self.resizer.crop_resize(frame, region, size)?;
+        let out = self.spare.take().unwrap_or_default();
+        let mut image = self.resizer.crop_resize(frame, region, size, out)?;
         t.resize = ms(s);
 
         let s = Instant::now();
@@ -208,7 +265,7 @@ impl Pipeline {
         t.overlay = ms(s);
 
         let s = Instant::now();
-        let encoded = encode_image(&image, self.config.format)?;
+        let encoded = self.scratch.encode_image(&image, self.config.format)?;
         t.encode = ms(s);
 
         let s = Instant::now();

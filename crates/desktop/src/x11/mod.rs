@@ -21,8 +21,8 @@ mod shm;
 pub use connection::resolve_display;
 
 use crate::{
-    CursorImage, Desktop, DesktopError, DesktopOptions, Frame, Input, Monitor, PixelPoint,
-    PixelRect,
+    CursorImage, Desktop, DesktopError, DesktopOptions, Frame, FrameView, Input, Monitor,
+    PixelPoint, PixelRect,
 };
 use connection::Opened;
 use deferred_input::DeferredInput;
@@ -161,20 +161,42 @@ impl Desktop for X11Desktop {
     }
 
     fn capture(&mut self) -> Result<Frame, DesktopError> {
+        let mut frame = None;
+        self.capture_view(&mut |v| {
+            frame = Some(Frame::from_bgrx(v.width, v.height, v.data, v.stride));
+        })?;
+        frame.ok_or_else(|| DesktopError::Capture("the capture lent no pixels".into()))
+    }
+
+    fn capture_view(&mut self, with: &mut dyn FnMut(FrameView<'_>)) -> Result<(), DesktopError> {
         let rect = self.monitors[self.selected].rect;
-        let stride = rect.width as usize * 4;
-        if let Path::Shm(seg) = &mut self.path {
-            match seg.get_image(&self.conn, self.root, rect) {
-                Ok(bytes) => return Ok(Frame::from_bgrx(rect.width, rect.height, bytes, stride)),
-                Err(e) => {
-                    tracing::warn!(error = %e, "MIT-SHM capture failed: switching to GetImage");
-                    seg.detach(&self.conn);
-                    self.path = Path::GetImage(format!("SHM capture failed: {e}"));
-                }
+        // a fn, not a closure: each call lends its own borrow
+        fn view(rect: PixelRect, data: &[u8]) -> FrameView<'_> {
+            FrameView {
+                width: rect.width,
+                height: rect.height,
+                stride: rect.width as usize * 4,
+                data,
             }
         }
+        if let Path::Shm(seg) = &mut self.path {
+            let failed = match seg.get_image(&self.conn, self.root, rect) {
+                Ok(bytes) => {
+                    with(view(rect, bytes));
+                    None
+                }
+                Err(e) => Some(e),
+            };
+            let Some(e) = failed else {
+                return Ok(());
+            };
+            tracing::warn!(error = %e, "MIT-SHM capture failed: switching to GetImage");
+            seg.detach(&self.conn);
+            self.path = Path::GetImage(format!("SHM capture failed: {e}"));
+        }
         let bytes = getimage::get_image(&self.conn, self.root, rect)?;
-        Ok(Frame::from_bgrx(rect.width, rect.height, &bytes, stride))
+        with(view(rect, &bytes));
+        Ok(())
     }
 
     fn cursor(&mut self) -> Result<Option<CursorImage>, DesktopError> {

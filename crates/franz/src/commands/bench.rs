@@ -48,6 +48,7 @@ fn observe(g: &GlobalArgs, args: &BenchObserveArgs) -> anyhow::Result<ExitCode> 
         payload = obs.data_url.len();
         size = Some(obs.size);
         runs.push(obs.timings);
+        pipeline.recycle(obs);
     }
     println!(
         "{} ({}), {} turns",
