@@ -26,9 +26,29 @@ fn main() {
             png::Filter::MinEntropy,
         ),
         (
+            "zlib1+none",
+            png::DeflateCompression::Level(1),
+            png::Filter::NoFilter,
+        ),
+        (
             "zlib2+none",
             png::DeflateCompression::Level(2),
             png::Filter::NoFilter,
+        ),
+        (
+            "zlib3+none",
+            png::DeflateCompression::Level(3),
+            png::Filter::NoFilter,
+        ),
+        (
+            "fdeflate+none",
+            png::DeflateCompression::FdeflateUltraFast,
+            png::Filter::NoFilter,
+        ),
+        (
+            "fdeflate+up",
+            png::DeflateCompression::FdeflateUltraFast,
+            png::Filter::Up,
         ),
         (
             "zlib2+paeth",
