@@ -225,9 +225,12 @@ fn clicks_drags_scrolls_and_typing_land_on_the_exact_pixel() {
         r#"{"type":"scroll","x":500,"y":500,"direction":"down","amount":3}"#,
         r#"{"type":"scroll","x":400,"y":600,"direction":"right","amount":2}"#,
         r#"{"type":"type","text":"aZ"}"#,
+        r#"{"type":"key","keys":"menu"}"#,
     ]);
     assert!(results.iter().all(|r| r["status"] == "ok"), "{results:?}");
-    let seen = witness.wait_for(|l| events(l, "char").len() == 2);
+    // The menu key is VK_APPS (0x5D) on Windows.
+    let menu = |l: &[String]| events(l, "keyup").contains(&vec![0x5D]);
+    let seen = witness.wait_for(|l| events(l, "char").len() == 2 && menu(l));
     let p = |x, y| vec![px(x, w), px(y, h)];
     let down = events(&seen, "ldown");
     let up = events(&seen, "lup");
@@ -465,7 +468,7 @@ fn run_drives_notepad_to_a_saved_utf8_file_with_the_narrative_strategy() {
         wine("franz.exe")
             .args(["run", "--api-url", &url, "--model", "scripted"])
             .args(["--runs-dir", runs.to_str().unwrap(), "--motion", "fast"])
-            .args(["--step-delay", "0", "--max-steps", "12", "--no-failsafe"])
+            .args(["--step-delay", "0", "--max-steps", "12"])
             .arg("Type the line into Notepad and save it as UTF-8."),
         3 * T,
     );
@@ -480,5 +483,47 @@ fn run_drives_notepad_to_a_saved_utf8_file_with_the_narrative_strategy() {
     assert_eq!(requests.len(), 8, "one request per step");
     for r in &requests {
         assert!(r.body.contains("data:image/"), "a request without an image");
+    }
+}
+
+#[test]
+fn doctor_checks_the_windows_desktop_and_linux_only_flags_are_usage_errors() {
+    use franz_core::model::{Script, ScriptedReply, ScriptedServer};
+    let (w, h) = screen();
+    let server = ScriptedServer::start(Script::repeat(ScriptedReply::text("OK"))).unwrap();
+    let url = server.url();
+    let out = finish(
+        wine("franz.exe").args(["doctor", "--api-url", &url, "--model", "scripted-model"]),
+        T,
+    );
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("display: windows (xcap GDI capture, enigo SendInput)"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("capture: {w}x{h} through")),
+        "{text}"
+    );
+    assert!(text.contains("input: not checked on this OS"), "{text}");
+    assert!(text.contains("ok   image request"), "{text}");
+    let linux_only: [&[&str]; 3] = [
+        &["--sandbox", "screenshot", "shot.png"],
+        &["--launch", "notepad", "screenshot", "shot.png"],
+        &["bench", "act"],
+    ];
+    for args in linux_only {
+        let out = finish(wine("franz.exe").args(args), T);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("Linux") || err.contains("X11"),
+            "{args:?}: {err}"
+        );
     }
 }
