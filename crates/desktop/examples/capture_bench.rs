@@ -9,7 +9,7 @@
 //! Measured on the 2-core dev box, `scene.sh 90` (1920x1080), release build:
 //! MIT-SHM median 1.9 ms, GetImage median 11 ms, memcpy of 8 MB 0.9 ms.
 
-use franz_desktop::{Desktop, DesktopOptions};
+use franz_desktop::DesktopOptions;
 use std::time::Instant;
 
 fn main() {
@@ -22,14 +22,14 @@ fn main() {
 fn run() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let n: usize = args.first().map(|a| a.parse()).transpose()?.unwrap_or(100);
-    let both = args.iter().any(|a| a == "both");
 
     let mut desktop = franz_desktop::open(&DesktopOptions::default())?;
     println!("{}", desktop.describe());
     time("capture", n, || desktop.capture().map(|_| ()))?;
 
     #[cfg(target_os = "linux")]
-    if both {
+    if args.iter().any(|a| a == "both") {
+        use franz_desktop::Desktop;
         use franz_desktop::x11::{CaptureMethod, X11Desktop};
         let display = std::env::var("DISPLAY")?;
         let mut slow = X11Desktop::open_display(&display, None, CaptureMethod::GetImage)?;

@@ -2,10 +2,17 @@
 //! `ready DISPLAY XVFB_PID APP_PID...` and waits until stdin closes (or a signal kills it).
 //! The sandbox tests use it to check that nothing survives an exit or a SIGINT.
 
-use franz_desktop::sandbox::{Sandbox, SandboxOptions};
-use std::io::Read;
-
+#[cfg(not(target_os = "linux"))]
 fn main() {
+    eprintln!("sandbox_hold is Linux test support (the sandbox is Xvfb)");
+    std::process::exit(2);
+}
+
+#[cfg(target_os = "linux")]
+fn main() {
+    use franz_desktop::sandbox::{Sandbox, SandboxOptions};
+    use std::io::Read;
+
     let launch: Vec<String> = std::env::args().skip(1).collect();
     let fail = launch.iter().any(|a| a == "--fail");
     let launch = launch.into_iter().filter(|a| a != "--fail").collect();

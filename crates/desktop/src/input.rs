@@ -13,6 +13,9 @@ pub struct EnigoInput {
     enigo: enigo::Enigo,
     #[cfg(target_os = "linux")]
     keyboard: crate::x11_keyboard::KeyBinder,
+    /// Windows: where the last `move_to` put the pointer; buttons are pressed there.
+    #[cfg(windows)]
+    at: Option<PixelPoint>,
 }
 
 impl EnigoInput {
@@ -35,6 +38,8 @@ impl EnigoInput {
             enigo,
             #[cfg(target_os = "linux")]
             keyboard: crate::x11_keyboard::KeyBinder::connect(display)?,
+            #[cfg(windows)]
+            at: None,
         })
     }
 
@@ -147,16 +152,24 @@ impl Input for EnigoInput {
         // Windows: wait (briefly) until the pointer is there, so that a button pressed next
         // cannot land on the old spot (seen under Wine, where the move is applied late).
         #[cfg(windows)]
-        for _ in 0..50 {
-            if crate::win32::pointer()? == p {
-                break;
+        {
+            self.at = Some(p);
+            for _ in 0..50 {
+                if crate::win32::pointer()? == p {
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(1));
             }
-            std::thread::sleep(std::time::Duration::from_millis(1));
         }
         Ok(())
     }
 
     fn button(&mut self, button: Button, press: Press) -> Result<(), DesktopError> {
+        // Windows: the press carries the point it belongs to (see `win32::button_at`).
+        #[cfg(windows)]
+        if let Some(p) = self.at {
+            return crate::win32::button_at(p, button, press);
+        }
         let b = match button {
             Button::Left => enigo::Button::Left,
             Button::Right => enigo::Button::Right,
@@ -173,6 +186,11 @@ impl Input for EnigoInput {
             ScrollDirection::Left => (-n, enigo::Axis::Horizontal),
             ScrollDirection::Right => (n, enigo::Axis::Horizontal),
         };
+        // Windows: the wheel turns at the point it belongs to (see `win32::button_at`).
+        #[cfg(windows)]
+        if let Some(p) = self.at {
+            return crate::win32::wheel_at(p, len, axis == enigo::Axis::Horizontal);
+        }
         self.enigo.scroll(len, axis).map_err(input_err)
     }
 

@@ -2,6 +2,8 @@
 //! server's own image (`xwd`), through MIT-SHM and through GetImage; RandR monitors; the
 //! pointer and the cursor image; the errors without a display. Each test has its own sandbox.
 
+#![cfg(target_os = "linux")]
+
 use franz_desktop::sandbox::{Sandbox, SandboxOptions};
 use franz_desktop::x11::{CaptureMethod, X11Desktop};
 use franz_desktop::{Desktop, DesktopError, Frame, PixelPoint, PixelRect};

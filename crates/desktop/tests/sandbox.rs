@@ -1,5 +1,7 @@
 //! The sandbox stops Xvfb and every launched program, however the command ends.
 
+#![cfg(target_os = "linux")]
+
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};

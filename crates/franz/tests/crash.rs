@@ -5,6 +5,8 @@
 //! The helper is this same test binary, re-run with `FRANZ_CRASH_CHILD_DIR` set, on the test
 //! `crash_child` (which does nothing in a normal run).
 
+#![cfg(target_os = "linux")]
+
 mod common;
 
 use franz_core::event::{Event, EventKind};

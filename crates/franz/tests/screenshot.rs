@@ -2,6 +2,8 @@
 //! argument, and the coordinate round trip (marker pixel -> crop + resize -> 0..1000 -> the
 //! same screen pixel), at two screen sizes.
 
+#![cfg(target_os = "linux")]
+
 use franz_desktop::sandbox::{Sandbox, SandboxOptions};
 use std::path::Path;
 use std::process::Command;

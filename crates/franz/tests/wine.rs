@@ -8,9 +8,10 @@
 #![cfg(target_os = "linux")]
 
 use serde_json::Value;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
@@ -102,9 +103,46 @@ impl Drop for Witness {
     }
 }
 
+/// Runs `cmd` to its end and returns its output; kills it and panics after `limit`.
+fn finish(cmd: &mut Command, limit: Duration) -> std::process::Output {
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let drain = |mut pipe: Box<dyn std::io::Read + Send>| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let _ = pipe.read_to_end(&mut buf);
+            buf
+        })
+    };
+    let out = drain(Box::new(child.stdout.take().unwrap()));
+    let err = drain(Box::new(child.stderr.take().unwrap()));
+    let deadline = Instant::now() + limit;
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            let err = String::from_utf8_lossy(&err.join().unwrap()).into_owned();
+            panic!("{cmd:?} did not finish in {limit:?}; stderr:\n{err}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    std::process::Output {
+        status,
+        stdout: out.join().unwrap(),
+        stderr: err.join().unwrap(),
+    }
+}
+
 /// `franz.exe ARGS`, which must succeed; its stdout.
 fn franz(args: &[&str]) -> String {
-    let out = wine("franz.exe").args(args).output().unwrap();
+    let out = finish(wine("franz.exe").args(args), T);
     assert!(
         out.status.success(),
         "franz.exe {args:?}: {}\n{}",
@@ -143,14 +181,7 @@ fn screenshot_has_the_physical_size_and_equals_a_gdi_grab_outside_the_cursor() {
     let shot = dir.path().join("shot.png");
     let grab = dir.path().join("grab.bgra");
     franz(&["screenshot", shot.to_str().unwrap()]);
-    let said = String::from_utf8(
-        wine("win_probe.exe")
-            .args(["grab", grab.to_str().unwrap()])
-            .output()
-            .unwrap()
-            .stdout,
-    )
-    .unwrap();
+    let said = probe(&["grab", grab.to_str().unwrap()]).expect("win_probe grab");
     let n: Vec<i32> = said
         .split_whitespace()
         .map(|v| v.parse().unwrap())
@@ -194,9 +225,12 @@ fn clicks_drags_scrolls_and_typing_land_on_the_exact_pixel() {
         r#"{"type":"scroll","x":500,"y":500,"direction":"down","amount":3}"#,
         r#"{"type":"scroll","x":400,"y":600,"direction":"right","amount":2}"#,
         r#"{"type":"type","text":"aZ"}"#,
+        r#"{"type":"key","keys":"menu"}"#,
     ]);
     assert!(results.iter().all(|r| r["status"] == "ok"), "{results:?}");
-    let seen = witness.wait_for(|l| events(l, "char").len() == 2);
+    // The menu key is VK_APPS (0x5D) on Windows.
+    let menu = |l: &[String]| events(l, "keyup").contains(&vec![0x5D]);
+    let seen = witness.wait_for(|l| events(l, "char").len() == 2 && menu(l));
     let p = |x, y| vec![px(x, w), px(y, h)];
     let down = events(&seen, "ldown");
     let up = events(&seen, "lup");
@@ -234,4 +268,262 @@ fn clicks_drags_scrolls_and_typing_land_on_the_exact_pixel() {
         "2 notches right"
     );
     assert_eq!(events(&seen, "char"), vec![vec![97], vec![90]]);
+}
+
+/// `win_probe ARGS`: its first output line when it exits 0, else `None`.
+fn probe(args: &[&str]) -> Option<String> {
+    let out = finish(wine("win_probe.exe").args(args), T);
+    let text = String::from_utf8(out.stdout).unwrap();
+    out.status
+        .success()
+        .then(|| text.lines().next().unwrap_or("").to_string())
+}
+
+/// Polls `f` until it gives `Some`, or panics with `what` after the deadline.
+fn poll<V>(what: &str, mut f: impl FnMut() -> Option<V>) -> V {
+    let deadline = Instant::now() + T;
+    loop {
+        if let Some(v) = f() {
+            return v;
+        }
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A window or control as `win_probe find`/`combo` print it: its screen rect and text.
+#[derive(Debug)]
+struct Found {
+    x: i32,
+    y: i32,
+    w: i32,
+    h: i32,
+    text: String,
+}
+
+fn found(line: &str) -> Found {
+    let mut parts = line.splitn(5, ' ');
+    let mut n = || parts.next().unwrap().parse().unwrap();
+    let (x, y, w, h) = (n(), n(), n(), n());
+    let text = parts.next().unwrap_or("").to_string();
+    Found { x, y, w, h, text }
+}
+
+/// The top-level window whose title contains `title`, once it is there.
+fn window(title: &str) -> Found {
+    found(&poll(&format!("a window titled {title:?}"), || {
+        probe(&["find", title])
+    }))
+}
+
+/// Notepad's Encoding box in its Save dialog, once it is there.
+fn encoding_box() -> Found {
+    found(&poll("the Save dialog's Encoding box", || {
+        probe(&["combo", "Encoding:"])
+    }))
+}
+
+/// The inverse CONTRACTS formula: the normalized coordinate of pixel `p` on an axis of `len`.
+fn norm(p: i32, len: u32) -> i64 {
+    (f64::from(p) * 1000.0 / f64::from(len - 1)).round() as i64
+}
+
+/// The centre of a found rect, in normalized screen coordinates.
+fn centre(f: &Found) -> (i64, i64) {
+    let (w, h) = screen();
+    (norm(f.x + f.w / 2, w), norm(f.y + f.h / 2, h))
+}
+
+/// Wine's Notepad, killed when dropped.
+struct Notepad(Child);
+
+impl Notepad {
+    fn start() -> Notepad {
+        let child = Command::new(env("FRANZ_WINE"))
+            .arg("notepad")
+            .env("WINEDEBUG", "-all")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let notepad = Notepad(child);
+        window("Notepad");
+        notepad
+    }
+}
+
+impl Drop for Notepad {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A file's Windows name (`Z:` is the Unix root in a Wine prefix).
+fn windows_path(path: &std::path::Path) -> String {
+    format!("Z:{}", path.display()).replace('/', "\\")
+}
+
+/// Waits until `path` holds `text` as UTF-8 after a BOM (Notepad's UTF-8); panics with what
+/// it holds after the deadline.
+fn wait_for_utf8_file(path: &std::path::Path, text: &str) {
+    let want = [b"\xEF\xBB\xBF".as_slice(), text.as_bytes()].concat();
+    let deadline = Instant::now() + T;
+    loop {
+        let got = std::fs::read(path).unwrap_or_default();
+        if got == want {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{} holds {:?} ({got:02x?})",
+            path.display(),
+            String::from_utf8_lossy(&got)
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+const UNICODE_LINE: &str = "Grüße 你好 — ✓ ñ";
+/// The last item of Notepad's Encoding box (Wine 8).
+const UTF8_ITEM: &str = "Unicode (UTF-8)";
+
+#[test]
+fn notepad_saves_typed_unicode_as_utf8() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("notes.txt");
+    let _notepad = Notepad::start();
+    let typed = serde_json::json!({"type": "type", "text": UNICODE_LINE}).to_string();
+    let results = act(&[&typed, r#"{"type":"key","keys":"ctrl+s"}"#]);
+    assert!(results.iter().all(|r| r["status"] == "ok"), "{results:?}");
+    // The Save dialog opens with the focus in its file name box.
+    let before = encoding_box();
+    assert_eq!(before.text, "ANSI Latin 1", "a new file starts as ANSI");
+    let name = serde_json::json!({"type": "type", "text": windows_path(&file)}).to_string();
+    let (x, y) = centre(&before);
+    let click = format!(r#"{{"type":"click","x":{x},"y":{y}}}"#);
+    // Open the Encoding box with a click, take its last item (UTF-8), close it with enter.
+    let results = act(&[
+        &name,
+        &click,
+        r#"{"type":"key","keys":"end"}"#,
+        r#"{"type":"key","keys":"enter"}"#,
+    ]);
+    assert!(results.iter().all(|r| r["status"] == "ok"), "{results:?}");
+    let chosen = poll("UTF-8 in the Encoding box", || {
+        Some(encoding_box()).filter(|b| b.text == UTF8_ITEM)
+    });
+    assert_eq!((chosen.x, chosen.y), (before.x, before.y));
+    // Enter in the dialog is its Save button.
+    let results = act(&[r#"{"type":"key","keys":"enter"}"#]);
+    assert!(results.iter().all(|r| r["status"] == "ok"), "{results:?}");
+    wait_for_utf8_file(&file, UNICODE_LINE);
+}
+
+#[test]
+fn run_drives_notepad_to_a_saved_utf8_file_with_the_narrative_strategy() {
+    use franz_core::model::{Script, ScriptedReply, ScriptedServer};
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("run.txt");
+    let _notepad = Notepad::start();
+    let name = windows_path(&file).replace('\\', "\\\\");
+    let file_for_model = file.clone();
+    // The "model": a script that looks at the screen through win_probe where a real model
+    // would look at the screenshot (the dialog's place, the encoding it shows, the file).
+    let turns = AtomicUsize::new(0);
+    let server = ScriptedServer::start(Script::func(move |_| {
+        let turn = turns.fetch_add(1, Ordering::SeqCst) + 1;
+        let reply = match turn {
+            1 => format!("type(\"{UNICODE_LINE}\")\nNotepad is open and empty; I typed the line."),
+            2 => "press_key(\"ctrl+s\")\nThe line is in Notepad; ctrl+s opens the Save dialog."
+                .into(),
+            3 => {
+                encoding_box();
+                format!("type(\"{name}\")\nThe Save dialog is open; I typed the file name.")
+            }
+            4 => {
+                let (x, y) = centre(&encoding_box());
+                format!("left_click({x}, {y})\nThe name is in; I opened the Encoding box.")
+            }
+            5 => "press_key(\"end\")\nThe list is open; UTF-8 is its last item.".into(),
+            6 => "press_key(\"enter\")\nUTF-8 is highlighted; enter picks it.".into(),
+            7 => {
+                poll("UTF-8 in the Encoding box", || {
+                    Some(encoding_box()).filter(|b| b.text == UTF8_ITEM)
+                });
+                "press_key(\"enter\")\nUTF-8 is chosen; enter saves.".into()
+            }
+            _ => {
+                wait_for_utf8_file(&file_for_model, UNICODE_LINE);
+                "done(\"saved the line as UTF-8\")\nThe file is saved.".into()
+            }
+        };
+        ScriptedReply::text(reply).into()
+    }))
+    .unwrap();
+    let runs = dir.path().join("runs");
+    let url = server.url();
+    let out = finish(
+        wine("franz.exe")
+            .args(["run", "--api-url", &url, "--model", "scripted"])
+            .args(["--runs-dir", runs.to_str().unwrap(), "--motion", "fast"])
+            .args(["--step-delay", "0", "--max-steps", "12"])
+            .arg("Type the line into Notepad and save it as UTF-8."),
+        3 * T,
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "franz.exe run: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    wait_for_utf8_file(&file, UNICODE_LINE);
+    let requests = server.requests();
+    assert_eq!(requests.len(), 8, "one request per step");
+    for r in &requests {
+        assert!(r.body.contains("data:image/"), "a request without an image");
+    }
+}
+
+#[test]
+fn doctor_checks_the_windows_desktop_and_linux_only_flags_are_usage_errors() {
+    use franz_core::model::{Script, ScriptedReply, ScriptedServer};
+    let (w, h) = screen();
+    let server = ScriptedServer::start(Script::repeat(ScriptedReply::text("OK"))).unwrap();
+    let url = server.url();
+    let out = finish(
+        wine("franz.exe").args(["doctor", "--api-url", &url, "--model", "scripted-model"]),
+        T,
+    );
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("display: windows (xcap GDI capture, enigo SendInput)"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("capture: {w}x{h} through")),
+        "{text}"
+    );
+    assert!(text.contains("input: not checked on this OS"), "{text}");
+    assert!(text.contains("ok   image request"), "{text}");
+    let linux_only: [&[&str]; 3] = [
+        &["--sandbox", "screenshot", "shot.png"],
+        &["--launch", "notepad", "screenshot", "shot.png"],
+        &["bench", "act"],
+    ];
+    for args in linux_only {
+        let out = finish(wine("franz.exe").args(args), T);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("Linux") || err.contains("X11"),
+            "{args:?}: {err}"
+        );
+    }
 }

@@ -2,7 +2,7 @@
 
 use std::ffi::c_void;
 use std::io::Write;
-use windows_sys::Win32::Foundation::{HWND, LPARAM, LRESULT, POINT, WPARAM};
+use windows_sys::Win32::Foundation::{HWND, LPARAM, LRESULT, POINT, RECT, WPARAM};
 use windows_sys::Win32::Graphics::Gdi::{
     BI_RGB, BITMAPINFO, BITMAPINFOHEADER, BitBlt, COLOR_WINDOW, ClientToScreen, CreateCompatibleDC,
     CreateDIBSection, DIB_RGB_COLORS, GetDC, HBRUSH, SRCCOPY, SelectObject,
@@ -13,6 +13,7 @@ use windows_sys::Win32::UI::HiDpi::{
     SetProcessDpiAwarenessContext,
 };
 use windows_sys::Win32::UI::WindowsAndMessaging::*;
+use windows_sys::core::BOOL;
 
 pub fn main() -> i32 {
     // SAFETY: plain calls with constant arguments.
@@ -28,8 +29,12 @@ pub fn main() -> i32 {
             let n: Vec<i32> = args[2..6].iter().map(|a| a.parse().unwrap()).collect();
             witness(n[0], n[1], n[2], n[3])
         }
+        Some("find") if args.len() == 3 => find(&args[2]),
+        Some("combo") if args.len() == 3 => combo(&args[2]),
         _ => {
-            eprintln!("usage: win_probe grab OUT.bgra | win_probe witness X Y W H");
+            eprintln!(
+                "usage: win_probe grab OUT.bgra | witness X Y W H | find TITLE | combo LABEL"
+            );
             2
         }
     }
@@ -191,4 +196,102 @@ fn witness(x: i32, y: i32, w: i32, h: i32) -> i32 {
         }
     }
     0
+}
+
+unsafe extern "system" fn collect(hwnd: HWND, list: LPARAM) -> BOOL {
+    // SAFETY: `list` is the `&mut Vec<HWND>` passed by `enumerate` below.
+    unsafe { (*(list as *mut Vec<HWND>)).push(hwnd) };
+    1
+}
+
+/// The visible top-level windows (`None`) or the visible descendants of a window.
+fn enumerate(parent: Option<HWND>) -> Vec<HWND> {
+    let mut list: Vec<HWND> = Vec::new();
+    let arg = &raw mut list as LPARAM;
+    // SAFETY: `collect` only pushes into `list`, which outlives the call.
+    unsafe {
+        match parent {
+            None => EnumWindows(Some(collect), arg),
+            Some(p) => EnumChildWindows(p, Some(collect), arg),
+        };
+    }
+    // SAFETY: plain query.
+    list.retain(|&h| unsafe { IsWindowVisible(h) } != 0);
+    list
+}
+
+/// A window's caption (for another process's control: the text it was created with).
+fn caption(hwnd: HWND) -> String {
+    let mut buf = [0u16; 512];
+    // SAFETY: `buf` holds `buf.len()` units.
+    let n = unsafe { GetWindowTextW(hwnd, buf.as_mut_ptr(), buf.len() as i32) };
+    String::from_utf16_lossy(&buf[..n.max(0) as usize])
+}
+
+/// What a control shows now (WM_GETTEXT, answered by the owning process).
+fn shown_text(hwnd: HWND) -> String {
+    let mut buf = [0u16; 512];
+    // SAFETY: WM_GETTEXT writes at most `buf.len()` units into `buf`.
+    let n = unsafe { SendMessageW(hwnd, WM_GETTEXT, buf.len(), buf.as_mut_ptr() as LPARAM) };
+    String::from_utf16_lossy(&buf[..(n.max(0) as usize).min(buf.len())])
+}
+
+fn class(hwnd: HWND) -> String {
+    let mut buf = [0u16; 256];
+    // SAFETY: `buf` holds `buf.len()` units.
+    let n = unsafe { GetClassNameW(hwnd, buf.as_mut_ptr(), buf.len() as i32) };
+    String::from_utf16_lossy(&buf[..n.max(0) as usize])
+}
+
+fn rect(hwnd: HWND) -> (i32, i32, i32, i32) {
+    let mut r = RECT {
+        left: 0,
+        top: 0,
+        right: 0,
+        bottom: 0,
+    };
+    // SAFETY: `r` is a valid out pointer.
+    unsafe { GetWindowRect(hwnd, &mut r) };
+    (r.left, r.top, r.right - r.left, r.bottom - r.top)
+}
+
+/// `find TITLE`: the first visible top-level window whose title contains TITLE, as
+/// `X Y W H TITLE`; exit status 1 when there is none.
+fn find(title: &str) -> i32 {
+    for hwnd in enumerate(None) {
+        let text = caption(hwnd);
+        if text.contains(title) {
+            let (x, y, w, h) = rect(hwnd);
+            println!("{x} {y} {w} {h} {text}");
+            return 0;
+        }
+    }
+    1
+}
+
+/// `combo LABEL`: in any visible top-level window, the visible control captioned LABEL
+/// (e.g. `Encoding:`) and the first ComboBox after it among its siblings, as
+/// `X Y W H SHOWN` (its screen rect and the item it shows); exit status 1 when there is none.
+fn combo(label: &str) -> i32 {
+    for top in enumerate(None) {
+        for hwnd in enumerate(Some(top)) {
+            if caption(hwnd) != label {
+                continue;
+            }
+            let mut next = hwnd;
+            loop {
+                // SAFETY: plain query; null ends the walk.
+                next = unsafe { GetWindow(next, GW_HWNDNEXT) };
+                if next.is_null() {
+                    break;
+                }
+                if class(next).eq_ignore_ascii_case("ComboBox") {
+                    let (x, y, w, h) = rect(next);
+                    println!("{x} {y} {w} {h} {}", shown_text(next));
+                    return 0;
+                }
+            }
+        }
+    }
+    1
 }

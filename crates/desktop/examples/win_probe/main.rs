@@ -9,6 +9,11 @@
 //!   `ready`, `ldown X Y`, `lup X Y`, `rdown`/`rup`/`mdown`/`mup X Y`, `drag X Y` (a move
 //!   with the left button down), `wheel X Y DELTA`, `hwheel X Y DELTA`, `keydown VK`,
 //!   `keyup VK`, `char CODEPOINT`. It exits after two minutes.
+//! - `win_probe find TITLE`: `X Y W H TITLE` of the first visible top-level window whose title
+//!   contains TITLE (exit status 1: none), so tests wait for another program's window.
+//! - `win_probe combo LABEL`: `X Y W H SHOWN` of the ComboBox that follows the control
+//!   captioned LABEL in any visible window (e.g. Notepad's `Encoding:` in its Save dialog),
+//!   and the item it shows (exit status 1: none).
 //!
 //! Both are per-monitor DPI aware, so every number is a physical pixel.
 
