@@ -238,9 +238,12 @@ fn clicks_drags_scrolls_and_typing_land_on_the_exact_pixel() {
     assert_eq!(up, vec![p(300, 400), p(750, 700)], "{seen:?}");
     assert_eq!(events(&seen, "rdown"), vec![p(713, 587)], "{seen:?}");
     assert_eq!(events(&seen, "rup"), vec![p(713, 587)], "{seen:?}");
+    // The path between press and release arrives as moves with the button down. Windows
+    // merges the WM_MOUSEMOVE messages still queued when the witness reads its queue, so a
+    // busy witness may see only the last one (seen in CI): at least one, ending on the target.
     let drag = events(&seen, "drag");
     assert!(
-        drag.len() >= 2,
+        !drag.is_empty(),
         "the drag moves with the button down: {seen:?}"
     );
     assert_eq!(drag.last().unwrap(), &p(750, 700));
