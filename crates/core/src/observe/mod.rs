@@ -129,7 +129,9 @@ fn in_parallel<J: Send, R: Send>(
         let mut results = vec![work(first)];
         for handle in handles {
             results.push(handle.join().unwrap_or_else(|_| {
-                Err(ObserveError::Encode("a pipeline thread panicked".into()))
+                Err(ObserveError::Encode(
+                    "a pipeline thread (resize or PNG band) panicked".into(),
+                ))
             }));
         }
         results.into_iter().collect()
@@ -141,11 +143,10 @@ fn ms(since: Instant) -> f64 {
 }
 
 /// Runs the pipeline. Holds its buffers between turns: the resizer's scratch, the encoder's
-/// rows and the images handed back by [`Pipeline::recycle`]. The captured frame itself is
-/// never copied: the pipeline reads it where the backend lends it (see
-/// [`Desktop::capture_view`]).
-/// Fresh multi-megabyte buffers cost a page fault per 4 KB page, which on the dev box was a
-/// third of the whole pipeline's time.
+/// rows and the images handed back by [`Pipeline::recycle`]; fresh multi-megabyte buffers
+/// cost a page fault per 4 KB page, which on the dev box was a third of the pipeline's time.
+/// The captured frame itself is never copied: the pipeline reads it where the backend lends
+/// it (see [`Desktop::capture_view`]).
 #[derive(Default)]
 pub struct Pipeline {
     config: ObserveConfig,
