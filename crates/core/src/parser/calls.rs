@@ -6,7 +6,7 @@
 //! `triple_click(x,y)`, `wait(2)`, `done("answer")`, `fail("reason")`; `click` and
 //! `double_click` are accepted too. A reply may hold several calls; the rest is the story.
 
-use super::coords::{Ctx, number};
+use super::coords::{Ctx, drag, number};
 use super::lenient;
 use super::syntax::{self, Arg};
 use crate::action::ActionKind;
@@ -157,18 +157,11 @@ fn call(name: &str, args: &[Arg], ctx: &mut Ctx) {
                     nums.len()
                 ));
             }
-            let (Some(a), Some(b)) = (
-                ctx.point_nums("drag", &nums[..2]),
-                ctx.point_nums("drag end", &nums[2..]),
-            ) else {
+            let from = ctx.point_nums("drag", &nums[..2]);
+            let Some(kind) = drag(from, ctx.point_nums("drag end", &nums[2..])) else {
                 return;
             };
-            ActionKind::Drag {
-                x: Some(a.0),
-                y: Some(a.1),
-                x2: b.0,
-                y2: b.1,
-            }
+            kind
         }
         "type" => match kw("text")
             .or(kw("content"))

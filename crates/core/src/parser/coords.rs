@@ -14,6 +14,18 @@ use franz_desktop::ScrollDirection;
 use serde_json::Value;
 
 /// The largest scroll, in notches, a model may ask for in one action.
+/// A drag from `from` to `to` when both points were read (a point that could not be read has
+/// already recorded its error), the one place every dialect builds its drags.
+pub(crate) fn drag(from: Option<(i32, i32)>, to: Option<(i32, i32)>) -> Option<ActionKind> {
+    let ((x, y), (x2, y2)) = (from?, to?);
+    Some(ActionKind::Drag {
+        x: Some(x),
+        y: Some(y),
+        x2,
+        y2,
+    })
+}
+
 pub const MAX_SCROLL_NOTCHES: u32 = 100;
 
 pub(crate) struct Ctx<'a> {

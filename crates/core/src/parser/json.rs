@@ -7,7 +7,7 @@
 //! `wait`, `done`, `fail`) so the vision strategy can do everything. Points may also be `x`/`y`.
 //! With no JSON at all, the whole text is the observation and there are no actions.
 
-use super::coords::{Ctx, number, text};
+use super::coords::{Ctx, drag, number, text};
 use super::lenient;
 use crate::action::ActionKind;
 use serde_json::Value;
@@ -106,15 +106,7 @@ fn action(i: usize, a: &Value, ctx: &mut Ctx) {
         "drag" => {
             let from = start(a, what, ctx);
             let to = ctx.point_xy("drag end", get(a, &["x2"]), get(a, &["y2"]));
-            match (from, to) {
-                (Some((x, y)), Some((x2, y2))) => Some(ActionKind::Drag {
-                    x: Some(x),
-                    y: Some(y),
-                    x2,
-                    y2,
-                }),
-                _ => None,
-            }
+            drag(from, to)
         }
         "type" | "type_text" | "write" => match text(get(a, &["text", "content", "value"])) {
             Some(text) => Some(ActionKind::Type { text }),

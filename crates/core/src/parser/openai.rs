@@ -6,7 +6,7 @@
 //! {...}}`), or as tool-call arguments. `scroll_x`/`scroll_y` are screen pixels: notches =
 //! max(1, round(|v| / 100)); positive `scroll_y` is down, positive `scroll_x` is right.
 
-use super::coords::{Ctx, number, text};
+use super::coords::{Ctx, drag, number, text};
 use crate::action::ActionKind;
 use franz_desktop::ScrollDirection;
 use serde_json::Value;
@@ -84,17 +84,11 @@ pub(crate) fn apply(args: &Value, ctx: &mut Ctx) {
             if path.len() < 2 {
                 return ctx.err("drag: \"path\" needs at least two points [{x, y}, ...]");
             }
-            let (Some((x, y)), Some((x2, y2))) =
-                (ctx.point("drag", first), ctx.point("drag end", last))
-            else {
+            let from = ctx.point("drag", first);
+            let Some(kind) = drag(from, ctx.point("drag end", last)) else {
                 return;
             };
-            ActionKind::Drag {
-                x: Some(x),
-                y: Some(y),
-                x2,
-                y2,
-            }
+            kind
         }
         "keypress" => {
             let k = a

@@ -11,7 +11,7 @@
 //!
 //! `label` and `justification` are kept in the action's note.
 
-use super::coords::{Ctx, number, text};
+use super::coords::{Ctx, drag, number, text};
 use super::lenient;
 use crate::action::{ActionKind, ProgressStatus};
 use serde_json::Value;
@@ -117,15 +117,10 @@ pub(crate) fn apply(name: &str, args: &Value, ctx: &mut Ctx) {
         "drag_element" => {
             let from = target(n, args, &["start", "from", "start_box"], ctx);
             let to = target("drag_element end", args, &["end", "to", "end_box"], ctx);
-            let (Some((x, y)), Some((x2, y2))) = (from, to) else {
+            let Some(kind) = drag(from, to) else {
                 return;
             };
-            ActionKind::Drag {
-                x: Some(x),
-                y: Some(y),
-                x2,
-                y2,
-            }
+            kind
         }
         "type_text" => match text(args.get("text")) {
             Some(text) => ActionKind::Type { text },

@@ -11,7 +11,7 @@
 //! - The text is the Thought.
 
 use super::calls::numbers;
-use super::coords::Ctx;
+use super::coords::{Ctx, drag};
 use super::syntax::{self, Arg};
 use crate::action::ActionKind;
 use serde_json::Value;
@@ -169,15 +169,10 @@ fn call(name: &str, args: &[Arg], thought: &str, ctx: &mut Ctx) {
             let end = get(&["end_box", "end_point"]).or_else(|| positional(1));
             let from = pt(name, start, ctx);
             let to = pt(&format!("{name} end"), end, ctx);
-            let (Some((x, y)), Some((x2, y2))) = (from, to) else {
+            let Some(kind) = drag(from, to) else {
                 return;
             };
-            ActionKind::Drag {
-                x: Some(x),
-                y: Some(y),
-                x2,
-                y2,
-            }
+            kind
         }
         "hotkey" | "press" => {
             let k = get(&["key", "keys", "hotkey"])
