@@ -328,15 +328,7 @@ impl Engine<'_> {
             }
         };
         let model_ms = model_start.elapsed().as_secs_f64() * 1000.0;
-        for e in &reading.errors {
-            self.emit(
-                turn,
-                EventKind::Error {
-                    message: format!("reply: {e}"),
-                    fatal: false,
-                },
-            );
-        }
+        self.emit_reply_errors(turn, &reading.errors);
         let mut reading = reading;
         let rejected = self.approval(turn, &mut reading, &ctx)?;
 
@@ -384,6 +376,19 @@ impl Engine<'_> {
         Ok(terminal_outcome(&reading, &results).unwrap_or(TurnEnd::Continue { acted }))
     }
 
+    /// One non-fatal `error` event per problem with a reply.
+    fn emit_reply_errors(&mut self, turn: u32, errors: &[String]) {
+        for e in errors {
+            self.emit(
+                turn,
+                EventKind::Error {
+                    message: format!("reply: {e}"),
+                    fatal: false,
+                },
+            );
+        }
+    }
+
     /// The `model_reply` event and one `error` per problem with the reply.
     fn emit_reply(&mut self, turn: u32, ms: f64, reply: &Reply, reading: &Reading) {
         self.emit(
@@ -398,15 +403,7 @@ impl Engine<'_> {
                 completion_tokens: reply.usage.as_ref().map(|u| u.completion_tokens),
             },
         );
-        for e in &reading.errors {
-            self.emit(
-                turn,
-                EventKind::Error {
-                    message: format!("reply: {e}"),
-                    fatal: false,
-                },
-            );
-        }
+        self.emit_reply_errors(turn, &reading.errors);
     }
 
     /// Executes the reading's actions; returns their results and a fatal stop, if any.
