@@ -174,6 +174,25 @@ pub fn parse(
     )
 }
 
+/// Parses only the reply's tool call `first` with the tool-call dialect, at most one action:
+/// the tools and commander strategies execute one tool per turn.
+pub fn parse_one_call(
+    reply: &Reply,
+    first: &crate::model::ToolCall,
+    options: &ReadOptions,
+    ctx: &TurnContext<'_>,
+) -> crate::parser::ParsedReply {
+    let one = Reply {
+        tool_calls: vec![first.clone()],
+        ..reply.clone()
+    };
+    let mut options = options.clone();
+    options.dialect = Some(crate::parser::Dialect::Tools);
+    let mut parsed = parse(&one, &options, ctx);
+    parsed.actions.truncate(1);
+    parsed
+}
+
 /// A stateless request: the system prompt (the built-in one unless overridden) and one user
 /// message with the filled template and this turn's screenshot.
 pub fn one_shot_prompt(

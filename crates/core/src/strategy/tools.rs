@@ -14,7 +14,7 @@
 use super::{Prompt, ReadOptions, Reading, Strategy, TurnContext, prompts, schema};
 use crate::action::{ActionKind, ActionResult};
 use crate::model::{Content, ContentPart, Message, Reply, Role, ToolChoice};
-use crate::parser::{Dialect, strip_think};
+use crate::parser::strip_think;
 
 /// What an older screenshot is replaced with.
 pub const PRUNED_SCREENSHOT: &str = "[older screenshot removed to save context]";
@@ -109,16 +109,9 @@ impl Strategy for Tools {
                 ..Reading::default()
             };
         };
-        let one = Reply {
-            tool_calls: vec![first.clone()],
-            ..reply.clone()
-        };
-        let mut options = self.options.clone();
-        options.dialect = Some(Dialect::Tools);
-        let parsed = super::parse(&one, &options, ctx);
+        let parsed = super::parse_one_call(reply, first, &self.options, ctx);
         let mut errors = parsed.errors;
-        let mut actions = parsed.actions;
-        actions.truncate(1);
+        let actions = parsed.actions;
         let answer = actions.is_empty().then(|| {
             schema::err_payload(
                 "invalid_args",

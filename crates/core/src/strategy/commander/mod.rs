@@ -22,7 +22,7 @@ pub use memory::{Memory, Record, Snapshot};
 use super::{Ask, Prompt, ReadOptions, Reading, Strategy, TurnContext, prompts, schema};
 use crate::action::{Action, ActionKind, ActionResult, ProgressStatus};
 use crate::model::{Message, Reply, ToolCall, ToolChoice};
-use crate::parser::{Dialect, strip_think};
+use crate::parser::strip_think;
 use serde_json::Value;
 
 /// Seed 004's numbers, each configurable.
@@ -364,16 +364,9 @@ impl Strategy for Commander {
                 extra.name
             ));
         }
-        let one = Reply {
-            tool_calls: vec![first.clone()],
-            ..reply.clone()
-        };
-        let mut options = self.options.clone();
-        options.dialect = Some(Dialect::Tools);
-        let parsed = super::parse(&one, &options, ctx);
+        let parsed = super::parse_one_call(reply, first, &self.options, ctx);
         errors.extend(parsed.errors);
         let mut actions = parsed.actions;
-        actions.truncate(1);
         if let Some(ActionKind::ReportCompletion { evidence }) = actions.first().map(|a| &a.kind) {
             let n = evidence.trim().chars().count();
             if n < self.s.min_evidence {
