@@ -49,11 +49,27 @@ fn sigint_during_a_long_press_exits_130_with_nothing_held() {
             cmd.env_remove(k);
         }
     }
+    let url = server.url();
+    let args = [
+        "run",
+        "--strategy",
+        "tools",
+        "--api-url",
+        &url,
+        "--model",
+        "scripted",
+        "--motion",
+        "fast",
+        "--step-delay",
+        "0",
+        "--max-steps",
+        "10",
+        "--runs-dir",
+        runs.to_str().unwrap(),
+        "Hold the icon until its menu opens.",
+    ];
     let mut child = cmd
-        .args(["run", "--strategy", "tools", "--api-url", &server.url()])
-        .args(["--model", "scripted", "--motion", "fast", "--step-delay", "0"])
-        .args(["--max-steps", "10", "--runs-dir", runs.to_str().unwrap()])
-        .arg("Hold the icon until its menu opens.")
+        .args(args)
         .env("DISPLAY", sb.display())
         .stdin(Stdio::null())
         .stdout(Stdio::null())
