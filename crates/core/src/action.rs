@@ -77,6 +77,16 @@ pub enum ActionKind {
         #[serde(default = "left")]
         button: Button,
     },
+    /// Press the left button, hold it `seconds`, release it: one action, so that no button
+    /// stays down whatever happens in between (see the executor's held input).
+    LongPress {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        x: Option<i32>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        y: Option<i32>,
+        #[serde(default = "one")]
+        seconds: f64,
+    },
     Drag {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         x: Option<i32>,
@@ -99,6 +109,12 @@ pub enum ActionKind {
     },
     Key {
         keys: String,
+    },
+    /// Press a combo, hold it `seconds`, release it (in reverse order): one action.
+    HoldKey {
+        keys: String,
+        #[serde(default = "one")]
+        seconds: f64,
     },
     Wait {
         seconds: f64,
@@ -135,6 +151,9 @@ fn left() -> Button {
 fn three() -> u32 {
     3
 }
+fn one() -> f64 {
+    1.0
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
@@ -144,7 +163,7 @@ pub enum ProgressStatus {
     InProgress,
 }
 
-/// The longest `wait` a model may ask for, in seconds.
+/// The longest `wait`, `long_press` or `hold_key` a model may ask for, in seconds.
 pub const MAX_WAIT_SECONDS: f64 = 60.0;
 
 impl ActionKind {
@@ -159,10 +178,12 @@ impl ActionKind {
             ActionKind::TripleClick { .. } => "triple_click",
             ActionKind::MouseDown { .. } => "mouse_down",
             ActionKind::MouseUp { .. } => "mouse_up",
+            ActionKind::LongPress { .. } => "long_press",
             ActionKind::Drag { .. } => "drag",
             ActionKind::Scroll { .. } => "scroll",
             ActionKind::Type { .. } => "type",
             ActionKind::Key { .. } => "key",
+            ActionKind::HoldKey { .. } => "hold_key",
             ActionKind::Wait { .. } => "wait",
             ActionKind::Observe => "observe",
             ActionKind::Done { .. } => "done",
@@ -204,6 +225,11 @@ impl ActionKind {
                 ..
             }
             | MouseUp {
+                x: Some(x),
+                y: Some(y),
+                ..
+            }
+            | LongPress {
                 x: Some(x),
                 y: Some(y),
                 ..
@@ -259,6 +285,10 @@ impl ActionKind {
             | TripleClick { x, y }
             | MouseDown { x, y, .. }
             | MouseUp { x, y, .. } => half(x, y),
+            LongPress { x, y, seconds } => {
+                half(x, y)?;
+                seconds_in_range(self.name(), *seconds)
+            }
             Scroll { amount: 0, .. } => Err(ActionError::new(
                 ErrorKind::InvalidValue,
                 "scroll: amount is 0 notches; give 1 or more",
@@ -278,16 +308,12 @@ impl ActionKind {
             Key { keys } => keys::parse_combo(keys)
                 .map(|_| ())
                 .map_err(|e| ActionError::new(ErrorKind::InvalidKey, e.to_string())),
-            Wait { seconds }
-                if !seconds.is_finite() || *seconds < 0.0 || *seconds > MAX_WAIT_SECONDS =>
-            {
-                Err(ActionError::new(
-                    ErrorKind::InvalidValue,
-                    format!(
-                        "wait: {seconds} seconds is out of range; give 0 to {MAX_WAIT_SECONDS}"
-                    ),
-                ))
+            HoldKey { keys, seconds } => {
+                keys::parse_combo(keys)
+                    .map_err(|e| ActionError::new(ErrorKind::InvalidKey, e.to_string()))?;
+                seconds_in_range(self.name(), *seconds)
             }
+            Wait { seconds } => seconds_in_range(self.name(), *seconds),
             ReportCompletion { evidence } | ReportProgress { evidence, .. }
                 if evidence.trim().is_empty() =>
             {
@@ -299,6 +325,17 @@ impl ActionKind {
             _ => Ok(()),
         }
     }
+}
+
+/// `wait`, `long_press` and `hold_key` last 0 to [`MAX_WAIT_SECONDS`].
+fn seconds_in_range(what: &str, seconds: f64) -> Result<(), ActionError> {
+    if !seconds.is_finite() || !(0.0..=MAX_WAIT_SECONDS).contains(&seconds) {
+        return Err(ActionError::new(
+            ErrorKind::InvalidValue,
+            format!("{what}: {seconds} seconds is out of range; give 0 to {MAX_WAIT_SECONDS}"),
+        ));
+    }
+    Ok(())
 }
 
 fn no_target(what: &str) -> ActionError {
@@ -421,6 +458,9 @@ mod tests {
             json!({"type":"key","keys":"ctrl+s"}),
             json!({"type":"type","text":"Grüße 你好"}),
             json!({"type":"wait","seconds":1.5}),
+            json!({"type":"long_press","x":10,"y":20,"seconds":2.0}),
+            json!({"type":"long_press","seconds":0.5}),
+            json!({"type":"hold_key","keys":"shift","seconds":3.0}),
             json!({"type":"observe"}),
             json!({"type":"done","text":"42"}),
             json!({"type":"report_progress","objective_id":"1","status":"IN_PROGRESS","evidence":"x"}),
@@ -465,6 +505,32 @@ mod tests {
         assert_eq!(
             kind(r#"{"type":"wait","seconds":-2}"#),
             ErrorKind::InvalidValue
+        );
+        assert_eq!(
+            kind(r#"{"type":"long_press","x":1,"y":1,"seconds":61}"#),
+            ErrorKind::InvalidValue
+        );
+        assert_eq!(
+            kind(r#"{"type":"long_press","x":1}"#),
+            ErrorKind::InvalidCoordinate
+        );
+        assert_eq!(
+            kind(r#"{"type":"hold_key","keys":"ctrl+warp","seconds":1}"#),
+            ErrorKind::InvalidKey
+        );
+        assert_eq!(
+            kind(r#"{"type":"hold_key","keys":"shift","seconds":-1}"#),
+            ErrorKind::InvalidValue
+        );
+        // seconds default to 1
+        assert_eq!(
+            Action::from_json(r#"{"type":"hold_key","keys":"shift"}"#)
+                .unwrap()
+                .kind,
+            ActionKind::HoldKey {
+                keys: "shift".into(),
+                seconds: 1.0
+            }
         );
         // out of range is clamped later, not refused
         assert!(Action::from_json(r#"{"type":"click","x":1200,"y":5}"#).is_ok());

@@ -125,21 +125,25 @@ fn check_all_pointer_actions(w: u32, h: u32, crop: Crop, profile: MotionProfile)
     assert!(held.iter().all(|m| r.area.contains(m.at)), "{held:?}");
     assert_eq!(held.last().unwrap().at, e);
 
-    // mouse_down / mouse_up, with another button and another place
+    // mouse_down / mouse_up in one turn (nothing stays held across turns), with another
+    // button and another place
     let (d, u) = (r.px(420, 240), r.px(610, 380));
-    r.run(
-        &mut ex,
-        json!({"type": "mouse_down", "x": 420, "y": 240, "button": "right"}),
-        |e| e.iter().any(|e| e.is(K::ButtonPress)),
-    );
-    let ev = r.run(
-        &mut ex,
-        json!({"type": "mouse_up", "x": 610, "y": 380, "button": "right"}),
-        n_released(1),
-    );
+    r.witness.clear();
+    let res = ex
+        .execute(
+            &mut r.desktop,
+            &[
+                act(json!({"type": "mouse_down", "x": 420, "y": 240, "button": "right"})),
+                act(json!({"type": "mouse_up", "x": 610, "y": 380, "button": "right"})),
+            ],
+        )
+        .unwrap();
+    assert!(res.iter().all(ActionResult::is_ok), "{res:?}");
+    let (ok, ev) = r.witness.wait_for(n_released(1), TIMEOUT);
+    assert!(ok, "{ev:?}");
+    assert_eq!(presses(&ev, K::ButtonPress), vec![(3, d)]);
     assert_eq!(presses(&ev, K::ButtonRelease), vec![(3, u)]);
     assert!(ev.iter().any(|e| e.is(K::Motion) && e.at == u));
-    let _ = d;
 
     // scroll in each direction: buttons 4-7, one press per notch, at the point
     for (dir, button, amount) in [

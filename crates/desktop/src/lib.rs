@@ -18,6 +18,8 @@ mod input;
 mod types;
 
 #[cfg(target_os = "linux")]
+pub mod held;
+#[cfg(target_os = "linux")]
 pub mod sandbox;
 #[cfg(windows)]
 pub mod win32;

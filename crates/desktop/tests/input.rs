@@ -83,3 +83,29 @@ fn keys_and_unicode_text_reach_the_window() {
     // Shift, then `a` (level 0 of the A key), then the bound keysyms.
     assert_eq!(syms, vec![0xffe1, 0x61, 0xfc, 0x0100_4f60]);
 }
+
+#[test]
+fn held_state_reports_buttons_and_keys_down_until_released() {
+    let (sb, _w, mut input) = setup();
+    let held = || franz_desktop::held::held_state(sb.display()).unwrap();
+    assert!(held().is_empty(), "{:?}", held());
+    input.move_to(PixelPoint::new(200, 200)).unwrap();
+    input.key(Key::Named(NamedKey::Ctrl), Press::Down).unwrap();
+    input.button(Button::Left, Press::Down).unwrap();
+    input.sync().unwrap();
+    let down = held();
+    assert_eq!(down.buttons, vec![1], "{down:?}");
+    assert_eq!(down.keycodes.len(), 1, "{down:?}");
+    assert_ne!(down.modifiers & state::CONTROL, 0, "{down:?}");
+    assert!(!down.is_empty());
+    input.button(Button::Left, Press::Up).unwrap();
+    input.key(Key::Named(NamedKey::Ctrl), Press::Up).unwrap();
+    input.sync().unwrap();
+    assert!(held().is_empty(), "{:?}", held());
+    // input from a client that goes away stays held: releasing it is franz's job (this is
+    // what makes a franz that exits with a button down leave it down)
+    input.button(Button::Right, Press::Down).unwrap();
+    input.sync().unwrap();
+    drop(input);
+    assert_eq!(held().buttons, vec![3]);
+}

@@ -168,6 +168,17 @@ impl Engine<'_> {
             }
         };
         let Stop(outcome, reason) = stop;
+        // whatever ended the run, no button or key stays held
+        if let Err(e) = self.executor.release_all(self.desktop) {
+            let message = e.to_string();
+            self.emit(
+                turn,
+                EventKind::Error {
+                    message,
+                    fatal: false,
+                },
+            );
+        }
         if outcome != Outcome::Done && outcome != Outcome::Failed {
             self.emit(
                 turn,

@@ -8,19 +8,28 @@
 //! - Dry-run: nothing reaches the OS (not even a pointer query); results are as if executed.
 //! - Terminal actions (done, fail, ask_user, report_*) and observe are ok and do nothing here;
 //!   `wait` sleeps its seconds (not in dry-run).
+//! - No input stays held: every button and key pressed down is tracked ([`held`]) and released
+//!   at the end of each turn (each `execute_with` call), on any error, on Ctrl+C (the
+//!   [`interrupt`](Executor::with_interrupt) flag, checked during every wait and hold) and on the
+//!   failsafe; the engine calls [`Executor::release_all`] when a run ends. `long_press`,
+//!   `hold_key` and a key combo are one action each, so they run whole or are released whole.
 
 pub mod failsafe;
 pub mod fence;
+pub mod held;
 pub mod motion;
 
 use crate::action::{Action, ActionError, ActionKind, ActionResult, ErrorKind, Warning};
 use crate::geometry::WorkArea;
 use crate::keys;
 use fence::Fence;
-use franz_desktop::{Button, Desktop, DesktopError, PixelPoint, Press};
+use franz_desktop::{Button, Desktop, DesktopError, Key, PixelPoint, Press};
+use held::{Held, HeldItem};
 use motion::{Motion, pause};
 use serde::{Deserialize, Serialize};
-use std::time::Duration;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 pub use failsafe::Tripped;
 pub use motion::MotionProfile;
@@ -80,6 +89,11 @@ pub enum ExecError {
     /// The desktop is gone (X server died, connection lost).
     #[error("the desktop stopped working: {0}")]
     Desktop(DesktopError),
+    /// A button or key franz pressed could not be released.
+    #[error(
+        "cannot release {what} that franz pressed ({err}); it may still be held down: press and release it by hand"
+    )]
+    Release { what: String, err: DesktopError },
 }
 
 /// A per-action failure or a fatal one, inside the executor.
@@ -113,6 +127,10 @@ pub struct Executor {
     dry_run: bool,
     /// Where franz last put the pointer (for the failsafe).
     placed: Option<PixelPoint>,
+    /// The buttons and keys franz holds down now.
+    held: Held,
+    /// Set by Ctrl+C: waits and holds end early, the turn's remaining actions are skipped.
+    interrupt: Option<Arc<AtomicBool>>,
 }
 
 impl Executor {
@@ -122,7 +140,57 @@ impl Executor {
             config,
             dry_run,
             placed: None,
+            held: Held::default(),
+            interrupt: None,
         }
+    }
+
+    /// The executor with a Ctrl+C flag: once it is set, a `wait`, `long_press` or `hold_key`
+    /// stops early (releasing what it holds) and the turn's remaining actions are not performed.
+    pub fn with_interrupt(mut self, flag: Arc<AtomicBool>) -> Self {
+        self.interrupt = Some(flag);
+        self
+    }
+
+    fn interrupted(&self) -> bool {
+        self.interrupt
+            .as_ref()
+            .is_some_and(|f| f.load(Ordering::SeqCst))
+    }
+
+    /// What franz holds down now (empty between turns).
+    pub fn held(&self) -> &[HeldItem] {
+        self.held.items()
+    }
+
+    /// Releases every button and key franz holds, last pressed first. Tries them all; what
+    /// cannot be released stays in the set (for the next try) and the first failure is
+    /// returned. Touches nothing when nothing is held (so never in dry-run).
+    pub fn release_all(&mut self, desktop: &mut dyn Desktop) -> Result<(), ExecError> {
+        if self.held.is_empty() {
+            return Ok(());
+        }
+        let mut first = None;
+        for item in self.held.release_order() {
+            let sent = match item {
+                HeldItem::Button(b) => desktop.input().button(b, Press::Up),
+                HeldItem::Key(k) => desktop.input().key(k, Press::Up),
+            };
+            match sent {
+                Ok(()) => self.held.note(item, Press::Up),
+                Err(err) => {
+                    tracing::error!(?item, "cannot release: {err}");
+                    first.get_or_insert(ExecError::Release {
+                        what: held_name(item),
+                        err,
+                    });
+                }
+            }
+        }
+        if let Err(err) = desktop.input().sync() {
+            first.get_or_insert(ExecError::Desktop(err));
+        }
+        first.map_or(Ok(()), Err)
     }
 
     pub fn area(&self) -> WorkArea {
@@ -148,16 +216,43 @@ impl Executor {
 
     /// Like [`execute`](Self::execute), calling `on_result(index, result)` as soon as each
     /// action is done (before the delay that follows it).
+    ///
+    /// Nothing stays held across turns: a `mouse_down` and its `mouse_up` in the same call
+    /// make a manual drag, but whatever is still held when the call ends (a `mouse_down`
+    /// without its `mouse_up`), when an action fails, on Ctrl+C or on a fatal error is
+    /// released before this returns.
     pub fn execute_with(
         &mut self,
         desktop: &mut dyn Desktop,
         actions: &[Action],
         mut on_result: impl FnMut(usize, &ActionResult),
     ) -> Result<Vec<ActionResult>, ExecError> {
+        let outcome = self.perform_all(desktop, actions, &mut on_result);
+        let released = self.release_all(desktop);
+        let results = outcome?;
+        released?;
+        Ok(results)
+    }
+
+    /// The actions of one turn, in order, with the cap and the delays between them.
+    fn perform_all(
+        &mut self,
+        desktop: &mut dyn Desktop,
+        actions: &[Action],
+        on_result: &mut impl FnMut(usize, &ActionResult),
+    ) -> Result<Vec<ActionResult>, ExecError> {
         let mut results = Vec::with_capacity(actions.len());
         let mut touched_os = false;
         for (i, action) in actions.iter().enumerate() {
-            let result = if i >= self.config.max_actions_per_turn {
+            let result = if self.interrupted() {
+                ActionResult::Error(ActionError::new(
+                    ErrorKind::ExecutionFailed,
+                    format!(
+                        "{}: not performed: franz was interrupted (Ctrl+C)",
+                        action.kind.name()
+                    ),
+                ))
+            } else if i >= self.config.max_actions_per_turn {
                 ActionResult::Error(ActionError::new(
                     ErrorKind::TooManyActions,
                     format!(
@@ -175,7 +270,12 @@ impl Executor {
                         touched_os |= touches_os(&action.kind);
                         ActionResult::Ok { warnings }
                     }
-                    Err(Fault::Action(e)) => ActionResult::Error(e),
+                    Err(Fault::Action(e)) => {
+                        // a failed action releases everything at once: a combo cut short must
+                        // not leave ctrl down for the next action
+                        self.release_all(desktop)?;
+                        ActionResult::Error(e)
+                    }
                     Err(Fault::Fatal(e)) => return Err(e),
                 }
             };
@@ -231,7 +331,17 @@ impl Executor {
                 };
                 if !self.dry_run {
                     pause(m.click_settle_ms);
-                    desktop.input().button(*button, press)?;
+                    self.button(desktop, *button, press)?;
+                }
+            }
+            ActionKind::LongPress { x, y, seconds } => {
+                let p = self.at(desktop, *x, *y, kind.name(), &mut warnings)?;
+                self.move_to(desktop, p)?;
+                if !self.dry_run {
+                    pause(m.click_settle_ms);
+                    self.button(desktop, Button::Left, Press::Down)?;
+                    self.hold(desktop, *seconds, kind.name(), true)?;
+                    self.button(desktop, Button::Left, Press::Up)?;
                 }
             }
             ActionKind::Drag { x, y, x2, y2 } => {
@@ -257,26 +367,30 @@ impl Executor {
                     self.type_text(desktop, text)?;
                 }
             }
-            ActionKind::Key { keys } => {
+            ActionKind::Key { keys } | ActionKind::HoldKey { keys, .. } => {
                 let combo = keys::parse_combo(keys)
                     .map_err(|e| ActionError::new(ErrorKind::InvalidKey, e.to_string()))?;
                 if !self.dry_run {
-                    let input = desktop.input();
+                    // a key failing half-way returns here with the first keys still down:
+                    // `execute_with` releases them (and everything else held) at once
                     for (i, k) in combo.keys.iter().enumerate() {
                         if i > 0 {
                             pause(m.key_delay_ms);
                         }
-                        input.key(*k, Press::Down)?;
+                        self.key(desktop, *k, Press::Down)?;
+                    }
+                    if let ActionKind::HoldKey { seconds, .. } = kind {
+                        self.hold(desktop, *seconds, kind.name(), true)?;
                     }
                     for k in combo.keys.iter().rev() {
                         pause(m.key_delay_ms);
-                        input.key(*k, Press::Up)?;
+                        self.key(desktop, *k, Press::Up)?;
                     }
                 }
             }
             ActionKind::Wait { seconds } => {
                 if !self.dry_run {
-                    std::thread::sleep(Duration::from_secs_f64(*seconds));
+                    self.hold(desktop, *seconds, kind.name(), false)?;
                 }
             }
             ActionKind::Observe
@@ -290,6 +404,59 @@ impl Executor {
             desktop.input().sync()?;
         }
         Ok(warnings)
+    }
+
+    /// Presses or releases a button, noting what is held.
+    fn button(
+        &mut self,
+        desktop: &mut dyn Desktop,
+        button: Button,
+        press: Press,
+    ) -> Result<(), Fault> {
+        desktop.input().button(button, press)?;
+        self.held.note(HeldItem::Button(button), press);
+        Ok(())
+    }
+
+    /// Presses or releases a key, noting what is held.
+    fn key(&mut self, desktop: &mut dyn Desktop, key: Key, press: Press) -> Result<(), Fault> {
+        desktop.input().key(key, press)?;
+        self.held.note(HeldItem::Key(key), press);
+        Ok(())
+    }
+
+    /// Waits `seconds` in short steps: Ctrl+C ends the wait with an error (the caller's
+    /// `execute_with` then releases what is held) and, with `failsafe`, the failsafe is
+    /// checked at every step, so a long press cannot outlast the person's corner slam.
+    fn hold(
+        &mut self,
+        desktop: &mut dyn Desktop,
+        seconds: f64,
+        what: &str,
+        failsafe: bool,
+    ) -> Result<(), Fault> {
+        const STEP: Duration = Duration::from_millis(50);
+        let start = Instant::now();
+        let end = start + Duration::from_secs_f64(seconds);
+        loop {
+            if self.interrupted() {
+                return Err(Fault::Action(ActionError::new(
+                    ErrorKind::ExecutionFailed,
+                    format!(
+                        "{what}: interrupted (Ctrl+C) after {:.1} of {seconds} s; everything held was released",
+                        start.elapsed().as_secs_f64()
+                    ),
+                )));
+            }
+            let now = Instant::now();
+            if now >= end {
+                return Ok(());
+            }
+            std::thread::sleep((end - now).min(STEP));
+            if failsafe {
+                self.check_failsafe(desktop)?;
+            }
+        }
     }
 
     fn check_failsafe(&mut self, desktop: &mut dyn Desktop) -> Result<(), Fault> {
@@ -403,14 +570,14 @@ impl Executor {
             None => desktop.pointer()?,
         };
         pause(m.click_settle_ms);
-        desktop.input().button(Button::Left, Press::Down)?;
+        self.button(desktop, Button::Left, Press::Down)?;
         for q in motion::path(from, to, m.drag_steps.max(1)) {
             pause(m.drag_step_delay_ms);
             desktop.input().move_to(q)?;
             self.placed = Some(q);
         }
         pause(m.click_settle_ms);
-        desktop.input().button(Button::Left, Press::Up)?;
+        self.button(desktop, Button::Left, Press::Up)?;
         Ok(())
     }
 
@@ -429,6 +596,14 @@ impl Executor {
             }
         }
         Ok(())
+    }
+}
+
+/// How a held item is named in messages: `the left button`, `the key ctrl`.
+fn held_name(item: HeldItem) -> String {
+    match item {
+        HeldItem::Button(b) => format!("the {} button", format!("{b:?}").to_lowercase()),
+        HeldItem::Key(k) => format!("the key {}", keys::key_name(k)),
     }
 }
 

@@ -1,5 +1,6 @@
 //! Executor rules that need no screen: validation results, the per-turn cap, dry-run never
-//! touching the desktop (every desktop call panics here), and the configuration mapping.
+//! touching the desktop (every desktop call panics here), the configuration mapping, and the
+//! held input (a recording desktop: nothing stays down after any ending of a turn).
 
 use super::*;
 use crate::config::ConfigBuilder;
@@ -112,4 +113,357 @@ fn config_maps_to_the_executor() {
         ExecConfig::from_config(&ConfigBuilder::new().build().unwrap().config),
         ExecConfig::default()
     );
+}
+
+/// What the recording desktop was asked to do.
+#[derive(Debug, Clone, PartialEq)]
+enum Sent {
+    Move(i32, i32),
+    Button(Button, Press),
+    Key(Key, Press),
+    Text(String),
+}
+
+/// A desktop that records input. It can refuse one key, slam the pointer into the failsafe
+/// corner (or set the Ctrl+C flag) as soon as a button goes down.
+struct Recorder {
+    monitors: Vec<Monitor>,
+    at: PixelPoint,
+    sent: Vec<Sent>,
+    refuse: Option<Key>,
+    slam_on_down: bool,
+    slammed: bool,
+    interrupt_on_down: Option<Arc<AtomicBool>>,
+}
+
+impl Recorder {
+    fn new() -> Recorder {
+        Recorder {
+            monitors: vec![Monitor {
+                index: 0,
+                name: "fake".into(),
+                rect: PixelRect::new(0, 0, 800, 600),
+                primary: true,
+            }],
+            at: PixelPoint::new(400, 300),
+            sent: Vec::new(),
+            refuse: None,
+            slam_on_down: false,
+            slammed: false,
+            interrupt_on_down: None,
+        }
+    }
+
+    /// The buttons and keys down after everything sent so far, as the OS would see them.
+    fn down(&self) -> Vec<Sent> {
+        let mut down: Vec<Sent> = Vec::new();
+        for s in &self.sent {
+            match s {
+                Sent::Button(b, Press::Down) => down.push(Sent::Button(*b, Press::Down)),
+                Sent::Key(k, Press::Down) => down.push(Sent::Key(*k, Press::Down)),
+                Sent::Button(b, Press::Up) => down.retain(|d| *d != Sent::Button(*b, Press::Down)),
+                Sent::Key(k, Press::Up) => down.retain(|d| *d != Sent::Key(*k, Press::Down)),
+                _ => {}
+            }
+        }
+        down
+    }
+}
+
+impl Desktop for Recorder {
+    fn monitor(&self) -> &Monitor {
+        &self.monitors[0]
+    }
+    fn monitors(&self) -> &[Monitor] {
+        &self.monitors
+    }
+    fn capture(&mut self) -> Result<Frame, DesktopError> {
+        Err(DesktopError::Unsupported("capture".into()))
+    }
+    fn cursor(&mut self) -> Result<Option<CursorImage>, DesktopError> {
+        Ok(None)
+    }
+    fn pointer(&mut self) -> Result<PixelPoint, DesktopError> {
+        Ok(if self.slammed {
+            PixelPoint::new(0, 0)
+        } else {
+            self.at
+        })
+    }
+    fn input(&mut self) -> &mut dyn Input {
+        self
+    }
+    fn describe(&self) -> String {
+        "recorder".into()
+    }
+}
+
+impl Input for Recorder {
+    fn move_to(&mut self, p: PixelPoint) -> Result<(), DesktopError> {
+        self.at = p;
+        self.sent.push(Sent::Move(p.x, p.y));
+        Ok(())
+    }
+    fn button(&mut self, button: Button, press: Press) -> Result<(), DesktopError> {
+        self.sent.push(Sent::Button(button, press));
+        if press == Press::Down {
+            self.slammed |= self.slam_on_down;
+            if let Some(flag) = &self.interrupt_on_down {
+                flag.store(true, Ordering::SeqCst);
+            }
+        }
+        Ok(())
+    }
+    fn scroll(&mut self, _: franz_desktop::ScrollDirection, _: u32) -> Result<(), DesktopError> {
+        Ok(())
+    }
+    fn key(&mut self, key: Key, press: Press) -> Result<(), DesktopError> {
+        if self.refuse == Some(key) && press == Press::Down {
+            return Err(DesktopError::Input(format!("no keycode for {key:?}")));
+        }
+        self.sent.push(Sent::Key(key, press));
+        Ok(())
+    }
+    fn text(&mut self, text: &str) -> Result<(), DesktopError> {
+        self.sent.push(Sent::Text(text.into()));
+        Ok(())
+    }
+    fn sync(&mut self) -> Result<(), DesktopError> {
+        Ok(())
+    }
+}
+
+fn live() -> Executor {
+    let area = Crop::FULL
+        .work_area(PixelRect::new(0, 0, 800, 600))
+        .unwrap();
+    Executor::new(area, ExecConfig::with_profile(MotionProfile::Fast), false)
+}
+
+fn pressed(sent: &[Sent]) -> Vec<Sent> {
+    sent.iter()
+        .filter(|s| !matches!(s, Sent::Move(..)))
+        .cloned()
+        .collect()
+}
+
+use franz_desktop::NamedKey;
+const CTRL: Key = Key::Named(NamedKey::Ctrl);
+const SHIFT: Key = Key::Named(NamedKey::Shift);
+const LEFT_DOWN: Sent = Sent::Button(Button::Left, Press::Down);
+const LEFT_UP: Sent = Sent::Button(Button::Left, Press::Up);
+
+#[test]
+fn a_combo_that_fails_half_way_releases_the_modifiers_before_the_next_action() {
+    let mut d = Recorder::new();
+    d.refuse = Some(Key::Char('b'));
+    let mut ex = live();
+    let r = ex
+        .execute(
+            &mut d,
+            &actions(&[
+                json!({"type": "key", "keys": "ctrl+shift+b"}),
+                json!({"type": "type", "text": "x"}),
+            ]),
+        )
+        .unwrap();
+    assert!(
+        matches!(&r[0], ActionResult::Error(e) if e.kind == ErrorKind::ExecutionFailed),
+        "{r:?}"
+    );
+    assert!(r[1].is_ok(), "{r:?}");
+    assert_eq!(
+        pressed(&d.sent),
+        [
+            Sent::Key(CTRL, Press::Down),
+            Sent::Key(SHIFT, Press::Down),
+            Sent::Key(SHIFT, Press::Up),
+            Sent::Key(CTRL, Press::Up),
+            Sent::Text("x".into()),
+        ]
+    );
+    assert!(ex.held().is_empty());
+}
+
+#[test]
+fn a_mouse_down_and_its_mouse_up_in_one_turn_are_a_manual_drag() {
+    let mut d = Recorder::new();
+    let mut ex = live();
+    let r = ex
+        .execute(
+            &mut d,
+            &actions(&[
+                json!({"type": "mouse_down", "x": 100, "y": 100}),
+                json!({"type": "move", "x": 500, "y": 500}),
+                json!({"type": "mouse_up"}),
+            ]),
+        )
+        .unwrap();
+    assert!(r.iter().all(ActionResult::is_ok), "{r:?}");
+    assert_eq!(pressed(&d.sent), [LEFT_DOWN, LEFT_UP]);
+    // the pointer moved while the button was down
+    let down = d.sent.iter().position(|s| *s == LEFT_DOWN).unwrap();
+    let up = d.sent.iter().position(|s| *s == LEFT_UP).unwrap();
+    assert!(
+        d.sent[down..up].contains(&Sent::Move(400, 300)),
+        "{:?}",
+        d.sent
+    );
+}
+
+#[test]
+fn nothing_stays_held_after_a_turn_or_an_action_error() {
+    // a mouse_down without its mouse_up: released when the turn ends
+    let mut d = Recorder::new();
+    let mut ex = live();
+    let r = ex
+        .execute(
+            &mut d,
+            &actions(&[json!({"type": "mouse_down", "button": "right"})]),
+        )
+        .unwrap();
+    assert!(r[0].is_ok());
+    assert_eq!(
+        pressed(&d.sent),
+        [
+            Sent::Button(Button::Right, Press::Down),
+            Sent::Button(Button::Right, Press::Up)
+        ]
+    );
+    assert!(d.down().is_empty() && ex.held().is_empty());
+
+    // an action error after a mouse_down: released at the error, before what follows
+    let mut d = Recorder::new();
+    let r = ex
+        .execute(
+            &mut d,
+            &actions(&[
+                json!({"type": "mouse_down", "x": 100, "y": 100}),
+                json!({"type": "key", "keys": "ctrl+nope"}),
+                json!({"type": "type", "text": "after"}),
+            ]),
+        )
+        .unwrap();
+    assert!(matches!(&r[1], ActionResult::Error(e) if e.kind == ErrorKind::InvalidKey));
+    assert_eq!(
+        pressed(&d.sent),
+        [LEFT_DOWN, LEFT_UP, Sent::Text("after".into())]
+    );
+}
+
+#[test]
+fn long_press_and_hold_key_are_one_action_each_held_for_their_seconds() {
+    let mut d = Recorder::new();
+    let mut ex = live();
+    let started = Instant::now();
+    let r = ex
+        .execute(
+            &mut d,
+            &actions(&[
+                json!({"type": "long_press", "x": 500, "y": 500, "seconds": 0.2}),
+                json!({"type": "hold_key", "keys": "ctrl+shift", "seconds": 0.2}),
+            ]),
+        )
+        .unwrap();
+    assert!(r.iter().all(ActionResult::is_ok), "{r:?}");
+    assert!(started.elapsed() >= Duration::from_millis(400));
+    assert_eq!(
+        pressed(&d.sent),
+        [
+            LEFT_DOWN,
+            LEFT_UP,
+            Sent::Key(CTRL, Press::Down),
+            Sent::Key(SHIFT, Press::Down),
+            Sent::Key(SHIFT, Press::Up),
+            Sent::Key(CTRL, Press::Up),
+        ]
+    );
+    // pressed where it was asked
+    assert_eq!(d.sent[0], Sent::Move(400, 300));
+}
+
+#[test]
+fn the_failsafe_during_a_long_press_releases_the_button() {
+    let mut d = Recorder::new();
+    d.slam_on_down = true;
+    let mut ex = live();
+    let started = Instant::now();
+    let err = ex
+        .execute(
+            &mut d,
+            &actions(&[json!({"type": "long_press", "x": 500, "y": 500, "seconds": 30})]),
+        )
+        .unwrap_err();
+    assert!(matches!(err, ExecError::Failsafe(_)), "{err}");
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert_eq!(pressed(&d.sent), [LEFT_DOWN, LEFT_UP]);
+
+    // the failsafe before the next action of the turn releases a mouse_down too
+    let mut d = Recorder::new();
+    d.slam_on_down = true;
+    let err = ex
+        .execute(
+            &mut d,
+            &actions(&[
+                json!({"type": "mouse_down", "x": 500, "y": 500}),
+                json!({"type": "click", "x": 100, "y": 100}),
+            ]),
+        )
+        .unwrap_err();
+    assert!(matches!(err, ExecError::Failsafe(_)), "{err}");
+    assert_eq!(pressed(&d.sent), [LEFT_DOWN, LEFT_UP]);
+    assert!(ex.held().is_empty());
+}
+
+#[test]
+fn ctrl_c_during_a_long_press_releases_it_and_skips_the_rest_of_the_turn() {
+    let flag = Arc::new(AtomicBool::new(false));
+    let mut d = Recorder::new();
+    d.interrupt_on_down = Some(flag.clone());
+    let mut ex = live().with_interrupt(flag);
+    let started = Instant::now();
+    let r = ex
+        .execute(
+            &mut d,
+            &actions(&[
+                json!({"type": "long_press", "seconds": 30}),
+                json!({"type": "click", "x": 1, "y": 1}),
+            ]),
+        )
+        .unwrap();
+    assert!(started.elapsed() < Duration::from_secs(10));
+    match &r[..] {
+        [ActionResult::Error(a), ActionResult::Error(b)] => {
+            assert!(a.message.contains("interrupted"), "{a:?}");
+            assert!(b.message.contains("not performed"), "{b:?}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(pressed(&d.sent), [LEFT_DOWN, LEFT_UP]);
+}
+
+#[test]
+fn release_all_releases_what_a_turn_could_not_and_dry_run_holds_nothing() {
+    // what is held outside a turn is released by release_all (the engine's call at the end)
+    let mut d = Recorder::new();
+    let mut ex = live();
+    ex.button(&mut d, Button::Middle, Press::Down).ok();
+    assert_eq!(ex.held(), [HeldItem::Button(Button::Middle)]);
+    ex.release_all(&mut d).unwrap();
+    assert!(ex.held().is_empty());
+    assert_eq!(d.down(), []);
+    ex.release_all(&mut Untouchable(vec![])).unwrap();
+
+    let started = Instant::now();
+    let r = dry()
+        .execute(
+            &mut Untouchable(vec![]),
+            &actions(&[
+                json!({"type": "long_press", "x": 5, "y": 5, "seconds": 60}),
+                json!({"type": "hold_key", "keys": "shift", "seconds": 60}),
+            ]),
+        )
+        .unwrap();
+    assert!(r.iter().all(ActionResult::is_ok), "{r:?}");
+    assert!(started.elapsed() < Duration::from_secs(10));
 }

@@ -207,6 +207,11 @@ impl Overlay {
             Click {
                 x: Some(x),
                 y: Some(y),
+            }
+            | LongPress {
+                x: Some(x),
+                y: Some(y),
+                ..
             } => click(pm, px(x, y), m.left, m.left_ring, 1),
             DoubleClick {
                 x: Some(x),
@@ -341,6 +346,10 @@ fn label(
             format!("{n} type \"{}\"", text::shorten(t, max_chars)),
         ),
         ActionKind::Key { keys } => (None, format!("{n} key {}", text::shorten(keys, max_chars))),
+        ActionKind::HoldKey { keys, seconds } => (
+            None,
+            format!("{n} hold_key {} {seconds}s", text::shorten(keys, max_chars)),
+        ),
         k => match k.point() {
             Some((x, y)) => (Some(px(x, y)), format!("{n} {} {x},{y}", k.name())),
             None => (None, format!("{n} {}", k.name())),

@@ -151,3 +151,35 @@ fn labels_name_index_and_coordinates() {
         (Some((3.0, 4.0)), "1 drag 1,2→3,4".to_string())
     );
 }
+
+#[test]
+fn a_long_press_is_drawn_like_a_left_click_and_a_hold_key_gets_a_label() {
+    let (w, h) = (201, 101);
+    let mut cfg = OverlayConfig::default();
+    cfg.labels.enabled = false;
+    let o = Overlay::new(cfg).unwrap();
+    let draw = |kind: ActionKind| {
+        let mut hist = FeedbackHistory::new(4);
+        hist.push(turn(vec![kind]));
+        let mut data = grey(w, h);
+        o.draw(w, h, &mut data, &hist).unwrap();
+        data
+    };
+    let pressed = draw(ActionKind::LongPress {
+        x: Some(500),
+        y: Some(500),
+        seconds: 2.0,
+    });
+    assert_ne!(pressed, grey(w, h));
+    assert_eq!(pressed, draw(click(500, 500)));
+    let (_, text) = label(
+        0,
+        &ActionKind::HoldKey {
+            keys: "shift".into(),
+            seconds: 2.0,
+        },
+        &|x, y| (x as f32, y as f32),
+        40,
+    );
+    assert_eq!(text, "0 hold_key shift 2s");
+}

@@ -1,6 +1,7 @@
 //! Anthropic's `computer` tool input: `{"action": "left_click", "coordinate": [x, y]}`, with
 //! `text` (key combos in xdotool style, or text to type), `scroll_direction` +
-//! `scroll_amount` (notches), `start_coordinate` for drags, `duration` for waits.
+//! `scroll_amount` (notches), `start_coordinate` for drags, `duration` for waits and for
+//! `hold_key` (one `hold_key` action, read by Qwen's code).
 //!
 //! Arrives as a tool call named `computer` or as JSON text. Actions Qwen shares (clicks,
 //! mouse_move, type, wait, ...) are read by the same code as Qwen's.
@@ -50,14 +51,6 @@ pub(crate) fn apply(args: &Value, ctx: &mut Ctx) {
             } else {
                 ActionKind::MouseUp { x, y, button }
             }
-        }
-        "hold_key" => {
-            ctx.err("hold_key: holding a key for a time is not supported; pressed it once");
-            let k = args.get("text").cloned().unwrap_or(Value::Null);
-            let Some(keys) = ctx.keys(what, &k) else {
-                return;
-            };
-            ActionKind::Key { keys }
         }
         "cursor_position" | "screenshot" => ActionKind::Observe,
         "wait" if args.get("duration").is_some() => ActionKind::Wait {

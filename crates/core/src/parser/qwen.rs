@@ -5,15 +5,17 @@
 //! `computer_use` actions: key (keys array), type, mouse_move, left_click, left_click_drag (end
 //! only: from the pointer), right_click, middle_click, double_click, triple_click, scroll /
 //! hscroll (`pixels` are notches, positive = up / right), wait (time), terminate (status
-//! success | failure), answer. `mobile_use`: click, long_press, swipe (coordinate2), type, key,
-//! system_button (Enter), wait, terminate, answer.
+//! success | failure), answer. `mobile_use`: click, long_press (`time` seconds; one
+//! `long_press` action, never a mouse_down/wait/mouse_up sequence), swipe (coordinate2), type,
+//! key, system_button (Enter), wait, terminate, answer. `hold_key` (keys, `time` or `duration`)
+//! is read too: Anthropic's computer tool sends it through here.
 //!
 //! `tagged_calls` also serves any tool in `<tool_call>` blocks (Hermes style), e.g. seed tools.
 
 use super::coords::{Ctx, number, text};
 use super::lenient;
 use crate::action::ActionKind;
-use franz_desktop::{Button, ScrollDirection};
+use franz_desktop::ScrollDirection;
 use serde_json::{Map, Value};
 
 type TaggedCall = Result<(String, Value), String>;
@@ -141,6 +143,15 @@ fn opt_point(
     }
 }
 
+/// How long a wait, long press or held key lasts: `time` (Qwen) or `duration` (Anthropic),
+/// 1 s when absent.
+fn seconds(args: &Value) -> f64 {
+    args.get("time")
+        .or_else(|| args.get("duration"))
+        .and_then(number)
+        .unwrap_or(1.0)
+}
+
 pub(crate) fn apply(args: &Value, mobile: bool, ctx: &mut Ctx) {
     let Some(action) = args.get("action").and_then(Value::as_str) else {
         return ctx.err(
@@ -189,20 +200,25 @@ pub(crate) fn apply(args: &Value, mobile: bool, ctx: &mut Ctx) {
             let Ok((x, y)) = opt_point(what, args, "coordinate", ctx) else {
                 return;
             };
-            let seconds = args.get("time").and_then(number).unwrap_or(1.0);
-            ctx.push(
-                ActionKind::MouseDown {
-                    x,
-                    y,
-                    button: Button::Left,
-                },
-                None,
-            );
-            ctx.push(ActionKind::Wait { seconds }, None);
-            ActionKind::MouseUp {
+            ActionKind::LongPress {
                 x,
                 y,
-                button: Button::Left,
+                seconds: seconds(args),
+            }
+        }
+        "hold_key" => {
+            let k = args
+                .get("keys")
+                .or_else(|| args.get("key"))
+                .or_else(|| args.get("text"))
+                .cloned()
+                .unwrap_or(Value::Null);
+            let Some(keys) = ctx.keys(what, &k) else {
+                return;
+            };
+            ActionKind::HoldKey {
+                keys,
+                seconds: seconds(args),
             }
         }
         "left_click_drag" | "swipe" => {
@@ -252,11 +268,7 @@ pub(crate) fn apply(args: &Value, mobile: bool, ctx: &mut Ctx) {
             }
         }
         "wait" => ActionKind::Wait {
-            seconds: args
-                .get("time")
-                .or_else(|| args.get("duration"))
-                .and_then(number)
-                .unwrap_or(1.0),
+            seconds: seconds(args),
         },
         "terminate" => {
             let status = text(args.get("status"))

@@ -76,7 +76,7 @@ pub(crate) fn executor(
         .unwrap_or_default()
         .work_area(desktop_rect)
         .map_err(|e| Exit(exit::USAGE, e.to_string()))?;
-    Ok(Executor::new(area, config, g.dry_run))
+    Ok(Executor::new(area, config, g.dry_run).with_interrupt(setup::interrupt_flag()))
 }
 
 pub(crate) fn fatal(e: ExecError) -> anyhow::Error {

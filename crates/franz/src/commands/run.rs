@@ -170,7 +170,8 @@ pub fn run_engine(
     let work_area = pipeline
         .work_area(session.desktop.as_ref())
         .map_err(|e| usage(e.to_string()))?;
-    let executor = Executor::new(work_area, ExecConfig::from_config(c), c.dry_run);
+    let executor = Executor::new(work_area, ExecConfig::from_config(c), c.dry_run)
+        .with_interrupt(setup::interrupt_flag());
     let client = ModelClient::new(ClientConfig {
         api_url: c.api_url.clone(),
         api_key: (!c.api_key.is_empty()).then(|| c.api_key.clone()),
