@@ -1,8 +1,13 @@
 //! Safe defaults and bounded inputs, through the real binary: a run is bounded unless told
-//! otherwise (`franz config` shows max_steps 100 and max_time 30 min, with what 0 means), and
+//! otherwise (`franz config` shows max_steps 100 and max_time 30 min, with what 0 means; a
+//! model that keeps answering a harmless action that succeeds is stopped at 100 turns), and
 //! `franz screenshot OUT W H` takes the same 1..16384 bounds as `--size`.
 
+use franz_core::model::ScriptedReply;
+use franz_core::model::scripted_server::{Script, ScriptedServer};
+use std::io::Read;
 use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 fn franz(args: &[&str]) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_franz"));
@@ -56,4 +61,53 @@ fn screenshot_sizes_take_the_bounds_of_size() {
         );
         assert!(!std::path::Path::new(png).exists());
     }
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn a_model_that_never_finishes_is_stopped_at_the_default_100_turns() {
+    // Every turn's action succeeds, so no turn is empty: only the default limit ends the run.
+    let server = ScriptedServer::start(Script::repeat(ScriptedReply::text(
+        "move(500, 500)\nThe pointer is in the middle; I keep it there.",
+    )))
+    .unwrap();
+    let runs = tempfile::tempdir().unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_franz"));
+    for (k, _) in std::env::vars() {
+        if k.starts_with("FRANZ_") || k.starts_with("AGENT_") {
+            cmd.env_remove(k);
+        }
+    }
+    let mut child = cmd
+        .args(["--sandbox=320x240", "run", "keep the pointer still"])
+        .args(["--api-url", &server.url(), "--model", "scripted"])
+        .args(["--motion", "fast", "--step-delay", "0", "--runs-dir"])
+        .arg(runs.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(300);
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("the run did not stop by itself within 300 s");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let mut err = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    assert_eq!(status.code(), Some(1), "{err}");
+    assert!(err.contains("gave up: reached --max-steps 100"), "{err}");
+    let chats = server
+        .requests()
+        .into_iter()
+        .filter(|r| r.method == "POST")
+        .count();
+    assert_eq!(chats, 100);
 }
