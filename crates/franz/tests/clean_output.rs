@@ -30,13 +30,10 @@ fn replay(dir: &std::path::Path, no_color: Option<&str>) -> Output {
 
 /// The same under a pseudo-terminal: stdout and stderr both reach `script`'s stdout.
 fn replay_on_a_terminal(dir: &std::path::Path, no_color: Option<&str>) -> String {
-    let line = format!(
-        "{} replay {}",
-        env!("CARGO_BIN_EXE_franz"),
-        dir.display()
-    );
+    let line = format!("{} replay {}", env!("CARGO_BIN_EXE_franz"), dir.display());
     let mut cmd = Command::new("script");
-    cmd.args(["-qec", &line, "/dev/null"]).env_remove("FRANZ_LOG");
+    cmd.args(["-qec", &line, "/dev/null"])
+        .env_remove("FRANZ_LOG");
     match no_color {
         Some(v) => cmd.env("NO_COLOR", v),
         None => cmd.env_remove("NO_COLOR"),
@@ -64,7 +61,10 @@ fn a_terminal_gets_colour_unless_no_color_is_set() {
     let dir = run_with_a_bad_line();
     let coloured = replay_on_a_terminal(dir.path(), None);
     assert!(coloured.contains("WARN"), "{coloured:?}");
-    assert!(coloured.contains(ESC), "no colour on a terminal: {coloured:?}");
+    assert!(
+        coloured.contains(ESC),
+        "no colour on a terminal: {coloured:?}"
+    );
     let plain = replay_on_a_terminal(dir.path(), Some("1"));
     assert!(plain.contains("WARN"), "{plain:?}");
     assert!(!plain.contains(ESC), "colour despite NO_COLOR: {plain:?}");

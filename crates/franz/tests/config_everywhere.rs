@@ -62,7 +62,11 @@ fn act_takes_dry_run_crop_and_motion_from_the_environment_and_the_config_file() 
     std::fs::write(&dry, "dry_run = true\nmotion = \"fast\"\n").unwrap();
     let dry = dry.to_str().unwrap();
     let cropped = dir.path().join("crop.toml");
-    std::fs::write(&cropped, "crop = \"500,500,1000,1000\"\nmotion = \"fast\"\n").unwrap();
+    std::fs::write(
+        &cropped,
+        "crop = \"500,500,1000,1000\"\nmotion = \"fast\"\n",
+    )
+    .unwrap();
     let cropped = cropped.to_str().unwrap();
     let click = r#"{"type":"click","x":250,"y":250}"#;
 

@@ -43,7 +43,10 @@ fn franz_config_shows_bounded_default_limits_and_what_zero_means() {
     let out = franz(&["config", "--max-steps", "0", "--max-time", "2h"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("max_steps = 0  # flag --max-steps"), "{text}");
-    assert!(text.contains("max_time = 7200.0  # flag --max-time"), "{text}");
+    assert!(
+        text.contains("max_time = 7200.0  # flag --max-time"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -101,7 +104,12 @@ fn a_model_that_never_finishes_is_stopped_at_the_default_100_turns() {
         std::thread::sleep(Duration::from_millis(50));
     };
     let mut err = String::new();
-    child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
     assert_eq!(status.code(), Some(1), "{err}");
     assert!(err.contains("gave up: reached --max-steps 100"), "{err}");
     let chats = server

@@ -227,10 +227,7 @@ fn replay_executes_only_what_the_run_executed_with_its_crop_and_motion() {
         .map(|l| (l["turn"].as_u64().unwrap(), l["index"].as_u64().unwrap()))
         .collect();
     assert_eq!(ran, [(1, 0), (2, 1)], "{}", text(&out));
-    let skipped: Vec<&str> = lines
-        .iter()
-        .filter_map(|l| l["skipped"].as_str())
-        .collect();
+    let skipped: Vec<&str> = lines.iter().filter_map(|l| l["skipped"].as_str()).collect();
     assert_eq!(skipped.len(), 4, "{skipped:?}");
     assert!(skipped[0].contains("the user rejected"), "{skipped:?}");
     assert!(skipped[1].contains("too_many_actions"), "{skipped:?}");
@@ -307,7 +304,10 @@ fn dry_run_from_the_environment_or_a_config_file_replays_nothing() {
     std::fs::write(&config, "dry_run = true\n").unwrap();
     let config = config.to_str().unwrap();
     for (env, args) in [
-        (vec![("FRANZ_DRY_RUN", "1")], vec!["replay", "--execute", run]),
+        (
+            vec![("FRANZ_DRY_RUN", "1")],
+            vec!["replay", "--execute", run],
+        ),
         (vec![], vec!["--config", config, "replay", "--execute", run]),
     ] {
         let out = franz_on(sb.display(), &env, &args);

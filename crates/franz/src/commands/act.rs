@@ -14,8 +14,8 @@ use crate::setup;
 #[cfg(target_os = "linux")]
 use anyhow::Context;
 use clap::Args;
-use franz_core::executor::{ExecConfig, ExecError, Executor, MotionProfile};
 use franz_core::config::Config;
+use franz_core::executor::{ExecConfig, ExecError, Executor, MotionProfile};
 use franz_core::{Action, ActionError, ActionResult, Crop, ErrorKind, WorkArea};
 use std::io::Write;
 use std::process::ExitCode;

@@ -172,7 +172,12 @@ fn replay_config(g: &GlobalArgs, rec: &Recorded) -> anyhow::Result<Config> {
 }
 
 /// Refuses a screen of another size than the run's, unless `--rescale`.
-fn check_screen(log: &runlog::RunLog, rec: &Recorded, now: ImageSize, rescale: bool) -> anyhow::Result<()> {
+fn check_screen(
+    log: &runlog::RunLog,
+    rec: &Recorded,
+    now: ImageSize,
+    rescale: bool,
+) -> anyhow::Result<()> {
     match rec.screen {
         None => eprintln!(
             "franz: warning: {} does not record its screen size (it is older than run.json): replaying without the size check",
@@ -228,7 +233,12 @@ fn execute(
     let config = replay_config(g, &rec)?;
     let mut session = setup::open_session(g)?;
     let screen = session.desktop.monitor().rect;
-    check_screen(log, &rec, ImageSize::new(screen.width, screen.height), args.rescale)?;
+    check_screen(
+        log,
+        &rec,
+        ImageSize::new(screen.width, screen.height),
+        args.rescale,
+    )?;
     let mut ex = super::act::executor(&config, screen)?;
     let mut all_ok = true;
     for t in log
