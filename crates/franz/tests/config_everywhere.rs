@@ -70,15 +70,12 @@ fn act_takes_dry_run_crop_and_motion_from_the_environment_and_the_config_file() 
     let cropped = cropped.to_str().unwrap();
     let click = r#"{"type":"click","x":250,"y":250}"#;
 
-    let runs: [(&[(&str, &str)], Vec<&str>); 2] = [
-        (
-            &[("FRANZ_DRY_RUN", "1"), ("FRANZ_MOTION", "fast")],
-            vec!["act", click],
-        ),
-        (&[], vec!["--config", dry, "act", click]),
-    ];
-    for (env, args) in runs {
-        let out = franz(sb.display(), env, &args);
+    let from_env = vec![("FRANZ_DRY_RUN", "1"), ("FRANZ_MOTION", "fast")];
+    for (env, args) in [
+        (from_env, vec!["act", click]),
+        (vec![], vec!["--config", dry, "act", click]),
+    ] {
+        let out = franz(sb.display(), &env, &args);
         assert!(out.status.success(), "{}", text(&out));
         assert!(String::from_utf8_lossy(&out.stdout).contains("\"status\":\"ok\""));
     }
