@@ -5,8 +5,6 @@ use crate::cli::GlobalArgs;
 use crate::commands::{Exit, exit};
 #[cfg(target_os = "linux")]
 use anyhow::Context;
-use franz_core::geometry::SizeRule;
-use franz_core::observe::ObserveConfig;
 use franz_desktop::{Desktop, DesktopOptions};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, LazyLock};
@@ -167,24 +165,5 @@ pub fn open_session(g: &GlobalArgs) -> anyhow::Result<Session> {
         };
         let desktop = franz_desktop::open(&options).map_err(|e| desktop_error(g, e))?;
         Ok(Session { desktop })
-    }
-}
-
-/// The observation settings the global flags give, for images sent to a model.
-pub fn observe_config(g: &GlobalArgs) -> ObserveConfig {
-    ObserveConfig {
-        crop: g.crop.unwrap_or_default(),
-        size: size_rule(g, SizeRule::MODEL_DEFAULT),
-        cursor: !g.no_cursor,
-        ..ObserveConfig::default()
-    }
-}
-
-/// `--size` or `--scale`, else `default`.
-pub fn size_rule(g: &GlobalArgs, default: SizeRule) -> SizeRule {
-    match (g.size, g.scale) {
-        (Some(s), _) => SizeRule::Exact(s),
-        (None, Some(pct)) => SizeRule::Scale(pct),
-        (None, None) => default,
     }
 }
