@@ -128,10 +128,12 @@ pub fn open_session(g: &GlobalArgs) -> anyhow::Result<Session> {
         let programs = match (&sandbox, g.launch.is_empty()) {
             (None, false) => {
                 let display = std::env::var("DISPLAY").map_err(|_| {
-                    Exit(
-                        exit::USAGE,
-                        "--launch needs a display: set DISPLAY or add --sandbox".into(),
-                    )
+                    let msg = if wayland_session() {
+                        franz_desktop::DesktopError::WaylandOnly.to_string()
+                    } else {
+                        "--launch needs a display: set DISPLAY or add --sandbox".into()
+                    };
+                    Exit(exit::USAGE, msg)
                 })?;
                 let mut p = Programs::new(&display);
                 p.launch_all(&g.launch).context("cannot launch programs")?;

@@ -233,6 +233,19 @@ fn replay_executes_only_what_the_run_executed_with_its_crop_and_motion() {
     assert!(skipped[1].contains("too_many_actions"), "{skipped:?}");
     assert!(skipped[2].contains("execution_failed"), "{skipped:?}");
     assert!(skipped[3].contains("no result"), "{skipped:?}");
+    // without --execute, the description says the same
+    let out = franz_on(sb.display(), &[], &["replay", run.to_str().unwrap()]);
+    let described = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        described.matches("-> would click").count(),
+        2,
+        "{described}"
+    );
+    assert_eq!(
+        described.matches("-> --execute skips it").count(),
+        4,
+        "{described}"
+    );
 
     control_click(sb.display(), &witness, 100, 100, 2);
     let ev = witness.events();
@@ -316,6 +329,29 @@ fn dry_run_from_the_environment_or_a_config_file_replays_nothing() {
         assert_eq!(lines.len(), 1, "{}", text(&out));
         assert_eq!(lines[0]["result"]["status"], "ok");
     }
+    // a run that was itself a dry run executed nothing, so there is nothing to replay
+    let dry_run_dir = tempfile::tempdir().unwrap();
+    let dry_run = write_run(
+        dry_run_dir.path(),
+        "motion = \"fast\"\ndry_run = true\n",
+        Some(ImageSize::new(800, 600)),
+        vec![(vec![click(750, 750)], vec![ActionResult::ok()])],
+    );
+    let out = franz_on(
+        sb.display(),
+        &[],
+        &["replay", "--execute", dry_run.to_str().unwrap()],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let lines = json_lines(&out);
+    assert_eq!(lines.len(), 1, "{}", text(&out));
+    assert!(
+        lines[0]["skipped"]
+            .as_str()
+            .is_some_and(|s| s.contains("dry run")),
+        "{}",
+        text(&out)
+    );
     // positive control: the same replay without dry run clicks
     let out = franz_on(sb.display(), &[], &["replay", "--execute", run]);
     assert!(out.status.success(), "{}", text(&out));

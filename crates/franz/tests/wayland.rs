@@ -60,6 +60,14 @@ fn without_an_x_display_commands_say_xwayland_apps_only_or_sandbox() {
             "{err}"
         );
     }
+    // --launch, which needs the display first, says the same
+    let out = franz(None, true, &["--launch", "xterm", "screenshot", png]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("XWayland applications only"),
+        "{}",
+        text(&out)
+    );
     let out = franz(None, true, &["doctor", "--api-url", &closed_port_url()]);
     let shown = text(&out);
     assert_eq!(out.status.code(), Some(1), "{shown}");

@@ -38,6 +38,7 @@ pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> anyhow::Result<ExitCode> {
     if args.execute {
         return execute(g, args, &log, from, to);
     }
+    let dry_run = recorded(&log).dry_run;
     let mut shown = 0;
     for t in log
         .turns
@@ -65,11 +66,11 @@ pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> anyhow::Result<ExitCode> {
                     .unwrap_or_else(|| "failed".into()),
                 None => "not performed".into(),
             };
-            println!(
-                "  {}. {json} (was {was}) -> would {}",
-                i + 1,
-                would(&a.kind)
-            );
+            let then = match not_executed(t, i, dry_run) {
+                None => format!("would {}", would(&a.kind)),
+                Some(_) => "--execute skips it".into(),
+            };
+            println!("  {}. {json} (was {was}) -> {then}", i + 1);
         }
     }
     if shown == 0 {
