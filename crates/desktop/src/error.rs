@@ -10,7 +10,7 @@ pub enum DesktopError {
     )]
     NoDisplay { display: String, reason: String },
     #[error(
-        "this is a Wayland session without XWayland (WAYLAND_DISPLAY is set, DISPLAY is not): franz cannot capture or act here. Pass --sandbox to run on a private Xvfb desktop"
+        "this is a Wayland session without an X display (DISPLAY is not set): franz captures and drives X11 only, so on Wayland it works with XWayland applications only. Set DISPLAY to XWayland's display (e.g. DISPLAY=:0) to act on those, or pass --sandbox to work on a private Xvfb desktop"
     )]
     WaylandOnly,
     #[error(

@@ -104,9 +104,14 @@ pub struct ReportArgs {
 pub struct ReplayArgs {
     /// The run directory (e.g. runs/run_0001).
     pub run_dir: PathBuf,
-    /// Perform the recorded actions on the current desktop (without it: only report them).
+    /// Perform the actions the run executed, on the current desktop, with the run's crop and
+    /// motion (without it: only report them).
     #[arg(long)]
     pub execute: bool,
+    /// With --execute on a screen of another size than the run's: replay the normalized
+    /// coordinates on this screen instead of refusing.
+    #[arg(long, requires = "execute")]
+    pub rescale: bool,
     /// First turn to replay.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub from: Option<u32>,
@@ -210,10 +215,10 @@ pub struct RunArgs {
     /// Stream replies (SSE).
     #[arg(long)]
     pub stream: bool,
-    /// Turns before giving up (0 = unbounded).
+    /// Turns before giving up (default 100; 0 = unbounded).
     #[arg(long, value_name = "N")]
     pub max_steps: Option<String>,
-    /// Seconds before giving up (0 = unbounded).
+    /// Time before giving up: seconds, or 90s, 30m, 2h (default 30m; 0 = unbounded).
     #[arg(long, value_name = "SECS")]
     pub max_time: Option<String>,
     /// Seconds to wait after each turn's actions.

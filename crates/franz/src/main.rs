@@ -62,6 +62,14 @@ impl std::io::Write for RunLogWriter {
     }
 }
 
+/// Colour codes only for a person at a terminal: never into a pipe or a file, and never with
+/// `NO_COLOR` set to anything but the empty string (no-color.org).
+fn colour_on_stderr() -> bool {
+    use std::io::IsTerminal as _;
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    !no_color && std::io::stderr().is_terminal()
+}
+
 /// Logs go to stderr, filtered by `FRANZ_LOG` (e.g. `FRANZ_LOG=debug`; warnings by default),
 /// and to the run directory's `franz.log` at info level.
 fn init_tracing() {
@@ -71,6 +79,7 @@ fn init_tracing() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("FRANZ_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,enigo=error"));
     let stderr = tracing_subscriber::fmt::layer()
+        .with_ansi(colour_on_stderr())
         .with_writer(std::io::stderr)
         .with_filter(filter);
     let file = tracing_subscriber::fmt::layer()

@@ -5,8 +5,6 @@ use crate::cli::GlobalArgs;
 use crate::commands::{Exit, exit};
 #[cfg(target_os = "linux")]
 use anyhow::Context;
-use franz_core::geometry::SizeRule;
-use franz_core::observe::ObserveConfig;
 use franz_desktop::{Desktop, DesktopOptions};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, LazyLock};
@@ -70,8 +68,46 @@ impl Session {
     }
 }
 
+/// Whether franz runs inside a Wayland session (`WAYLAND_DISPLAY` set, or
+/// `XDG_SESSION_TYPE=wayland`).
+pub fn wayland_session() -> bool {
+    let set = |name: &str| std::env::var_os(name).is_some_and(|v| !v.is_empty());
+    set("WAYLAND_DISPLAY")
+        || std::env::var("XDG_SESSION_TYPE").is_ok_and(|t| t.eq_ignore_ascii_case("wayland"))
+}
+
+/// What works on a Wayland session that has an X display (XWayland), and what to do.
+pub const XWAYLAND_NOTE: &str = "this is a Wayland session: franz captures and drives it through XWayland, so it sees and controls only XWayland (X11) applications; native Wayland windows are not in its screenshots and get none of its input. Start the application under XWayland (e.g. GDK_BACKEND=x11, QT_QPA_PLATFORM=xcb), log in to an X11 session, or pass --sandbox to work on a private desktop";
+
+static WAYLAND_NOTED: AtomicBool = AtomicBool::new(false);
+
+/// The XWayland note, once per process: `Some` the first time on a Wayland session with an X
+/// display and no `--sandbox`, for the caller to show.
+pub fn take_wayland_note(g: &GlobalArgs) -> Option<&'static str> {
+    let has_display = std::env::var_os("DISPLAY").is_some_and(|v| !v.is_empty());
+    let applies = g.sandbox.is_none() && has_display && wayland_session();
+    (applies && !WAYLAND_NOTED.swap(true, Ordering::SeqCst)).then_some(XWAYLAND_NOTE)
+}
+
+/// A desktop that cannot be opened, said the way the session needs: on Wayland, what works
+/// there (XWayland applications, or `--sandbox`) instead of a bare connection error.
+fn desktop_error(g: &GlobalArgs, e: franz_desktop::DesktopError) -> anyhow::Error {
+    let has_display = std::env::var_os("DISPLAY").is_some_and(|v| !v.is_empty());
+    let msg = match (g.sandbox.is_none() && wayland_session(), has_display) {
+        (true, false) => franz_desktop::DesktopError::WaylandOnly.to_string(),
+        (true, true) => format!(
+            "{e}. This is a Wayland session: franz works only with XWayland applications (is XWayland running on that DISPLAY?), or pass --sandbox to work on a private desktop"
+        ),
+        (false, _) => e.to_string(),
+    };
+    Exit(exit::USAGE, msg).into()
+}
+
 /// Opens the desktop the global flags describe.
 pub fn open_session(g: &GlobalArgs) -> anyhow::Result<Session> {
+    if let Some(note) = take_wayland_note(g) {
+        eprintln!("franz: note: {note}");
+    }
     #[cfg(target_os = "linux")]
     {
         let sandbox = match g.sandbox {
@@ -92,10 +128,12 @@ pub fn open_session(g: &GlobalArgs) -> anyhow::Result<Session> {
         let programs = match (&sandbox, g.launch.is_empty()) {
             (None, false) => {
                 let display = std::env::var("DISPLAY").map_err(|_| {
-                    Exit(
-                        exit::USAGE,
-                        "--launch needs a display: set DISPLAY or add --sandbox".into(),
-                    )
+                    let msg = if wayland_session() {
+                        franz_desktop::DesktopError::WaylandOnly.to_string()
+                    } else {
+                        "--launch needs a display: set DISPLAY or add --sandbox".into()
+                    };
+                    Exit(exit::USAGE, msg)
                 })?;
                 let mut p = Programs::new(&display);
                 p.launch_all(&g.launch).context("cannot launch programs")?;
@@ -107,8 +145,7 @@ pub fn open_session(g: &GlobalArgs) -> anyhow::Result<Session> {
             display: sandbox.as_ref().map(|s| s.display().to_string()),
             monitor: g.monitor,
         };
-        let desktop =
-            franz_desktop::open(&options).map_err(|e| Exit(exit::USAGE, e.to_string()))?;
+        let desktop = franz_desktop::open(&options).map_err(|e| desktop_error(g, e))?;
         Ok(Session {
             desktop,
             programs,
@@ -128,27 +165,7 @@ pub fn open_session(g: &GlobalArgs) -> anyhow::Result<Session> {
             display: None,
             monitor: g.monitor,
         };
-        let desktop =
-            franz_desktop::open(&options).map_err(|e| Exit(exit::USAGE, e.to_string()))?;
+        let desktop = franz_desktop::open(&options).map_err(|e| desktop_error(g, e))?;
         Ok(Session { desktop })
-    }
-}
-
-/// The observation settings the global flags give, for images sent to a model.
-pub fn observe_config(g: &GlobalArgs) -> ObserveConfig {
-    ObserveConfig {
-        crop: g.crop.unwrap_or_default(),
-        size: size_rule(g, SizeRule::MODEL_DEFAULT),
-        cursor: !g.no_cursor,
-        ..ObserveConfig::default()
-    }
-}
-
-/// `--size` or `--scale`, else `default`.
-pub fn size_rule(g: &GlobalArgs, default: SizeRule) -> SizeRule {
-    match (g.size, g.scale) {
-        (Some(s), _) => SizeRule::Exact(s),
-        (None, Some(pct)) => SizeRule::Scale(pct),
-        (None, None) => default,
     }
 }

@@ -292,16 +292,19 @@ impl Effective {
         toml::to_string(&table).unwrap_or_default()
     }
 
-    /// `key = value  # source` lines, secrets masked.
+    /// `key = value  # source: help` lines, secrets masked. The help says what the value
+    /// means, e.g. that 0 makes a limit unbounded.
     pub fn explain(&self) -> String {
         let mut out = String::new();
         for (k, r) in &self.values {
-            let secret = Setting::find(k).is_some_and(|s| s.secret);
+            let setting = Setting::find(k);
+            let secret = setting.is_some_and(|s| s.secret);
             let shown = match &r.value {
                 toml::Value::String(x) if secret && !x.is_empty() => format!("\"{MASK}\""),
                 v => v.to_string(),
             };
-            out.push_str(&format!("{k} = {shown}  # {}\n", r.source));
+            let help = setting.map(|s| format!(": {}", s.help)).unwrap_or_default();
+            out.push_str(&format!("{k} = {shown}  # {}{help}\n", r.source));
         }
         out
     }

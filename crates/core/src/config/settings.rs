@@ -16,6 +16,10 @@ pub enum Kind {
         min: u64,
         max: u64,
     },
+    /// Seconds, as a number or with a unit: `90`, `90s`, `30m`, `2h`. Stored as seconds.
+    Duration {
+        max: f64,
+    },
     Bool,
     Choice(&'static [&'static str]),
     /// `WxH`, or empty for "not set".
@@ -150,16 +154,16 @@ pub const SETTINGS: &[Setting] = &[
                 min: 0,
                 max: u32::MAX as u64,
             },
-            "0",
-            "turns before giving up (0 = unbounded)",
+            "100",
+            "turns before giving up (default 100; 0 = unbounded)",
         ),
         &["AGENT_MAX_STEPS"],
     ),
     s(
         "max_time",
-        Kind::Float { min: 0.0, max: 1e9 },
-        "0",
-        "seconds before giving up (0 = unbounded)",
+        Kind::Duration { max: 1e9 },
+        "30m",
+        "seconds (or 90s, 30m, 2h) before giving up (default 30m = 1800 s; 0 = unbounded)",
     ),
     seed(
         s(
@@ -429,6 +433,23 @@ impl Setting {
                 }
                 toml::Value::Float(f)
             }
+            Kind::Duration { max } => {
+                let secs = parse_duration(v).ok_or_else(|| {
+                    self.bad(
+                        source.clone(),
+                        raw,
+                        "expected seconds, or a number with s, m or h (e.g. 30m)",
+                    )
+                })?;
+                if !secs.is_finite() || !(0.0..=max).contains(&secs) {
+                    return Err(self.bad(
+                        source,
+                        raw,
+                        format!("expected a duration from 0 to {max} seconds"),
+                    ));
+                }
+                toml::Value::Float(secs)
+            }
             Kind::Int { min, max } => {
                 let n: u64 = v
                     .parse()
@@ -484,5 +505,20 @@ impl Setting {
             other => return Err(self.bad(source, &other.to_string(), "expected a single value")),
         };
         self.parse_str(&text, source)
+    }
+}
+
+/// `90`, `90s`, `30m` or `2h` as seconds.
+fn parse_duration(v: &str) -> Option<f64> {
+    let (number, unit) = match v.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => (&v[..i], c.to_ascii_lowercase()),
+        _ => (v, 's'),
+    };
+    let n: f64 = number.trim().parse().ok()?;
+    match unit {
+        's' => Some(n),
+        'm' => Some(n * 60.0),
+        'h' => Some(n * 3600.0),
+        _ => None,
     }
 }

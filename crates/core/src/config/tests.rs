@@ -135,3 +135,43 @@ fn secrets_are_masked_everywhere() {
         .unwrap();
     assert_eq!(e.config.api_key, "a");
 }
+
+#[test]
+fn limits_are_bounded_by_default_and_zero_means_unbounded() {
+    let e = ConfigBuilder::new().build().unwrap();
+    assert_eq!(e.config.max_steps, 100);
+    assert_eq!(e.config.max_time, 1800.0);
+    assert_eq!(e.values["max_steps"].source, Source::Default);
+    assert_eq!(e.values["max_time"].source, Source::Default);
+    let shown = e.explain();
+    assert!(
+        shown.contains("max_steps = 100  # default: ") && shown.contains("0 = unbounded"),
+        "{shown}"
+    );
+    assert!(shown.contains("max_time = 1800.0  # default: "), "{shown}");
+    let e = ConfigBuilder::new()
+        .flag("max_steps", "--max-steps", "0")
+        .flag("max_time", "--max-time", "0")
+        .build()
+        .unwrap();
+    assert_eq!((e.config.max_steps, e.config.max_time), (0, 0.0));
+}
+
+#[test]
+fn max_time_takes_seconds_or_a_unit() {
+    let t = |v: &str| {
+        ConfigBuilder::new()
+            .env(env(&[("FRANZ_MAX_TIME", v)]))
+            .build()
+            .map(|e| e.config.max_time)
+    };
+    assert_eq!(t("90"), Ok(90.0));
+    assert_eq!(t("90s"), Ok(90.0));
+    assert_eq!(t("30m"), Ok(1800.0));
+    assert_eq!(t("2h"), Ok(7200.0));
+    assert_eq!(t("1.5M"), Ok(90.0));
+    let err = t("soon").unwrap_err().to_string();
+    assert!(err.contains("max_time") && err.contains("30m"), "{err}");
+    assert!(t("-1").is_err());
+    assert!(t("5d").is_err());
+}

@@ -9,6 +9,7 @@
 //!   events.jsonl       the engine's events (crate::event)
 //!   franz.log          tracing output (RunWriter::log_file)
 //!   config.toml        the effective configuration, secrets as ***
+//!   run.json           what else replaying needs: the screen size (RunMeta)
 //! ```
 //!
 //! Crash safety: every line is one `write` of a whole record; `finish_turn` returns only when
@@ -37,6 +38,17 @@ pub const EVENTS_FILE: &str = "events.jsonl";
 pub const EXCHANGE_FILE: &str = "exchange.jsonl";
 pub const LOG_FILE: &str = "franz.log";
 pub const CONFIG_FILE: &str = "config.toml";
+pub const META_FILE: &str = "run.json";
+
+/// Facts about a run that its configuration does not hold, for `franz replay --execute`.
+/// Every field is optional, so older and newer run directories both read.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunMeta {
+    /// The monitor the run worked on, in pixels (its crop, in 0..1000 of this, is in
+    /// `config.toml`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub screen: Option<crate::geometry::ImageSize>,
+}
 
 /// Where screenshots go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -175,6 +187,13 @@ impl RunWriter {
         mask_secrets(&mut table);
         let text = toml::to_string(&table).map_err(|e| RunLogError::Config(e.to_string()))?;
         let path = self.dir.join(CONFIG_FILE);
+        images::write_durable(&path, text.as_bytes()).map_err(io_err("cannot write", &path))
+    }
+
+    /// Writes `run.json`.
+    pub fn write_meta(&self, meta: &RunMeta) -> Result<(), RunLogError> {
+        let text = json_line(meta)?;
+        let path = self.dir.join(META_FILE);
         images::write_durable(&path, text.as_bytes()).map_err(io_err("cannot write", &path))
     }
 

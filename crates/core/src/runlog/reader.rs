@@ -4,7 +4,9 @@
 //! A torn last line (the writer was killed mid-`write`) is skipped with a warning; so is any
 //! other line that is not a record (with a different warning, since that is not a crash).
 
-use super::{CONFIG_FILE, EVENTS_FILE, RawRecord, Record, RunLogError, TURNS_FILE};
+use super::{
+    CONFIG_FILE, EVENTS_FILE, META_FILE, RawRecord, Record, RunLogError, RunMeta, TURNS_FILE,
+};
 use crate::event::Event;
 use serde::de::DeserializeOwned;
 use std::collections::BTreeMap;
@@ -33,6 +35,8 @@ pub struct RunLog {
     pub events: Vec<Event>,
     /// `config.toml` as written, if any.
     pub config: Option<String>,
+    /// `run.json`, if written (run directories before it have none).
+    pub meta: Option<RunMeta>,
     /// What was skipped and why.
     pub warnings: Vec<String>,
 }
@@ -79,13 +83,27 @@ pub fn read_run(dir: &Path) -> Result<RunLog, RunLogError> {
         Vec::new()
     };
     let config = std::fs::read_to_string(dir.join(CONFIG_FILE)).ok();
+    let meta = read_meta(dir, &mut warnings);
     Ok(RunLog {
         dir: dir.to_path_buf(),
         turns: by_turn.into_values().collect(),
         events,
         config,
+        meta,
         warnings,
     })
+}
+
+/// `run.json`: `None` when absent; unreadable is a warning, not an error.
+fn read_meta(dir: &Path, warnings: &mut Vec<String>) -> Option<RunMeta> {
+    let text = std::fs::read_to_string(dir.join(META_FILE)).ok()?;
+    match serde_json::from_str(&text) {
+        Ok(meta) => Some(meta),
+        Err(e) => {
+            warnings.push(format!("{META_FILE} is not valid ({e}); ignored"));
+            None
+        }
+    }
 }
 
 /// Reads a JSON-lines file: the records, and a warning for each line skipped.

@@ -178,3 +178,27 @@ fn exchange_events_and_log_file_append() {
     assert_eq!(ex[0]["request"]["image"]["len"], 3);
     assert_eq!(read_run(&dir).unwrap().events[0].name(), "note");
 }
+
+#[test]
+fn the_screen_size_reads_back_and_older_runs_without_it_still_read() {
+    let root = tempfile::tempdir().unwrap();
+    let mut w = RunWriter::create(root.path(), Layout::Flat).unwrap();
+    let dir = w.dir().to_path_buf();
+    w.write_turn(entry(1), tiny_png(10), None).unwrap();
+    // a run directory from before run.json
+    let old = read_run(&dir).unwrap();
+    assert_eq!(old.meta, None);
+    assert!(old.warnings.is_empty(), "{:?}", old.warnings);
+    let screen = crate::geometry::ImageSize::new(1280, 800);
+    w.write_meta(&RunMeta {
+        screen: Some(screen),
+    })
+    .unwrap();
+    w.close().unwrap();
+    let log = read_run(&dir).unwrap();
+    assert_eq!(log.meta.and_then(|m| m.screen), Some(screen));
+    std::fs::write(dir.join(META_FILE), "{not json").unwrap();
+    let log = read_run(&dir).unwrap();
+    assert_eq!(log.meta, None);
+    assert!(log.warnings.iter().any(|w| w.contains("run.json")));
+}

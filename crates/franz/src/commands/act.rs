@@ -8,14 +8,15 @@
 //! `franz bench act` measures the time from a click action to the event arriving at the
 //! witness window.
 
-use crate::cli::GlobalArgs;
+use crate::cli::{GlobalArgs, RunArgs};
 use crate::commands::{Exit, exit};
 use crate::setup;
 #[cfg(target_os = "linux")]
 use anyhow::Context;
 use clap::Args;
+use franz_core::config::Config;
 use franz_core::executor::{ExecConfig, ExecError, Executor, MotionProfile};
-use franz_core::{Action, ActionError, ActionResult, ErrorKind, WorkArea};
+use franz_core::{Action, ActionError, ActionResult, Crop, ErrorKind, WorkArea};
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -25,9 +26,10 @@ pub struct ActArgs {
     /// e.g. '{"type":"click","x":500,"y":300}'.
     #[arg(required = true, value_name = "ACTION")]
     pub actions: Vec<String>,
-    /// How input moves: human (smooth paths, typing cadence) or fast (no cosmetic delays).
-    #[arg(long, default_value = "human", value_name = "fast|human")]
-    pub motion: MotionProfile,
+    /// How input moves: human (smooth paths, typing cadence) or fast (no cosmetic delays);
+    /// default: the configuration's `motion` (human).
+    #[arg(long, value_name = "fast|human")]
+    pub motion: Option<MotionProfile>,
     /// Do not stop when the pointer is in the top-left screen corner.
     #[arg(long)]
     pub no_failsafe: bool,
@@ -65,18 +67,43 @@ pub fn parse_action_arg(arg: &str) -> Result<Vec<Action>, ActionError> {
     ))
 }
 
-/// The executor for the global flags and the desktop's monitor.
-pub(crate) fn executor(
+/// The configuration a command that acts resolves, the same way `franz run` does (flags >
+/// environment > config file > defaults), so `dry_run`, `crop`, `motion` and `failsafe` apply
+/// to it as they do to a run. `motion` and `no_failsafe` are the command's own flags.
+pub(crate) fn config(
     g: &GlobalArgs,
+    motion: Option<MotionProfile>,
+    no_failsafe: bool,
+) -> anyhow::Result<Config> {
+    let args = RunArgs {
+        motion: motion.map(|m| match m {
+            MotionProfile::Fast => "fast".to_string(),
+            MotionProfile::Human => "human".to_string(),
+        }),
+        no_failsafe,
+        ..RunArgs::default()
+    };
+    Ok(super::run::resolve(g, &args)?.0.config)
+}
+
+/// The executor of a configuration on the desktop's monitor. A command line is not a model
+/// turn: every action given is performed (no per-turn cap).
+pub(crate) fn executor(
+    c: &Config,
     desktop_rect: franz_desktop::PixelRect,
-    config: ExecConfig,
 ) -> anyhow::Result<Executor> {
-    let area: WorkArea = g
+    let crop: Crop = c
         .crop
-        .unwrap_or_default()
+        .parse()
+        .map_err(|e: franz_core::geometry::GeometryError| Exit(exit::USAGE, e.to_string()))?;
+    let area: WorkArea = crop
         .work_area(desktop_rect)
         .map_err(|e| Exit(exit::USAGE, e.to_string()))?;
-    Ok(Executor::new(area, config, g.dry_run).with_interrupt(setup::interrupt_flag()))
+    let config = ExecConfig {
+        max_actions_per_turn: usize::MAX,
+        ..ExecConfig::from_config(c)
+    };
+    Ok(Executor::new(area, config, c.dry_run).with_interrupt(setup::interrupt_flag()))
 }
 
 pub(crate) fn fatal(e: ExecError) -> anyhow::Error {
@@ -91,14 +118,9 @@ pub fn run(g: &GlobalArgs, args: &ActArgs) -> anyhow::Result<ExitCode> {
     for a in &args.actions {
         actions.extend(parse_action_arg(a).map_err(|e| Exit(exit::USAGE, e.message))?);
     }
+    let config = config(g, args.motion, args.no_failsafe)?;
     let mut session = setup::open_session(g)?;
-    let config = ExecConfig {
-        failsafe: !args.no_failsafe,
-        // A command line is not a model turn: every action given is performed.
-        max_actions_per_turn: usize::MAX,
-        ..ExecConfig::with_profile(args.motion)
-    };
-    let mut ex = executor(g, session.desktop.monitor().rect, config)?;
+    let mut ex = executor(&config, session.desktop.monitor().rect)?;
     let stdout = std::io::stdout();
     let results = ex
         .execute_with(session.desktop.as_mut(), &actions, |i, result| {
@@ -130,6 +152,7 @@ pub fn bench(g: &GlobalArgs, args: &BenchActArgs) -> anyhow::Result<ExitCode> {
     use franz_desktop::witness::{Witness, WitnessKind};
     use std::time::{Duration, Instant};
 
+    let config = config(g, Some(MotionProfile::Fast), false)?;
     let mut session = setup::open_session(g)?;
     let display = session.display().ok_or_else(|| {
         Exit(
@@ -137,11 +160,7 @@ pub fn bench(g: &GlobalArgs, args: &BenchActArgs) -> anyhow::Result<ExitCode> {
             "bench act needs an X display: set DISPLAY or pass --sandbox".into(),
         )
     })?;
-    let mut ex = executor(
-        g,
-        session.desktop.monitor().rect,
-        ExecConfig::with_profile(MotionProfile::Fast),
-    )?;
+    let mut ex = executor(&config, session.desktop.monitor().rect)?;
     let area = ex.area();
     let witness = Witness::open(&display, area.rect).context("cannot open the witness window")?;
     let mut latency = Vec::with_capacity(args.clicks);

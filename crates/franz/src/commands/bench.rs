@@ -1,11 +1,15 @@
 //! `franz bench ...`: measurements that print medians. Never used as test assertions.
 
-use crate::cli::{BenchCommand, BenchObserveArgs, BenchOverlayArgs, BenchRunlogArgs, GlobalArgs};
+use crate::cli::{
+    BenchCommand, BenchObserveArgs, BenchOverlayArgs, BenchRunlogArgs, GlobalArgs, RunArgs,
+};
 use crate::setup;
 use franz_core::action::{Action, ActionKind, ActionResult};
 use franz_core::event::{Event, EventKind};
-use franz_core::geometry::NormBox;
-use franz_core::observe::{ImageFormat, Pipeline, RgbaImage, StageTimings, encode_image};
+use franz_core::geometry::{GeometryError, NormBox};
+use franz_core::observe::{
+    ImageFormat, ObserveConfig, Pipeline, RgbaImage, StageTimings, encode_image,
+};
 use franz_core::overlay::{FeedbackHistory, Overlay, OverlayConfig, TurnFeedback};
 use franz_core::runlog::{Layout, RunWriter, TurnEntry, TurnImage};
 use std::process::ExitCode;
@@ -33,8 +37,21 @@ pub(crate) fn stats(v: &mut [f64]) -> (f64, f64, f64) {
 }
 
 fn observe(g: &GlobalArgs, args: &BenchObserveArgs) -> anyhow::Result<ExitCode> {
+    // the configuration every command resolves: crop, image size and cursor as a run has them
+    let (effective, _) = super::run::resolve(g, &RunArgs::default())?;
+    let c = &effective.config;
+    let crop = c
+        .crop
+        .parse()
+        .map_err(|e: GeometryError| super::Exit(super::exit::USAGE, e.to_string()))?;
+    let config = ObserveConfig {
+        crop,
+        size: super::run::size_rule(c)?,
+        cursor: c.cursor,
+        ..ObserveConfig::default()
+    };
     let mut session = setup::open_session(g)?;
-    let mut pipeline = Pipeline::new(setup::observe_config(g));
+    let mut pipeline = Pipeline::new(config);
     let turns = args.turns.max(1);
     pipeline.observe(session.desktop.as_mut(), |_| {})?; // warm-up: SHM segment, scratch buffers
     let mut runs: Vec<StageTimings> = Vec::with_capacity(turns);

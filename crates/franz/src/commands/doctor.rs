@@ -1,6 +1,7 @@
 //! `franz doctor`: checks what a run needs and says what to fix.
 //!
-//! - the display, or the sandbox (`--sandbox`);
+//! - the display, or the sandbox (`--sandbox`); on a Wayland session, what works there
+//!   (XWayland applications only, or `--sandbox`);
 //! - screen capture, and whether it uses MIT-SHM (`Desktop::describe`);
 //! - input injection: a click through the desktop's input into a witness window, which must
 //!   see the press and the release;
@@ -76,11 +77,15 @@ fn desktop_checks(g: &GlobalArgs) -> Vec<Check> {
     } else {
         "display"
     };
+    // Taken before opening, so the note is a line of the report rather than a stderr note.
+    let wayland_note = setup::take_wayland_note(g);
     let mut session = match setup::open_session(g) {
         Ok(s) => s,
         Err(e) => {
             let fix = if g.sandbox.is_some() {
                 "install Xvfb (apt-get install xvfb), or drop --sandbox to use your display"
+            } else if setup::wayland_session() {
+                "on Wayland franz works with XWayland applications only: set DISPLAY to XWayland's display (e.g. DISPLAY=:0), or pass --sandbox to work on a private Xvfb desktop"
             } else {
                 "set DISPLAY to a running X server, or pass --sandbox to run on a virtual one"
             };
@@ -93,6 +98,9 @@ fn desktop_checks(g: &GlobalArgs) -> Vec<Check> {
     };
     let describe = session.desktop.describe();
     let mut out = vec![Check::pass(what, describe.clone())];
+    if let Some(note) = wayland_note {
+        out.push(Check::pass("session", note));
+    }
     out.push(match session.desktop.capture() {
         Err(e) => Check::fail(
             "capture",

@@ -1,13 +1,18 @@
-//! `franz replay RUN_DIR [--execute] [--from N] [--to M]`: prints a run's turns and what
-//! replaying them would do. `--execute` performs the recorded actions again on the current
-//! desktop (honouring the global flags: --sandbox, --crop, --dry-run, ...), one JSON result
-//! line per action, as `franz act` prints them.
+//! `franz replay RUN_DIR [--execute [--rescale]] [--from N] [--to M]`: prints a run's turns
+//! and what replaying them would do. `--execute` performs again, on the current desktop, the
+//! actions the run executed (not the ones a person rejected, that were over the per-turn cap or
+//! that failed), with the run's crop and motion, on a screen of the run's size unless
+//! `--rescale`; the configuration (flags > environment > config file > defaults) applies as
+//! for every command, so a dry run executes nothing. One JSON line per action, as `franz act`
+//! prints them, or saying why it was skipped.
 
 use super::{Exit, exit};
 use crate::cli::{GlobalArgs, ReplayArgs};
 use crate::setup;
-use franz_core::action::ActionKind;
-use franz_core::executor::ExecConfig;
+use franz_core::action::{ActionKind, ActionResult};
+use franz_core::config::Config;
+use franz_core::executor::MotionProfile;
+use franz_core::geometry::ImageSize;
 use franz_core::runlog::{self, RunLogError};
 use std::process::ExitCode;
 
@@ -31,8 +36,9 @@ pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> anyhow::Result<ExitCode> {
     let from = args.from.unwrap_or(1);
     let to = args.to.unwrap_or(u32::MAX);
     if args.execute {
-        return execute(g, &log, from, to);
+        return execute(g, args, &log, from, to);
     }
+    let dry_run = recorded(&log).dry_run;
     let mut shown = 0;
     for t in log
         .turns
@@ -60,11 +66,11 @@ pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> anyhow::Result<ExitCode> {
                     .unwrap_or_else(|| "failed".into()),
                 None => "not performed".into(),
             };
-            println!(
-                "  {}. {json} (was {was}) -> would {}",
-                i + 1,
-                would(&a.kind)
-            );
+            let then = match not_executed(t, i, dry_run) {
+                None => format!("would {}", would(&a.kind)),
+                Some(_) => "--execute skips it".into(),
+            };
+            println!("  {}. {json} (was {was}) -> {then}", i + 1);
         }
     }
     if shown == 0 {
@@ -119,28 +125,142 @@ fn would(k: &ActionKind) -> String {
     }
 }
 
-/// Performs the recorded actions of turns `from..=to` again, in order.
-fn execute(g: &GlobalArgs, log: &runlog::RunLog, from: u32, to: u32) -> anyhow::Result<ExitCode> {
-    use std::io::Write;
-    let mut session = setup::open_session(g)?;
-    let config = ExecConfig {
-        max_actions_per_turn: usize::MAX,
-        ..ExecConfig::default()
+/// What replaying takes from the run itself: its crop and motion (`config.toml`), whether it
+/// was a dry run, and the size of its screen (`run.json`).
+struct Recorded {
+    crop: Option<String>,
+    motion: Option<String>,
+    dry_run: bool,
+    screen: Option<ImageSize>,
+}
+
+fn recorded(log: &runlog::RunLog) -> Recorded {
+    let table = match log.config.as_deref().map(str::parse::<toml::Table>) {
+        Some(Ok(t)) => t,
+        Some(Err(e)) => {
+            eprintln!(
+                "franz: warning: {}/{} cannot be read ({e}): replaying with the current crop and motion",
+                log.dir.display(),
+                runlog::CONFIG_FILE
+            );
+            toml::Table::new()
+        }
+        None => toml::Table::new(),
     };
-    let mut ex = super::act::executor(g, session.desktop.monitor().rect, config)?;
+    let text = |k: &str| table.get(k).and_then(|v| v.as_str()).map(str::to_string);
+    Recorded {
+        crop: text("crop"),
+        motion: text("motion").filter(|m| m.parse::<MotionProfile>().is_ok()),
+        dry_run: table
+            .get("dry_run")
+            .and_then(toml::Value::as_bool)
+            .unwrap_or(false),
+        screen: log.meta.as_ref().and_then(|m| m.screen),
+    }
+}
+
+/// The configuration to replay with: the current one (flags > environment > config file >
+/// defaults: dry_run, failsafe, ...) with the run's crop (unless `--crop` is given) and motion.
+fn replay_config(g: &GlobalArgs, rec: &Recorded) -> anyhow::Result<Config> {
+    let mut c = super::act::config(g, None, false)?;
+    if let (None, Some(crop)) = (g.crop, &rec.crop) {
+        c.crop = crop.clone();
+    }
+    if let Some(m) = &rec.motion {
+        c.motion = m.clone();
+    }
+    Ok(c)
+}
+
+/// Refuses a screen of another size than the run's, unless `--rescale`.
+fn check_screen(
+    log: &runlog::RunLog,
+    rec: &Recorded,
+    now: ImageSize,
+    rescale: bool,
+) -> anyhow::Result<()> {
+    match rec.screen {
+        None => eprintln!(
+            "franz: warning: {} does not record its screen size (it is older than run.json): replaying without the size check",
+            log.dir.display()
+        ),
+        Some(was) if was != now && !rescale => {
+            return Err(Exit(
+                exit::USAGE,
+                format!(
+                    "the run was recorded on a {was} screen and this one is {now}, so its actions would land elsewhere: replay on a {was} screen (e.g. --sandbox={was}), or pass --rescale to replay its normalized coordinates on this {now} screen"
+                ),
+            )
+            .into());
+        }
+        Some(was) if was != now => {
+            eprintln!("franz: note: --rescale: replaying the run's {was} screen on this {now} one")
+        }
+        Some(_) => {}
+    }
+    Ok(())
+}
+
+/// Why action `i` of a turn is not replayed: only what the run executed is.
+fn not_executed(t: &runlog::TurnView, i: usize, dry_run: bool) -> Option<String> {
+    if dry_run {
+        return Some("the run was a dry run: nothing was executed".into());
+    }
+    match t.raw.results.get(i) {
+        Some(r) if r.is_ok() => None,
+        Some(ActionResult::Error(e)) => Some(format!("not executed in the run: {e}")),
+        _ => Some("no result was recorded: the run did not perform it".into()),
+    }
+}
+
+fn print_line(line: &serde_json::Value) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    // A closed pipe is not an error of ours.
+    let _ = writeln!(out, "{line}").and_then(|()| out.flush());
+}
+
+/// Performs again the actions of turns `from..=to` that the run executed, in order, with the
+/// run's crop and motion, on a screen of the run's size (or any size with `--rescale`). Each
+/// action gives one JSON line: its result, or why it was skipped.
+fn execute(
+    g: &GlobalArgs,
+    args: &ReplayArgs,
+    log: &runlog::RunLog,
+    from: u32,
+    to: u32,
+) -> anyhow::Result<ExitCode> {
+    let rec = recorded(log);
+    let config = replay_config(g, &rec)?;
+    let mut session = setup::open_session(g)?;
+    let screen = session.desktop.monitor().rect;
+    check_screen(
+        log,
+        &rec,
+        ImageSize::new(screen.width, screen.height),
+        args.rescale,
+    )?;
+    let mut ex = super::act::executor(&config, screen)?;
     let mut all_ok = true;
     for t in log
         .turns
         .iter()
         .filter(|t| (from..=to).contains(&t.raw.turn))
     {
-        let actions = &t.raw.actions;
         let turn = t.raw.turn;
+        let mut runnable = Vec::new();
+        for (i, action) in t.raw.actions.iter().enumerate() {
+            match not_executed(t, i, rec.dry_run) {
+                None => runnable.push(i),
+                Some(why) => print_line(
+                    &serde_json::json!({ "turn": turn, "index": i, "action": action, "skipped": why }),
+                ),
+            }
+        }
+        let actions: Vec<_> = runnable.iter().map(|&i| t.raw.actions[i].clone()).collect();
         let results = ex
-            .execute_with(session.desktop.as_mut(), actions, |i, result| {
-                let line = serde_json::json!({ "turn": turn, "index": i, "action": &actions[i], "result": result });
-                let mut out = std::io::stdout().lock();
-                let _ = writeln!(out, "{line}").and_then(|()| out.flush());
+            .execute_with(session.desktop.as_mut(), &actions, |j, result| {
+                print_line(&serde_json::json!({ "turn": turn, "index": runnable[j], "action": &actions[j], "result": result }));
             })
             .map_err(super::act::fatal)?;
         all_ok &= results.iter().all(|r| r.is_ok());

@@ -14,7 +14,7 @@ use franz_core::model::{ClientConfig, ModelClient};
 use franz_core::observe::{ObserveConfig, Pipeline};
 use franz_core::overlay::{Overlay, OverlayConfig};
 use franz_core::parser::Dialect;
-use franz_core::runlog::{Layout, RunWriter};
+use franz_core::runlog::{Layout, RunMeta, RunWriter};
 use franz_core::scenario::Scenario;
 use franz_core::strategy::{self, ReadOptions};
 use std::io::IsTerminal;
@@ -217,6 +217,12 @@ pub fn run_engine(
     writer
         .write_config(&masked)
         .context("cannot write config.toml")?;
+    let screen = session.desktop.monitor().rect;
+    writer
+        .write_meta(&RunMeta {
+            screen: Some(ImageSize::new(screen.width, screen.height)),
+        })
+        .context("cannot write run.json")?;
     let options = RunOptions {
         task,
         model: c.model.clone(),

@@ -1,34 +1,49 @@
 //! `franz screenshot [OUT.png] [W H]`: one capture to a file, at native size unless given a
 //! size, through the same pipeline the model's images take (crop, resize, cursor, PNG).
+//!
+//! It resolves the same configuration as `franz run` (flags > environment > config file >
+//! defaults), so `crop`, `cursor` and a configured `size` or `scale` apply here too; `W H`
+//! beat them and take the same bounds as `--size` (1 to 16384 each).
 
-use crate::cli::{GlobalArgs, ScreenshotArgs};
+use crate::cli::{GlobalArgs, RunArgs, ScreenshotArgs};
 use crate::setup;
 use anyhow::Context;
-use franz_core::geometry::{ImageSize, SizeRule};
+use franz_core::geometry::{Crop, GeometryError, ImageSize, SizeRule};
 use franz_core::observe::{ImageFormat, ObserveConfig, Pipeline};
 use std::process::ExitCode;
 
+fn usage(msg: impl Into<String>) -> anyhow::Error {
+    super::Exit(super::exit::USAGE, msg.into()).into()
+}
+
 pub fn run(g: &GlobalArgs, args: &ScreenshotArgs) -> anyhow::Result<ExitCode> {
-    let mut session = setup::open_session(g)?;
+    let (effective, _) = super::run::resolve(g, &RunArgs::default())?;
+    let c = &effective.config;
     let size = match (args.width, args.height) {
-        (Some(w), Some(h)) if w > 0 && h > 0 => SizeRule::Exact(ImageSize::new(w, h)),
-        (Some(_), Some(_)) => {
-            return Err(
-                super::Exit(super::exit::USAGE, "the size must be at least 1x1".into()).into(),
-            );
-        }
-        _ => setup::size_rule(g, SizeRule::Native),
+        // the bounds of `--size` (ImageSize's parser), said the same way
+        (Some(w), Some(h)) => SizeRule::Exact(
+            format!("{w}x{h}")
+                .parse::<ImageSize>()
+                .map_err(|e: GeometryError| usage(e.to_string()))?,
+        ),
+        _ if !c.size.is_empty() || c.scale > 0.0 => super::run::size_rule(c)?,
+        _ => SizeRule::Native,
     };
+    let crop: Crop = c
+        .crop
+        .parse()
+        .map_err(|e: GeometryError| usage(e.to_string()))?;
     let format = match args.out.extension().and_then(|e| e.to_str()) {
         Some(e) if e.eq_ignore_ascii_case("jpg") || e.eq_ignore_ascii_case("jpeg") => {
             ImageFormat::Jpeg { quality: 90 }
         }
         _ => ImageFormat::Png,
     };
+    let mut session = setup::open_session(g)?;
     let mut pipeline = Pipeline::new(ObserveConfig {
-        crop: g.crop.unwrap_or_default(),
+        crop,
         size,
-        cursor: !g.no_cursor,
+        cursor: c.cursor,
         format,
     });
     let obs = pipeline.observe(session.desktop.as_mut(), |_| {})?;
