@@ -117,12 +117,18 @@ impl Run {
     fn awaiting(&mut self, seq: u64) -> String {
         let deadline = Instant::now() + T;
         loop {
-            let s: Value = self.http.get(self.url("/state")).send().unwrap().json().unwrap();
-            if s["awaiting"] == "annotation" && s["pending_seq"].as_u64() == Some(seq) {
-                return s["raw_b64"].as_str().unwrap().to_string();
-            }
             if let Some(status) = self.child.try_wait().unwrap() {
                 panic!("franz exited ({status}) before turn {seq}: {}", self.log());
+            }
+            let s: Value = self
+                .http
+                .get(self.url("/state"))
+                .send()
+                .unwrap()
+                .json()
+                .unwrap();
+            if s["awaiting"] == "annotation" && s["pending_seq"].as_u64() == Some(seq) {
+                return s["raw_b64"].as_str().unwrap().to_string();
             }
             assert!(Instant::now() < deadline, "turn {seq} never came: {s:#}");
             std::thread::sleep(Duration::from_millis(20));
@@ -142,7 +148,11 @@ impl Run {
             if let Some(s) = self.child.try_wait().unwrap() {
                 return s.code();
             }
-            assert!(Instant::now() < deadline, "franz did not exit: {}", self.log());
+            assert!(
+                Instant::now() < deadline,
+                "franz did not exit: {}",
+                self.log()
+            );
             std::thread::sleep(Duration::from_millis(20));
         }
     }
@@ -270,8 +280,10 @@ fn inject_runs_an_action_with_the_vision_strategy() {
 #[test]
 fn inject_runs_a_function_call_line_with_the_tools_strategy() {
     let script = Script::list([
-        ScriptedReply::text("I click the top left.")
-            .tool_call("click_element", json!({"label": "window", "box": [100, 100]})),
+        ScriptedReply::text("I click the top left.").tool_call(
+            "click_element",
+            json!({"label": "window", "box": [100, 100]}),
+        ),
         // a plain answer that ended on its own: done
         ScriptedReply::text("<think>both landed</think>Both clicks landed."),
     ]);
@@ -328,4 +340,66 @@ fn inject_on_a_commander_leader_turn_runs_and_defers_the_leader() {
         asked[0].body.contains("spawn_operator") && asked[0].body.contains("MISSION START"),
         "turn 2 consults the leader first"
     );
+}
+
+/// An approver's edit on the terminal goes the same way: with the tools strategy, a
+/// function-call line replacing the model's tool call runs, and the next request holds no
+/// trace of the replaced call (a role=tool answer to it would break the OpenAI history).
+#[test]
+fn an_approvers_edit_runs_as_an_action_in_the_tools_strategy() {
+    let server = ScriptedServer::start(Script::list([
+        ScriptedReply::text("I press enter.").tool_call("press_key", json!({"key": "enter"})),
+        ScriptedReply::text("The click landed."),
+    ]))
+    .unwrap();
+    let runs = tempfile::tempdir().unwrap();
+    let franz = format!(
+        "{} --sandbox=320x240 run x --strategy tools --approve --api-url {} --runs-dir {} --max-steps 3 --motion fast --step-delay 0",
+        env!("CARGO_BIN_EXE_franz"),
+        server.url(),
+        runs.path().display()
+    );
+    let mut child = Command::new("script")
+        .args(["-qec", &franz, "/dev/null"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("util-linux script");
+    // edit turn 1, approve the edit, approve turn 2's final answer
+    std::io::Write::write_all(
+        &mut child.stdin.take().unwrap(),
+        b"e\nclick(250, 750)\ny\ny\n",
+    )
+    .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    let events: Vec<Value> =
+        std::fs::read_to_string(runs.path().join("run_0001").join("events.jsonl"))
+            .unwrap()
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect();
+    let ran = of_turn(&events, 1, "action_result");
+    assert_eq!(ran.len(), 1, "{ran:?}");
+    assert_eq!(ran[0]["action"]["type"], "click", "{:?}", ran[0]);
+    assert_eq!(ran[0]["result"]["status"], "ok");
+    let end = events.last().unwrap();
+    assert_eq!(end["outcome"], "done", "{end}");
+    assert_eq!(end["turns"], 2, "{end}");
+    let asked = server.requests();
+    assert_eq!(asked.len(), 2);
+    let second = asked[1].json.clone().unwrap();
+    let messages = second["messages"].as_array().unwrap();
+    assert!(
+        messages.iter().all(|m| m["role"] != "tool"),
+        "{messages:#?}"
+    );
+    let said = serde_json::to_string(messages).unwrap();
+    assert!(
+        !said.contains("press_key"),
+        "the replaced call is gone: {said}"
+    );
+    assert!(said.contains("Result of click"), "{messages:#?}");
 }

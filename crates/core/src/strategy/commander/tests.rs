@@ -190,7 +190,12 @@ fn finished(text: &str, reason: &str) -> Reply {
 #[test]
 fn an_action_written_in_the_operators_text_runs() {
     let mut c = Commander::new(settings());
-    let (r, _) = turn(&mut c, 1, "brief", finished("OBS: a button\nclick(500, 300)", "stop"));
+    let (r, _) = turn(
+        &mut c,
+        1,
+        "brief",
+        finished("OBS: a button\nclick(500, 300)", "stop"),
+    );
     assert_eq!(
         r.actions,
         vec![
@@ -211,18 +216,31 @@ fn an_action_written_in_the_operators_text_runs() {
 #[test]
 fn a_plain_answer_a_cut_reply_and_an_empty_one_are_errors_never_done() {
     let mut c = Commander::new(settings());
-    let (r, _) = turn(&mut c, 1, "brief", finished("The mission is complete.", "stop"));
+    let (r, _) = turn(
+        &mut c,
+        1,
+        "brief",
+        finished("The mission is complete.", "stop"),
+    );
     assert!(r.actions.is_empty());
     assert!(r.errors[0].starts_with("no tool call"), "{:?}", r.errors);
     let (r, _) = turn(&mut c, 2, "", finished("OBS: I will cli", "length"));
     assert!(r.actions.is_empty());
-    assert!(r.errors[0].contains("cut off at max_tokens"), "{:?}", r.errors);
+    assert!(
+        r.errors[0].contains("cut off at max_tokens"),
+        "{:?}",
+        r.errors
+    );
     // a cut tool call runs nothing either
     let mut cut = click();
     cut.finish_reason = Some("length".into());
     let (r, _) = turn(&mut c, 3, "", cut);
     assert!(r.actions.is_empty(), "{r:?}");
-    assert!(r.errors.iter().any(|e| e.contains("cut off")), "{:?}", r.errors);
+    assert!(
+        r.errors.iter().any(|e| e.contains("cut off")),
+        "{:?}",
+        r.errors
+    );
     let (r, _) = turn(&mut c, 4, "", finished("", "stop"));
     assert!(r.actions.is_empty());
     assert!(r.errors[0].contains("empty"), "{:?}", r.errors);
