@@ -145,6 +145,17 @@ mod tests {
             .find(|s| s.key == "history_max_chars")
             .unwrap();
         assert_eq!(s.default, DEFAULT_HISTORY_MAX_CHARS.to_string());
+        let c = crate::config::ConfigBuilder::new()
+            .env([("FRANZ_HISTORY_MAX_CHARS".to_string(), "5000".to_string())])
+            .build()
+            .unwrap()
+            .config;
+        let options = crate::strategy::ReadOptions::default().with_config(&c);
+        assert_eq!(options.history_max_chars, 5000);
+        let low = crate::config::ConfigBuilder::new()
+            .env([("FRANZ_HISTORY_MAX_CHARS".to_string(), "10".to_string())])
+            .build();
+        assert!(low.is_err(), "below the minimum");
     }
 
     #[test]

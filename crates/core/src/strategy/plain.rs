@@ -16,7 +16,7 @@
 //!   (`content_filter`, `tool_calls` without a readable call) is a problem.
 
 use super::{ReadOptions, TurnContext};
-use crate::action::Action;
+use crate::action::{Action, ActionKind};
 use crate::model::Reply;
 use crate::parser::{Dialect, detect, strip_think};
 
@@ -112,6 +112,19 @@ pub fn read_plain(
     }
 }
 
+/// A reply cut off at max_tokens never completes a run: the narrative and vision strategies
+/// drop its `done` (the parser already reported the cut); its other actions still run.
+pub fn no_completion_if_cut(reply: &Reply, actions: &mut Vec<Action>) {
+    if reply.truncated() {
+        actions.retain(|a| {
+            !matches!(
+                a.kind,
+                ActionKind::Done { .. } | ActionKind::ReportCompletion { .. }
+            )
+        });
+    }
+}
+
 /// Whether text in dialect `d` (as detected) was meant as an action.
 fn looks_like_an_action(d: Dialect, text: &str) -> bool {
     match d {
@@ -125,7 +138,7 @@ fn looks_like_an_action(d: Dialect, text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::action::ActionKind;
+    use crate::action::ActionResult;
     use crate::strategy::test_support::observation;
 
     fn read(reply: &Reply) -> PlainReply {
@@ -160,6 +173,16 @@ mod tests {
                 r,
                 PlainReply::Answer("The file is saved.".into()),
                 "{reason:?}"
+            );
+        }
+        for answer in [
+            "The task is complete. The file hi.txt was created (size 3 bytes).",
+            "Done! I typed the text and pressed Enter.",
+            "The value is {\"a\": 1}.",
+        ] {
+            assert_eq!(
+                read(&finished(answer, Some("stop"))),
+                PlainReply::Answer(answer.into())
             );
         }
     }
@@ -220,5 +243,31 @@ mod tests {
             None,
         )));
         assert!(p.contains("looks like a json action"), "{p}");
+    }
+
+    #[test]
+    fn a_cut_reply_never_completes_a_narrative_or_vision_run() {
+        let obs = observation();
+        let ctx = TurnContext {
+            task: "t",
+            turn: 1,
+            observation: &obs,
+        };
+        for (strategy, text) in [
+            ("narrative", "done(\"finished\")\nThe story was cut sho"),
+            (
+                "vision",
+                "{\"observation\": \"ok\", \"actions\": [{\"name\": \"done\", \"text\": \"finished\"}]}",
+            ),
+        ] {
+            let mut s = crate::strategy::create(strategy, ReadOptions::default()).unwrap();
+            s.prompt(&ctx);
+            let r = s.read(&finished(text, Some("stop")), &ctx);
+            assert_eq!(r.actions.len(), 1, "{strategy}: whole, it is done");
+            let r = s.read(&finished(text, Some("length")), &ctx);
+            assert!(r.actions.is_empty(), "{strategy}: {r:?}");
+            assert!(r.errors.iter().any(|e| e.contains("cut off")), "{r:?}");
+            s.record(&r, &Vec::<ActionResult>::new());
+        }
     }
 }
