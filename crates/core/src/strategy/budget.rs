@@ -8,7 +8,7 @@
 //! assistant message that made the call. A note after the head says how many turns are gone.
 //!
 //! Sizes are estimates in characters: text counts its length, an image its token estimate
-//! times [`CHARS_PER_TOKEN`].
+//! times [`CHARS_PER_TOKEN`], and each message a few tokens of chat-template overhead.
 
 use crate::model::{Content, ContentPart, Message, Role};
 
@@ -23,6 +23,10 @@ pub const UNKNOWN_IMAGE_TOKENS: usize = 1_500;
 /// pixels; GPT-4o's high detail comes out close (a 1280x720 screenshot: 1,196 here, 1,105
 /// there).
 const IMAGE_TOKEN_PIXELS: usize = 28;
+
+/// Tokens a message costs besides its content (the chat template's role markers; OpenAI's
+/// guide counts 3-4).
+const MESSAGE_TOKENS: usize = 4;
 
 /// Turns kept whatever their size, besides this turn's screenshot.
 pub const KEEP_TURNS: usize = 3;
@@ -82,7 +86,7 @@ pub fn message_chars(m: &Message) -> usize {
         .iter()
         .map(|c| c.name.len() + c.arguments_text().len())
         .sum();
-    content + calls
+    MESSAGE_TOKENS * CHARS_PER_TOKEN + content + calls
 }
 
 /// The estimated size of a history in characters.
@@ -170,7 +174,10 @@ mod tests {
             UNKNOWN_IMAGE_TOKENS
         );
         let m = Message::user_with_image("abc", png_url(28, 56));
-        assert_eq!(message_chars(&m), 3 + 2 * CHARS_PER_TOKEN);
+        assert_eq!(
+            message_chars(&m),
+            (MESSAGE_TOKENS + 2) * CHARS_PER_TOKEN + 3
+        );
     }
 
     /// system, task, then `turns` turns of screenshot, assistant call and tool answer.
@@ -195,8 +202,8 @@ mod tests {
     #[test]
     fn the_oldest_turns_go_first_and_every_tool_answer_keeps_its_call() {
         let mut h = history(10);
-        let dropped = fit(&mut h, 800, 2, 0);
-        assert!(dropped > 0 && history_chars(&h) <= 800, "{dropped}");
+        let dropped = fit(&mut h, 1000, 2, 0);
+        assert!(dropped > 0 && history_chars(&h) <= 1000, "{dropped}");
         assert_eq!(h[0].role, Role::System);
         assert_eq!(h[1].content, Content::Text("TASK: t".into()));
         assert!(is_note(&h[2]), "{:?}", h[2]);
@@ -217,7 +224,7 @@ mod tests {
         assert_eq!(h.last().unwrap().tool_call_id.as_deref(), Some("c9"));
         // a second fit counts on and replaces the note
         h.push(Message::user_with_image("turn 10", png_url(28, 28)));
-        let more = fit(&mut h, 800, 2, dropped);
+        let more = fit(&mut h, 1000, 2, dropped);
         assert_eq!(h.iter().filter(|m| is_note(m)).count(), 1);
         assert!(
             matches!(&h[2].content, Content::Text(t) if t.starts_with(&format!("[{} ", dropped + more)))
