@@ -85,6 +85,7 @@ pub struct Config {
     pub dialect: String,
     pub keep_last_screenshots: u64,
     pub keep_last_thinks: u64,
+    pub history_max_chars: u64,
     pub review_interval: u64,
     pub compression_threshold: u64,
     pub leader_temperature: f64,

@@ -295,6 +295,16 @@ pub const SETTINGS: &[Setting] = &[
         &["AGENT_KEEP_LAST_THINKS"],
     ),
     s(
+        "history_max_chars",
+        Kind::Int {
+            min: 1_000,
+            max: 100_000_000,
+        },
+        // sized for a 32k-token context: see strategy/budget.rs (DEFAULT_HISTORY_MAX_CHARS)
+        "96000",
+        "tools: the history's size budget in characters (an image counts as its token estimate, 4 characters a token); beyond it the oldest turns are dropped, keeping the system prompt, the task and the last 3 turns",
+    ),
+    s(
         "review_interval",
         Kind::Int {
             min: 1,

@@ -50,7 +50,9 @@ pub trait Controller: Send + Sync {
     fn stop_requested(&self) -> Option<String> {
         None
     }
-    /// A reply to use instead of asking the model this turn (taken once).
+    /// A reply to use instead of asking the model this turn (taken once). It stands for every
+    /// model call of the turn: a strategy's own calls (the commander's leader) wait for the
+    /// next turn. It is read as a reply that ended with `finish_reason: stop`.
     fn injected_reply(&self) -> Option<String> {
         None
     }

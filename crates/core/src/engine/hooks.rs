@@ -11,6 +11,17 @@ use crate::observe::Observation;
 use crate::strategy::{Reading, TurnContext};
 use std::time::Duration;
 
+/// A reply not from the model (injected from the panel, an approver's edit, the configured
+/// boot reply), read by the strategy exactly like a model's. It counts as one that ended on
+/// its own (`finish_reason: stop`): a person's text is never cut off at max_tokens, so a plain
+/// answer in it can end a tools run as done.
+pub(super) fn given_reply(text: String) -> Reply {
+    Reply {
+        finish_reason: Some("stop".into()),
+        ..Reply::text(text)
+    }
+}
+
 /// How long one wait on the controller lasts before Ctrl+C is checked again.
 const WAIT: Duration = Duration::from_millis(100);
 
@@ -141,7 +152,7 @@ impl Engine<'_> {
                     return Ok(Some(vec![result; reading.actions.len()]));
                 }
                 Decision::Replace(text) => {
-                    let reply = Reply::text(text);
+                    let reply = given_reply(text);
                     *reading = self.strategy.read(&reply, ctx);
                     self.emit_reply(turn, 0.0, &reply, reading);
                     if reading.actions.is_empty() {

@@ -278,6 +278,9 @@ impl Engine<'_> {
             turn,
             observation: &obs,
         };
+        // an injected reply stands for every model call of this turn: the strategy's own
+        // calls (the commander's leader) wait for the next turn the model is asked
+        let injected = self.controller.as_ref().and_then(|c| c.injected_reply());
         // the strategy's own calls first (the commander's leader), logged like the turn's
         let mut failed: Option<Stop> = None;
         let options = &self.options;
@@ -287,7 +290,7 @@ impl Engine<'_> {
             client: &self.client,
             interrupt: &self.interrupt,
         };
-        let consulted = self.strategy.consult(&ctx, &mut |prompt: Prompt| {
+        let mut ask = |prompt: Prompt| {
             if failed.is_some() {
                 return None;
             }
@@ -303,7 +306,11 @@ impl Engine<'_> {
                     None
                 }
             }
-        });
+        };
+        let consulted = match injected {
+            Some(_) => None,
+            None => self.strategy.consult(&ctx, &mut ask),
+        };
         if let Some(stop) = failed {
             return Err(stop);
         }
@@ -313,7 +320,6 @@ impl Engine<'_> {
             None => {
                 let prompt = self.strategy.prompt(&ctx);
                 let request = build_request(&self.options, prompt);
-                let injected = self.controller.as_ref().and_then(|c| c.injected_reply());
                 let (scripted, source) = match injected {
                     Some(text) => (Some(text), "the injected reply"),
                     None => (
@@ -329,7 +335,7 @@ impl Engine<'_> {
                                 text: format!("using {source} instead of asking the model"),
                             },
                         );
-                        Reply::text(text)
+                        hooks::given_reply(text)
                     }
                     None => self.channel().ask(turn, &request)?,
                 };

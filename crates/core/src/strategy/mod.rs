@@ -4,15 +4,20 @@
 //! A strategy has a small surface: build the request from its state and the observation, read
 //! the reply into actions and notes, and update its state with what the actions did.
 
+mod budget;
 pub mod commander;
 mod narrative;
+mod plain;
 mod prompts;
 pub mod schema;
+#[cfg(test)]
+mod test_support;
 pub mod tools;
 mod vision;
 
 pub use commander::{Commander, CommanderSettings};
 pub use narrative::Narrative;
+pub use plain::{PlainReply, read_plain};
 pub use tools::Tools;
 pub use vision::Vision;
 
@@ -93,6 +98,9 @@ pub struct ReadOptions {
     pub keep_last_screenshots: usize,
     /// tools: assistant messages that keep their `<think>`.
     pub keep_last_thinks: usize,
+    /// tools: the history's size budget in characters (an image counts as its token
+    /// estimate); beyond it the oldest turns are dropped (see `budget`).
+    pub history_max_chars: usize,
     pub commander: CommanderSettings,
 }
 
@@ -105,6 +113,7 @@ impl Default for ReadOptions {
             boot_reply: None,
             keep_last_screenshots: 2,
             keep_last_thinks: 2,
+            history_max_chars: budget::DEFAULT_HISTORY_MAX_CHARS,
             commander: CommanderSettings::default(),
         }
     }
@@ -115,6 +124,7 @@ impl ReadOptions {
     pub fn with_config(mut self, c: &crate::config::Config) -> Self {
         self.keep_last_screenshots = c.keep_last_screenshots as usize;
         self.keep_last_thinks = c.keep_last_thinks as usize;
+        self.history_max_chars = usize::try_from(c.history_max_chars).unwrap_or(usize::MAX);
         self.commander = CommanderSettings::from_config(c);
         self
     }
@@ -189,8 +199,15 @@ pub fn parse_one_call(
     let mut options = options.clone();
     options.dialect = Some(crate::parser::Dialect::Tools);
     let mut parsed = parse(&one, &options, ctx);
-    parsed.actions.truncate(1);
+    keep_one(&mut parsed.actions);
     parsed
+}
+
+/// Keeps the one action a tools or commander turn executes; returns how many were given.
+pub fn keep_one(actions: &mut Vec<Action>) -> usize {
+    let given = actions.len();
+    actions.truncate(1);
+    given
 }
 
 /// A stateless request: the system prompt (the built-in one unless overridden) and one user

@@ -6,12 +6,20 @@
 //! - Exactly one tool call is executed per step; the others of a reply are answered with a
 //!   `too_many_tool_calls` error. Results go back as role=tool messages, each turn's
 //!   screenshot as a role=user image message.
+//! - A reply without tool calls is read by [`super::read_plain`]: an action written in its
+//!   text (a `<tool_call>` block, `click(500, 300)`, any dialect) runs, and its result goes
+//!   back as a user message (the assistant message has no tool call to answer); a non-empty
+//!   plain answer that ended with `finish_reason: stop` ends the run as `done` with that text;
+//!   a cut-off or empty reply is a problem sent back as a user message and runs nothing.
 //! - Pruning: only the last `keep_last_screenshots` images stay (older ones become a text
 //!   placeholder); `<think>` is stripped from all but the last `keep_last_thinks` assistant
-//!   messages.
-//! - A reply without tool calls ends the run with its text (think tags stripped) as a `done`.
+//!   messages; beyond `history_max_chars` the oldest turns are dropped (see `budget`).
+//! - A reply read again before its results are recorded (an approver's edit) replaces the
+//!   first one in the history.
 
-use super::{Prompt, ReadOptions, Reading, Strategy, TurnContext, prompts, schema};
+use super::{
+    PlainReply, Prompt, ReadOptions, Reading, Strategy, TurnContext, budget, prompts, schema,
+};
 use crate::action::{ActionKind, ActionResult};
 use crate::model::{Content, ContentPart, Message, Reply, Role, ToolChoice};
 use crate::parser::strip_think;
@@ -19,10 +27,19 @@ use crate::parser::strip_think;
 /// What an older screenshot is replaced with.
 pub const PRUNED_SCREENSHOT: &str = "[older screenshot removed to save context]";
 
-/// A tool call of the last reply waiting for its result.
+/// The history's first messages, never dropped: the system prompt and the task.
+const HEAD: usize = 2;
+
+/// How the model is told to act or to finish, after a problem with a reply.
+const WHAT_TO_DO: &str =
+    "call exactly one tool, or answer in plain text (no tool call) once the task is finished";
+
+/// An action of the last reply waiting for its result.
 #[derive(Debug, Clone)]
 struct Pending {
-    id: String,
+    /// The tool call's id; `None` for an action read from the reply's text, whose result goes
+    /// back as a user message.
+    id: Option<String>,
     name: String,
     /// Set for calls answered without executing them (extra calls, unreadable arguments).
     answer: Option<String>,
@@ -32,6 +49,12 @@ pub struct Tools {
     options: ReadOptions,
     history: Vec<Message>,
     pending: Vec<Pending>,
+    /// Problems with a reply without tool calls, sent back as a user message.
+    problems: Vec<String>,
+    /// The history's length before the last reply was read, until its results are recorded.
+    unrecorded: Option<usize>,
+    /// Turns dropped by the budget so far.
+    dropped: usize,
 }
 
 impl Tools {
@@ -40,12 +63,53 @@ impl Tools {
             options,
             history: Vec::new(),
             pending: Vec::new(),
+            problems: Vec::new(),
+            unrecorded: None,
+            dropped: 0,
         }
     }
 
     /// The chat history as it stands.
     pub fn history(&self) -> &[Message] {
         &self.history
+    }
+
+    /// Reads a reply without tool calls (see the module's doc).
+    fn read_text(&mut self, reply: &Reply, ctx: &TurnContext<'_>) -> Reading {
+        if !strip_think(&reply.content).trim().is_empty() {
+            // an empty assistant message is refused by some servers; the problem says it all
+            self.history.push(Message::assistant(reply.content.clone()));
+        }
+        let (actions, text, errors, name) =
+            match super::read_plain(reply, &self.options, ctx, WHAT_TO_DO) {
+                PlainReply::Action {
+                    action,
+                    text,
+                    errors,
+                } => {
+                    let name = action.kind.name().to_string();
+                    (vec![action], text, errors, Some(name))
+                }
+                PlainReply::Answer(text) => {
+                    let done = ActionKind::Done { text: text.clone() }.into();
+                    (vec![done], text, Vec::new(), Some("done".to_string()))
+                }
+                PlainReply::Unusable { text, errors } => (Vec::new(), text, errors, None),
+            };
+        if let Some(name) = name {
+            self.pending.push(Pending {
+                id: None,
+                name,
+                answer: None,
+            });
+        }
+        self.problems = errors.clone();
+        Reading {
+            actions,
+            text,
+            bboxes: Vec::new(),
+            errors,
+        }
     }
 }
 
@@ -76,6 +140,12 @@ impl Strategy for Tools {
             ));
         }
         prune_screenshots(&mut self.history, self.options.keep_last_screenshots);
+        self.dropped += budget::fit(
+            &mut self.history,
+            self.options.history_max_chars,
+            HEAD,
+            self.dropped,
+        );
         Prompt {
             messages: self.history.clone(),
             tools: schema::tools_strategy(),
@@ -85,6 +155,14 @@ impl Strategy for Tools {
     }
 
     fn read(&mut self, reply: &Reply, ctx: &TurnContext<'_>) -> Reading {
+        // a reply read again before its results were recorded (an approver's edit) replaces
+        // the one read first, so that no tool call stays unanswered
+        if let Some(len) = self.unrecorded.take() {
+            self.history.truncate(len);
+        }
+        self.unrecorded = Some(self.history.len());
+        self.pending.clear();
+        self.problems.clear();
         // calls without an id get one, so that their results can name them
         let mut reply = reply.clone();
         for (i, c) in reply.tool_calls.iter_mut().enumerate() {
@@ -92,61 +170,18 @@ impl Strategy for Tools {
                 c.id = Some(format!("call_{}_{}", ctx.turn, i + 1));
             }
         }
-        let reply = &reply;
-        self.history.push(Message::from_reply(reply));
-        prune_thinks(&mut self.history, self.options.keep_last_thinks);
-        self.pending.clear();
-        let Some(first) = reply.tool_calls.first() else {
-            let text = strip_think(&reply.content).trim().to_string();
-            let text = if text.is_empty() {
-                "finished (the model answered without a tool call)".to_string()
-            } else {
-                text
-            };
-            return Reading {
-                actions: vec![ActionKind::Done { text: text.clone() }.into()],
-                text,
-                ..Reading::default()
-            };
+        let reading = if reply.tool_calls.is_empty() {
+            self.read_text(&reply, ctx)
+        } else {
+            self.history.push(Message::from_reply(&reply));
+            self.read_calls(&reply, ctx)
         };
-        let parsed = super::parse_one_call(reply, first, &self.options, ctx);
-        let mut errors = parsed.errors;
-        let actions = parsed.actions;
-        let answer = actions.is_empty().then(|| {
-            schema::err_payload(
-                "invalid_args",
-                &if errors.is_empty() {
-                    "the call was not understood".to_string()
-                } else {
-                    errors.join("; ")
-                },
-            )
-        });
-        self.pending.push(Pending {
-            id: first.id.clone().unwrap_or_default(),
-            name: first.name.clone(),
-            answer,
-        });
-        for extra in reply.tool_calls.iter().skip(1) {
-            errors.push(format!(
-                "{}: too_many_tool_calls (only one tool call is executed per step)",
-                extra.name
-            ));
-            self.pending.push(Pending {
-                id: extra.id.clone().unwrap_or_default(),
-                name: extra.name.clone(),
-                answer: Some(schema::too_many_tool_calls()),
-            });
-        }
-        Reading {
-            actions,
-            text: strip_think(&reply.content).trim().to_string(),
-            bboxes: Vec::new(),
-            errors,
-        }
+        prune_thinks(&mut self.history, self.options.keep_last_thinks);
+        reading
     }
 
     fn record(&mut self, _reading: &Reading, results: &[ActionResult]) {
+        self.unrecorded = None;
         let mut results = results.iter();
         for p in std::mem::take(&mut self.pending) {
             let content = match p.answer {
@@ -158,7 +193,72 @@ impl Strategy for Tools {
                         schema::err_payload("execution_failed", "the action was not performed")
                     }),
             };
-            self.history.push(Message::tool(p.id, p.name, content));
+            let message = match p.id {
+                Some(id) => Message::tool(id, p.name, content),
+                None => Message::user(format!(
+                    "Result of {} (written in the text of your reply, not called as a tool): {content}",
+                    p.name
+                )),
+            };
+            self.history.push(message);
+        }
+        let problems = std::mem::take(&mut self.problems);
+        if !problems.is_empty() {
+            let lines: Vec<String> = problems.iter().map(|p| format!("PROBLEM: {p}")).collect();
+            self.history.push(Message::user(lines.join("\n")));
+        }
+    }
+}
+
+impl Tools {
+    /// Reads a reply's tool calls: the first is executed, the others answered with an error.
+    fn read_calls(&mut self, reply: &Reply, ctx: &TurnContext<'_>) -> Reading {
+        let Some(first) = reply.tool_calls.first() else {
+            return Reading::default();
+        };
+        let parsed = super::parse_one_call(reply, first, &self.options, ctx);
+        let mut errors = parsed.errors;
+        let mut actions = parsed.actions;
+        if reply.truncated() {
+            // the parser said why; a cut call may have lost part of its arguments
+            actions.clear();
+        }
+        let kind = if reply.truncated() {
+            "truncated"
+        } else {
+            "invalid_args"
+        };
+        let answer = actions.is_empty().then(|| {
+            schema::err_payload(
+                kind,
+                &if errors.is_empty() {
+                    "the call was not understood".to_string()
+                } else {
+                    errors.join("; ")
+                },
+            )
+        });
+        self.pending.push(Pending {
+            id: first.id.clone(),
+            name: first.name.clone(),
+            answer,
+        });
+        for extra in reply.tool_calls.iter().skip(1) {
+            errors.push(format!(
+                "{}: too_many_tool_calls (only one tool call is executed per step)",
+                extra.name
+            ));
+            self.pending.push(Pending {
+                id: extra.id.clone(),
+                name: extra.name.clone(),
+                answer: Some(schema::too_many_tool_calls()),
+            });
+        }
+        Reading {
+            actions,
+            text: strip_think(&reply.content).trim().to_string(),
+            bboxes: Vec::new(),
+            errors,
         }
     }
 }
@@ -207,44 +307,5 @@ pub fn prune_thinks(history: &mut [Message], keep: usize) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn images(h: &[Message]) -> usize {
-        h.iter()
-            .map(|m| match &m.content {
-                Content::Parts(p) => p.iter().filter(|p| is_image(p)).count(),
-                Content::Text(_) => 0,
-            })
-            .sum()
-    }
-
-    #[test]
-    fn pruning_keeps_the_last_k_screenshots_and_thinks() {
-        let mut h = vec![Message::system("s")];
-        for i in 0..5 {
-            h.push(Message::user_with_image(
-                format!("s{i}"),
-                "data:image/png;base64,AA",
-            ));
-            h.push(Message::assistant(format!("<think>t{i}</think>a{i}")));
-        }
-        prune_screenshots(&mut h, 2);
-        prune_thinks(&mut h, 2);
-        assert_eq!(images(&h), 2);
-        assert!(matches!(&h[9].content, Content::Parts(_)));
-        let Content::Parts(p) = &h[1].content else {
-            panic!()
-        };
-        assert_eq!(
-            p[1],
-            ContentPart::Text {
-                text: PRUNED_SCREENSHOT.into()
-            }
-        );
-        assert_eq!(h[2].content, Content::Text("a0".into()));
-        assert_eq!(h[10].content, Content::Text("<think>t4</think>a4".into()));
-        assert_eq!(h[8].content, Content::Text("<think>t3</think>a3".into()));
-        assert_eq!(h[6].content, Content::Text("a2".into()));
-    }
-}
+#[path = "tools_tests.rs"]
+mod tests;

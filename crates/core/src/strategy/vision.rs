@@ -1,6 +1,7 @@
 //! The vision strategy (seed 000): the reply is JSON `{observation, bboxes, actions}` with
 //! several actions a turn; the observation is the next turn's text and the bboxes are drawn
-//! on the next screenshot. A boot reply can start the loop without asking the model.
+//! on the next screenshot. A boot reply can start the loop without asking the model. A reply
+//! cut off at max_tokens never ends the run: its `done` is dropped.
 
 use super::{Prompt, ReadOptions, Reading, Strategy, TurnContext, prompts};
 use crate::action::ActionResult;
@@ -48,8 +49,10 @@ impl Strategy for Vision {
 
     fn read(&mut self, reply: &Reply, ctx: &TurnContext<'_>) -> Reading {
         let parsed = super::parse(reply, &self.options, ctx);
+        let mut actions = parsed.actions;
+        super::plain::no_completion_if_cut(reply, &mut actions);
         Reading {
-            actions: parsed.actions,
+            actions,
             text: parsed.text.trim().to_string(),
             bboxes: parsed.bboxes,
             errors: parsed.errors,

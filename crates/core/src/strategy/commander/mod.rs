@@ -8,9 +8,15 @@
 //!   reaches `compression_threshold` turns (it then calls compress_memory; the snapshot of a
 //!   summary and a loop pattern replaces the archived turns in every later context).
 //!   spawn_operator switches to EXECUTION.
-//! - EXECUTION: the operator writes a SITREP and calls one tool; extra calls and calls without
-//!   a tool come back as errors. report_completion needs `min_evidence` characters of
-//!   evidence; shorter evidence goes back to the operator as an error.
+//! - EXECUTION: the operator writes a SITREP and calls one tool; extra calls come back as
+//!   errors. A reply without tool calls is read by [`super::read_plain`]: an action written in
+//!   its text (`click(500, 300)`, a `<tool_call>` block) runs; a plain answer, a cut-off
+//!   (`finish_reason: length`) or an empty reply runs nothing and comes back as an error: only
+//!   report_completion (or `done(...)` written as text) ends the mission, with `min_evidence`
+//!   characters of evidence; shorter evidence goes back to the operator as an error.
+//! - An injected reply (the panel) or an approver's edit is read as the operator's reply. On a
+//!   turn with an injected reply the engine does not consult: a leader review or a loop
+//!   recovery that was due happens on the next turn the model is asked.
 //! - Loop recovery: when the operator repeats the same action three times, or the leader names
 //!   a loop pattern, the turn presses Escape and moves the pointer to the centre instead of
 //!   asking the operator, at most once every `loop_recovery_cooldown` turns.
@@ -19,11 +25,16 @@ mod memory;
 
 pub use memory::{Memory, Record, Snapshot};
 
-use super::{Ask, Prompt, ReadOptions, Reading, Strategy, TurnContext, prompts, schema};
+use super::{
+    Ask, PlainReply, Prompt, ReadOptions, Reading, Strategy, TurnContext, prompts, schema,
+};
 use crate::action::{Action, ActionKind, ActionResult, ProgressStatus};
 use crate::model::{Message, Reply, ToolCall, ToolChoice};
 use crate::parser::strip_think;
 use serde_json::Value;
+
+/// How the operator is told to act or to finish, after a problem with its reply.
+const OPERATOR_TODO: &str = "call exactly one tool each turn (report_completion, with the evidence, once the mission is complete)";
 
 /// Seed 004's numbers, each configurable.
 #[derive(Debug, Clone, PartialEq)]
@@ -244,6 +255,59 @@ impl Commander {
         self.mode = Mode::Execution;
     }
 
+    /// Reads an operator reply without tool calls: an action written in its text runs (see
+    /// `read_plain`); a plain answer does not end the mission (report_completion does), so it
+    /// goes back as an error like a cut-off or empty reply.
+    fn read_text(&mut self, reply: &Reply, ctx: &TurnContext<'_>, sitrep: String) -> Reading {
+        let (mut actions, text, mut errors) =
+            match super::read_plain(reply, &self.options, ctx, OPERATOR_TODO) {
+                PlainReply::Action {
+                    action,
+                    text,
+                    errors,
+                } => (vec![action], text, errors),
+                PlainReply::Answer(text) => (
+                    Vec::new(),
+                    text,
+                    vec![format!("no tool call: {OPERATOR_TODO}")],
+                ),
+                PlainReply::Unusable { text, errors } => (Vec::new(), text, errors),
+            };
+        self.check_completion(&mut actions, &mut errors);
+        let (tool, args) = match actions.first() {
+            Some(a) => (
+                a.kind.name().to_string(),
+                serde_json::to_string(a).unwrap_or_default(),
+            ),
+            None => ("(none)".to_string(), String::new()),
+        };
+        self.pending = Some(Pending { tool, args, sitrep });
+        Reading {
+            actions,
+            text,
+            bboxes: Vec::new(),
+            errors,
+        }
+    }
+
+    /// A completion (report_completion, or done written as text) needs `min_evidence`
+    /// characters of evidence; a shorter one is dropped with an error.
+    fn check_completion(&self, actions: &mut Vec<Action>, errors: &mut Vec<String>) {
+        let evidence = match actions.first().map(|a| &a.kind) {
+            Some(ActionKind::ReportCompletion { evidence }) => evidence,
+            Some(ActionKind::Done { text }) => text,
+            _ => return,
+        };
+        let n = evidence.trim().chars().count();
+        if n < self.s.min_evidence {
+            errors.push(format!(
+                "report_completion: the evidence has {n} characters; at least {} are needed. Describe in detail what on the screen proves the mission is complete, or keep working.",
+                self.s.min_evidence
+            ));
+            actions.clear();
+        }
+    }
+
     /// Whether this turn should break a loop instead of asking the operator.
     fn wants_recovery(&self, turn: u32) -> bool {
         if !self.s.loop_recovery {
@@ -343,21 +407,13 @@ impl Strategy for Commander {
     }
 
     fn read(&mut self, reply: &Reply, ctx: &TurnContext<'_>) -> Reading {
+        // `consult` is skipped on a turn with an injected reply
+        self.turn = ctx.turn;
         let sitrep = strip_think(&reply.content).trim().to_string();
-        let mut errors = Vec::new();
         let Some(first) = reply.tool_calls.first() else {
-            errors.push("no tool call: call exactly one tool each turn".to_string());
-            self.pending = Some(Pending {
-                tool: "(none)".into(),
-                args: String::new(),
-                sitrep: sitrep.clone(),
-            });
-            return Reading {
-                text: sitrep,
-                errors,
-                ..Reading::default()
-            };
+            return self.read_text(reply, ctx, sitrep);
         };
+        let mut errors = Vec::new();
         for extra in reply.tool_calls.iter().skip(1) {
             errors.push(format!(
                 "{}: too_many_tool_calls (one tool per turn; it was not executed)",
@@ -367,16 +423,11 @@ impl Strategy for Commander {
         let parsed = super::parse_one_call(reply, first, &self.options, ctx);
         errors.extend(parsed.errors);
         let mut actions = parsed.actions;
-        if let Some(ActionKind::ReportCompletion { evidence }) = actions.first().map(|a| &a.kind) {
-            let n = evidence.trim().chars().count();
-            if n < self.s.min_evidence {
-                errors.push(format!(
-                    "report_completion: the evidence has {n} characters; at least {} are needed. Describe in detail what on the screen proves the mission is complete, or keep working.",
-                    self.s.min_evidence
-                ));
-                actions.clear();
-            }
+        if reply.truncated() {
+            // the parser said why; a cut call may have lost part of its arguments
+            actions.clear();
         }
+        self.check_completion(&mut actions, &mut errors);
         self.pending = Some(Pending {
             tool: first.name.clone(),
             args: arguments(first).to_string(),

@@ -179,3 +179,74 @@ fn without_compress_memory_the_history_is_compressed_mechanically() {
             .contains("T1 click_element ok")
     );
 }
+
+fn finished(text: &str, reason: &str) -> Reply {
+    Reply {
+        finish_reason: Some(reason.into()),
+        ..Reply::text(text)
+    }
+}
+
+#[test]
+fn an_action_written_in_the_operators_text_runs() {
+    let mut c = Commander::new(settings());
+    let (r, _) = turn(
+        &mut c,
+        1,
+        "brief",
+        finished("OBS: a button\nclick(500, 300)", "stop"),
+    );
+    assert_eq!(
+        r.actions,
+        vec![
+            ActionKind::Click {
+                x: Some(500),
+                y: Some(300)
+            }
+            .into()
+        ]
+    );
+    assert!(r.errors.is_empty(), "{:?}", r.errors);
+    assert_eq!(c.memory.records.last().unwrap().tool, "click");
+    let block = "<tool_call>\n{\"name\": \"press_key\", \"arguments\": {\"justification\": \"j\", \"key\": \"enter\"}}\n</tool_call>";
+    let (r, _) = turn(&mut c, 2, "", finished(block, "stop"));
+    assert_eq!(r.actions[0].kind.name(), "key", "{r:?}");
+}
+
+#[test]
+fn a_plain_answer_a_cut_reply_and_an_empty_one_are_errors_never_done() {
+    let mut c = Commander::new(settings());
+    let (r, _) = turn(
+        &mut c,
+        1,
+        "brief",
+        finished("The mission is complete.", "stop"),
+    );
+    assert!(r.actions.is_empty());
+    assert!(r.errors[0].starts_with("no tool call"), "{:?}", r.errors);
+    let (r, _) = turn(&mut c, 2, "", finished("OBS: I will cli", "length"));
+    assert!(r.actions.is_empty());
+    assert!(
+        r.errors[0].contains("cut off at max_tokens"),
+        "{:?}",
+        r.errors
+    );
+    // a cut tool call runs nothing either
+    let mut cut = click();
+    cut.finish_reason = Some("length".into());
+    let (r, _) = turn(&mut c, 3, "", cut);
+    assert!(r.actions.is_empty(), "{r:?}");
+    assert!(
+        r.errors.iter().any(|e| e.contains("cut off")),
+        "{:?}",
+        r.errors
+    );
+    let (r, _) = turn(&mut c, 4, "", finished("", "stop"));
+    assert!(r.actions.is_empty());
+    assert!(r.errors[0].contains("empty"), "{:?}", r.errors);
+    assert!(c.feedback[0].contains("empty"));
+    // done written as text needs the evidence report_completion needs
+    let (r, _) = turn(&mut c, 5, "", finished("done(\"it works\")", "stop"));
+    assert!(r.actions.is_empty());
+    assert!(r.errors[0].contains("at least 100"), "{:?}", r.errors);
+}

@@ -1,0 +1,29 @@
+//! What the strategies' unit tests share: an observation without a screen.
+
+use crate::geometry::{ImageSize, WorkArea};
+use crate::observe::{ImageFormat, Observation, RgbaImage, StageTimings};
+use franz_desktop::PixelRect;
+
+/// A 100x100 observation whose image is a stub data URL.
+pub fn observation() -> Observation {
+    Observation {
+        work_area: WorkArea {
+            rect: PixelRect {
+                x: 0,
+                y: 0,
+                width: 100,
+                height: 100,
+            },
+        },
+        size: ImageSize::new(100, 100),
+        image: RgbaImage {
+            width: 1,
+            height: 1,
+            data: vec![0; 4],
+        },
+        encoded: Vec::new(),
+        format: ImageFormat::Png,
+        data_url: "data:image/png;base64,AA".into(),
+        timings: StageTimings::default(),
+    }
+}
