@@ -82,7 +82,8 @@ pub enum EventKind {
         /// Per-stage milliseconds of the observation pipeline.
         timings: StageTimings,
     },
-    /// A request is about to be sent to the model.
+    /// A request is about to be sent to the model: one event per attempt, so a request the
+    /// client retries shows up once with `attempt: 1` and once more for each retry.
     ModelRequest {
         model: String,
         /// 1 for the first try, 2.. for retries.
@@ -93,6 +94,10 @@ pub enum EventKind {
         images: usize,
         /// Request body size in bytes.
         bytes: usize,
+        /// Retries only: why the attempt before failed and how long the client waits, e.g.
+        /// `HTTP 503 (model loading); retrying in 0.5 s`. Absent on the first attempt.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
     },
     /// The model answered.
     ModelReply {
@@ -257,6 +262,15 @@ mod tests {
                 messages: 2,
                 images: 1,
                 bytes: 9999,
+                reason: None,
+            },
+            EventKind::ModelRequest {
+                model: "qwen".into(),
+                attempt: 2,
+                messages: 2,
+                images: 1,
+                bytes: 9999,
+                reason: Some("HTTP 503 (loading); retrying in 0.5 s".into()),
             },
             EventKind::ModelReply {
                 ms: 812.5,

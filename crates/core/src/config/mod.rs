@@ -64,6 +64,7 @@ pub struct Config {
     pub timeout: f64,
     pub connect_timeout: f64,
     pub retries: u64,
+    pub max_response_bytes: u64,
     pub stream: bool,
     pub strategy: String,
     pub max_steps: u64,

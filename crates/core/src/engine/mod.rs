@@ -366,10 +366,11 @@ impl Engine<'_> {
             }
         }
         self.pipeline.recycle(obs);
-        history.push(TurnFeedback {
-            actions: reading.actions.clone(),
-            bboxes: reading.bboxes.clone(),
-        });
+        history.push(TurnFeedback::executed(
+            &reading.actions,
+            &results,
+            &reading.bboxes,
+        ));
         if let Some(stop) = fatal {
             return Err(stop);
         }
@@ -456,40 +457,39 @@ impl Channel<'_> {
         }
     }
 
-    /// Sends the request (in a worker thread, so Ctrl+C is not stuck behind it).
+    /// Sends the request (in a worker thread, so Ctrl+C is not stuck behind it). Emits one
+    /// `model_request` per attempt: the first, then one for each retry with its reason.
     fn ask(&mut self, turn: u32, request: &ChatRequest) -> Result<Reply, Stop> {
         let body = request.to_body();
-        let images = body.to_string().matches("data:image/").count();
-        self.emit(
-            turn,
-            EventKind::ModelRequest {
-                model: request.model.clone(),
-                attempt: 1,
-                messages: request.messages.len(),
-                images,
-                bytes: body.to_string().len(),
-            },
-        );
-        if let Some(w) = self.writer.as_mut() {
-            let _ = w.exchange(&serde_json::json!({"turn": turn, "t_ms": crate::event::unix_ms(), "request": sanitize::sanitized(&body)}));
-        }
-        let result = model_call::call(self.client.clone(), request.clone(), self.interrupt);
+        let text = body.to_string();
+        let request_event = |attempt: u32, reason: Option<String>| EventKind::ModelRequest {
+            model: request.model.clone(),
+            attempt,
+            messages: request.messages.len(),
+            images: text.matches("data:image/").count(),
+            bytes: text.len(),
+            reason,
+        };
+        self.emit(turn, request_event(1, None));
+        self.exchange(turn, "request", sanitize::sanitized(&body));
+        let client = self.client.clone();
+        let interrupt = self.interrupt;
+        let result = model_call::call(client, request.clone(), interrupt, &mut |r| {
+            self.emit(turn, request_event(r.attempt, Some(r.reason.clone())));
+        });
         match result {
             model_call::CallResult::Reply(reply) => {
-                if let Some(w) = self.writer.as_mut() {
-                    let _ = w.exchange(&serde_json::json!({"turn": turn, "t_ms": crate::event::unix_ms(), "response": {
-                        "content": reply.content, "reasoning": reply.reasoning,
-                        "tool_calls": reply.tool_calls, "finish_reason": reply.finish_reason}}));
-                }
+                let response = serde_json::json!({
+                    "content": reply.content, "reasoning": reply.reasoning,
+                    "tool_calls": reply.tool_calls, "finish_reason": reply.finish_reason});
+                self.exchange(turn, "response", response);
                 Ok(reply)
             }
             model_call::CallResult::Interrupted => {
                 Err(Stop(Outcome::Interrupted, "interrupted (Ctrl+C)".into()))
             }
             model_call::CallResult::Failed(e) => {
-                if let Some(w) = self.writer.as_mut() {
-                    let _ = w.exchange(&serde_json::json!({"turn": turn, "t_ms": crate::event::unix_ms(), "error": e.to_string()}));
-                }
+                self.exchange(turn, "error", serde_json::Value::from(e.to_string()));
                 let outcome = if e.is_unreachable() {
                     Outcome::Unreachable
                 } else {
@@ -497,6 +497,29 @@ impl Channel<'_> {
                 };
                 Err(Stop(outcome, e.to_string()))
             }
+        }
+    }
+
+    /// Appends `{"turn", "t_ms", key: value}` to `exchange.jsonl`. The first failure of a run
+    /// becomes one non-fatal `error` event; later ones are not repeated.
+    fn exchange(&mut self, turn: u32, key: &str, value: serde_json::Value) {
+        let Some(w) = self.writer.as_mut() else {
+            return;
+        };
+        let mut record = serde_json::json!({"turn": turn, "t_ms": crate::event::unix_ms()});
+        record[key] = value;
+        if let Err(e) = w.exchange(&record)
+            && w.first_failure(crate::runlog::EXCHANGE_FILE)
+        {
+            self.emit(
+                turn,
+                EventKind::Error {
+                    message: format!(
+                        "{e}: the run goes on, but its exchange log misses model requests and replies from here (said once per run)"
+                    ),
+                    fatal: false,
+                },
+            );
         }
     }
 }

@@ -124,6 +124,8 @@ pub struct RunWriter {
     exchange: File,
     images: images::ImageWorker,
     pending: HashMap<u32, Receiver<io::Result<()>>>,
+    /// The files whose write failure was already reported (see [`RunWriter::first_failure`]).
+    failed: Vec<String>,
 }
 
 impl RunWriter {
@@ -153,6 +155,7 @@ impl RunWriter {
             images: images::ImageWorker::start()
                 .map_err(io_err("cannot start the PNG writer for", dir))?,
             pending: HashMap::new(),
+            failed: Vec::new(),
         };
         images::sync_dir(dir).map_err(io_err("cannot sync", dir))?;
         Ok(w)
@@ -287,6 +290,16 @@ impl RunWriter {
         self.exchange
             .write_all(line.as_bytes())
             .map_err(io_err("cannot append to", &path))
+    }
+
+    /// True the first time it is called for `file` in this run, false after: so that a file
+    /// that cannot be written is reported once per run, not once per record.
+    pub fn first_failure(&mut self, file: &str) -> bool {
+        if self.failed.iter().any(|f| f == file) {
+            return false;
+        }
+        self.failed.push(file.to_string());
+        true
     }
 
     /// `franz.log`, as a cloneable writer for tracing:

@@ -178,6 +178,7 @@ pub fn run_engine(
         timeout: Duration::from_secs_f64(c.timeout),
         retries: c.retries as u32,
         backoff: Duration::from_millis(500),
+        max_response_bytes: c.max_response_bytes,
     })
     .map_err(|e| usage(e.to_string()))?;
     let system_prompt = match &a.system_prompt {
