@@ -35,6 +35,46 @@ impl Event {
         self.kind.name()
     }
 
+    /// One line for `franz.log`: the event's name and what a person reads first in it.
+    pub fn summary(&self) -> String {
+        let detail = match &self.kind {
+            EventKind::RunStarted {
+                task,
+                strategy,
+                model,
+                ..
+            } => format!("{strategy} with {model}: {task}"),
+            EventKind::Observation { width, height, .. } => format!("{width}x{height}"),
+            EventKind::ModelRequest {
+                attempt, reason, ..
+            } => match reason {
+                Some(r) => format!("attempt {attempt}: {r}"),
+                None => format!("attempt {attempt}"),
+            },
+            EventKind::ModelReply { ms, actions, .. } => {
+                format!("{} action(s) after {ms:.0} ms", actions.len())
+            }
+            EventKind::ActionResult { index, result, .. } => match result {
+                ActionResult::Ok { .. } => format!("[{index}] ok"),
+                ActionResult::Error(e) => format!("[{index}] error: {e}"),
+            },
+            EventKind::Note { text } => text.clone(),
+            EventKind::Error { message, fatal } => {
+                format!("{message}{}", if *fatal { " (fatal)" } else { "" })
+            }
+            EventKind::RunFinished {
+                outcome, reason, ..
+            } => format!("{}: {reason}", outcome.as_str()),
+            EventKind::Paused { reason } => reason.clone(),
+            _ => String::new(),
+        };
+        if detail.is_empty() {
+            self.name().to_string()
+        } else {
+            format!("{}: {detail}", self.name())
+        }
+    }
+
     /// One JSON line, without the newline.
     pub fn to_json_line(&self) -> String {
         // Serializing this type cannot fail: every field is a plain value or a string map.

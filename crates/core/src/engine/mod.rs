@@ -15,7 +15,7 @@ use crate::executor::{ExecError, Executor};
 use crate::model::{ChatRequest, ModelClient, Reply, sanitize};
 use crate::observe::{Observation, Pipeline, RgbaImage};
 use crate::overlay::{FeedbackHistory, Overlay, TurnFeedback};
-use crate::runlog::{RunWriter, TurnEntry, TurnImage, TurnTimings};
+use crate::runlog::{RunWriter, TurnEntry, TurnImage, TurnTimings, trace};
 use crate::strategy::{Prompt, Reading, Strategy, TurnContext};
 use franz_desktop::Desktop;
 use std::sync::Arc;
@@ -106,7 +106,11 @@ impl Engine<'_> {
     }
 
     /// Runs until the task ends; always emits `run_finished` and closes the run directory.
+    /// The whole run happens inside its [`trace::run_span`], so its log lines reach its
+    /// `franz.log`.
     pub fn run(mut self) -> RunSummary {
+        let (span, no_log) = self.run_span();
+        let _in_run = span.enter();
         let run_dir = self.writer.as_ref().map(|w| w.dir().display().to_string());
         self.emit(
             0,
@@ -118,6 +122,15 @@ impl Engine<'_> {
                 dry_run: self.executor.is_dry_run(),
             },
         );
+        if let Some(message) = no_log {
+            self.emit(
+                0,
+                EventKind::Error {
+                    message,
+                    fatal: false,
+                },
+            );
+        }
         let started = Instant::now();
         let mut history = self
             .overlay
@@ -196,6 +209,23 @@ impl Engine<'_> {
             reason,
             turns: turn,
         }
+    }
+
+    /// The tracing span of this run: named after the run directory, logging to its
+    /// `franz.log` (created here). A disabled span without a directory; with the reason
+    /// when the file cannot be created.
+    fn run_span(&self) -> (tracing::Span, Option<String>) {
+        let Some(w) = self.writer.as_ref() else {
+            return (tracing::Span::none(), None);
+        };
+        if let Err(e) = w.log_file() {
+            let message = format!("{e}: this run has no franz.log");
+            return (tracing::Span::none(), Some(message));
+        }
+        let dir = w.dir();
+        let id = dir.file_name().map(|n| n.to_string_lossy().into_owned());
+        let span = trace::run_span(&id.unwrap_or_default(), &dir.join(crate::runlog::LOG_FILE));
+        (span, None)
     }
 
     /// Sleeps, waking early for Ctrl+C. False when interrupted.
@@ -447,6 +477,7 @@ impl Engine<'_> {
 impl Channel<'_> {
     fn emit(&mut self, turn: u32, kind: EventKind) {
         let event = Event::now(turn, kind);
+        tracing::info!(turn, "{}", event.summary());
         if let Some(w) = self.writer.as_mut()
             && let Err(e) = w.event(&event)
         {

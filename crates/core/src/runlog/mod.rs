@@ -7,7 +7,7 @@
 //!   turn_0001/screenshot_raw.png ...                 (turn_dirs layout)
 //!   exchange.jsonl     model requests and replies, already sanitized by the caller
 //!   events.jsonl       the engine's events (crate::event)
-//!   franz.log          tracing output (RunWriter::log_file)
+//!   franz.log          the run's tracing output (trace.rs: the engine's run span)
 //!   config.toml        the effective configuration, secrets as ***
 //! ```
 //!
@@ -18,6 +18,7 @@
 mod images;
 mod reader;
 mod record;
+pub mod trace;
 
 pub use images::TurnImage;
 pub use reader::{RunLog, TurnView, read_jsonl, read_run};
@@ -306,12 +307,7 @@ impl RunWriter {
     /// `tracing_subscriber::fmt().with_writer(move || log.clone())`.
     pub fn log_file(&self) -> Result<LogFile, RunLogError> {
         let path = self.dir.join(LOG_FILE);
-        let f = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&path)
-            .map_err(io_err("cannot open", &path))?;
-        Ok(LogFile(Arc::new(Mutex::new(f))))
+        LogFile::open(&path).map_err(io_err("cannot open", &path))
     }
 
     /// Waits for queued screenshots and fsyncs everything.
@@ -372,6 +368,14 @@ fn mask_secrets(table: &mut toml::Table) {
 /// `franz.log`, shared by every tracing writer. Each `write` goes straight to the file.
 #[derive(Debug, Clone)]
 pub struct LogFile(Arc<Mutex<File>>);
+
+impl LogFile {
+    /// Opens `path` for appending, creating it if missing.
+    pub fn open(path: &Path) -> io::Result<Self> {
+        let f = OpenOptions::new().create(true).append(true).open(path)?;
+        Ok(LogFile(Arc::new(Mutex::new(f))))
+    }
+}
 
 impl Write for LogFile {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
