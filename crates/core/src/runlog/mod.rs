@@ -294,7 +294,8 @@ impl RunWriter {
     }
 
     /// True the first time it is called for `file` in this run, false after: so that a file
-    /// that cannot be written is reported once per run, not once per record.
+    /// that cannot be written is reported once per run, not once per record. From then on
+    /// the file is known broken: `finish_turn` and `close` no longer sync it.
     pub fn first_failure(&mut self, file: &str) -> bool {
         if self.failed.iter().any(|f| f == file) {
             return false;
@@ -318,8 +319,13 @@ impl RunWriter {
         self.sync_streams()
     }
 
+    /// Syncs the event and exchange logs, except one whose failure was already reported
+    /// ([`RunWriter::first_failure`]): the run goes on without it.
     fn sync_streams(&mut self) -> Result<(), RunLogError> {
         for (f, name) in [(&self.events, EVENTS_FILE), (&self.exchange, EXCHANGE_FILE)] {
+            if self.failed.iter().any(|x| x == name) {
+                continue;
+            }
             f.sync_data()
                 .map_err(io_err("cannot sync", &self.dir.join(name)))?;
         }
