@@ -213,9 +213,8 @@ pub fn run_engine(
     };
     let writer = RunWriter::create(&c.runs_dir, layout)
         .with_context(|| format!("cannot create a run directory in {}", c.runs_dir.display()))?;
-    let masked: toml::Table = effective.masked_toml().parse().unwrap_or_default();
     writer
-        .write_config(&masked)
+        .write_config(&effective.masked_table())
         .context("cannot write config.toml")?;
     let options = RunOptions {
         task,
