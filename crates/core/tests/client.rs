@@ -406,7 +406,9 @@ fn each_retry_is_reported_with_its_number_and_reason() {
     assert_eq!(attempts, [2, 3], "{retries:?}");
     let first = &retries[0].reason;
     assert!(
-        first.contains("HTTP 503") && first.contains("scripted fault") && first.contains("retrying in"),
+        first.contains("HTTP 503")
+            && first.contains("scripted fault")
+            && first.contains("retrying in"),
         "{retries:?}"
     );
     assert!(
@@ -443,7 +445,10 @@ fn a_reply_over_max_response_bytes_is_refused_and_names_the_setting() {
     let c = ModelClient::new(cfg).unwrap();
     for stream in [false, true] {
         let err = c.chat(&request(stream)).unwrap_err();
-        assert!(matches!(err, ModelError::TooLarge { limit: 4096, .. }), "{err:?}");
+        assert!(
+            matches!(err, ModelError::TooLarge { limit: 4096, .. }),
+            "{err:?}"
+        );
         let msg = err.to_string();
         assert!(
             msg.contains("max_response_bytes") && msg.contains(&server.url()),

@@ -72,7 +72,9 @@ fn run(
         strategy: strategy::create("narrative", ReadOptions::default()).unwrap(),
         overlay: Some(Overlay::new(OverlayConfig::default()).unwrap()),
         writer: Some(writer),
-        subscribers: vec![Box::new(move |e: &Event| seen.lock().unwrap().push(e.clone()))],
+        subscribers: vec![Box::new(move |e: &Event| {
+            seen.lock().unwrap().push(e.clone())
+        })],
         interrupt: Arc::new(AtomicBool::new(false)),
         options: RunOptions {
             task: "click".into(),
@@ -91,8 +93,7 @@ fn run(
     };
     let summary = engine.run();
     assert_eq!(summary.turns as u64, turns, "{summary:?}");
-    let events = events.lock().unwrap().clone();
-    events
+    events.lock().unwrap().clone()
 }
 
 fn sandbox() -> Sandbox {

@@ -48,11 +48,17 @@ fn inject_boots_a_run_that_waits_for_the_panel_a_wrong_seq_gets_409_a_wrong_size
     let (status, body) = run.post("/annotated", json!({"seq": 2, "image_b64": png}));
     assert_eq!(status, 409, "{body}");
     // an image of another size than the screenshot: 400, naming both sizes
-    let (w, h) = (s["image_width"].as_u64().unwrap(), s["image_height"].as_u64().unwrap());
+    let (w, h) = (
+        s["image_width"].as_u64().unwrap(),
+        s["image_height"].as_u64().unwrap(),
+    );
     assert!(w > 0 && h > 0, "{s}");
     let mut small = Vec::new();
     image::RgbaImage::new(w as u32 / 2, h as u32)
-        .write_to(&mut std::io::Cursor::new(&mut small), image::ImageFormat::Png)
+        .write_to(
+            &mut std::io::Cursor::new(&mut small),
+            image::ImageFormat::Png,
+        )
         .unwrap();
     let small = base64::Engine::encode(&base64::engine::general_purpose::STANDARD, &small);
     let (status, body) = run.post("/annotated", json!({"seq": 1, "image_b64": small}));

@@ -44,7 +44,11 @@ fn franz_run_writes_its_franz_log_and_one_model_request_per_attempt() {
     ] {
         assert!(log.contains(want), "franz.log lacks {want:?}:\n{log}");
     }
-    assert!(log.lines().all(|l| l.contains(" INFO ") || l.contains(" WARN ")), "{log}");
+    assert!(
+        log.lines()
+            .all(|l| l.contains(" INFO ") || l.contains(" WARN ")),
+        "{log}"
+    );
     assert!(!log.contains('\x1b'), "no colour codes in a file:\n{log}");
     assert!(
         stderr.contains("model server error; retrying") && !stderr.contains("run{"),
@@ -65,6 +69,9 @@ fn franz_run_writes_its_franz_log_and_one_model_request_per_attempt() {
     assert!(requests[0].get("reason").is_none(), "{}", requests[0]);
     assert_eq!(requests[1]["attempt"], 2);
     let reason = requests[1]["reason"].as_str().unwrap();
-    assert!(reason.contains("HTTP 503") && reason.contains("retrying in"), "{reason}");
+    assert!(
+        reason.contains("HTTP 503") && reason.contains("retrying in"),
+        "{reason}"
+    );
     assert_eq!(server.request_count(), 2);
 }

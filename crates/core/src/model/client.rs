@@ -291,7 +291,8 @@ impl ModelClient {
                     let text = error_text(resp);
                     if (status == 429 || status >= 500) && !last {
                         tracing::warn!(status, attempt, "model server error; retrying");
-                        let why = format!("HTTP {status} ({})", super::error::server_message(&text));
+                        let why =
+                            format!("HTTP {status} ({})", super::error::server_message(&text));
                         self.retry(attempt, why, retry_after, on_retry);
                         continue;
                     }

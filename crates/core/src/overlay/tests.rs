@@ -173,9 +173,20 @@ fn only_executed_actions_are_drawn_on_the_next_screenshot() {
         p[0] > 200 && p[1] < 80 && p[2] < 80
     };
     let none_ran = draw(&[rejected.clone(), rejected]);
-    assert_eq!(none_ran, grey(w, h), "a rejected turn leaves no mark at all");
-    assert_eq!(draw(&[failed.clone()]), grey(w, h), "a failed click is not drawn");
-    assert!(red(&draw(&[ActionResult::ok()])), "an executed click is drawn");
+    assert_eq!(
+        none_ran,
+        grey(w, h),
+        "a rejected turn leaves no mark at all"
+    );
+    assert_eq!(
+        draw(std::slice::from_ref(&failed)),
+        grey(w, h),
+        "a failed click is not drawn"
+    );
+    assert!(
+        red(&draw(&[ActionResult::ok()])),
+        "an executed click is drawn"
+    );
     // the first ran, the second failed: only the first is drawn (no heat near (20,10))
     let first = draw(&[ActionResult::ok(), failed]);
     assert!(red(&first));

@@ -136,7 +136,8 @@ impl Visit for Fields {
     }
 
     fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
-        self.0.push((field.name().to_string(), format!("{value:?}")));
+        self.0
+            .push((field.name().to_string(), format!("{value:?}")));
     }
 }
 
@@ -190,13 +191,20 @@ mod tests {
             let text = std::fs::read_to_string(log).unwrap();
             let lines: Vec<&str> = text.lines().collect();
             assert_eq!(lines.len(), 51, "{text}");
-            for i in 0..50 {
-                let want = format!("INFO franz_core::runlog::trace::tests: line {i} of {me} turn={i}");
-                assert!(lines[i].ends_with(&want), "{}", lines[i]);
+            for (i, line) in lines.iter().take(50).enumerate() {
+                let want =
+                    format!("INFO franz_core::runlog::trace::tests: line {i} of {me} turn={i}");
+                assert!(line.ends_with(&want), "{line}");
             }
             assert!(lines[50].contains(" WARN "), "{text}");
-            assert!(lines[50].contains(&format!("retrying for {me} attempt=2")), "{text}");
-            assert!(!text.contains(other), "{me}'s log holds {other}'s lines:\n{text}");
+            assert!(
+                lines[50].contains(&format!("retrying for {me} attempt=2")),
+                "{text}"
+            );
+            assert!(
+                !text.contains(other),
+                "{me}'s log holds {other}'s lines:\n{text}"
+            );
             assert!(!text.contains("outside every run") && !text.contains("too verbose"));
         }
     }

@@ -141,9 +141,8 @@ fn oversized_bodies_get_413_and_malformed_json_400() {
 #[test]
 fn a_wrong_seq_gets_409_and_the_engine_keeps_waiting() {
     let s = serve(true, true);
-    let b64 = |bytes: &[u8]| {
-        base64::Engine::encode(&base64::engine::general_purpose::STANDARD, bytes)
-    };
+    let b64 =
+        |bytes: &[u8]| base64::Engine::encode(&base64::engine::general_purpose::STANDARD, bytes);
     let broken = b64(b"\x89PNG\r\n\x1a\nrest");
     let (status, msg) = s.post(
         "/annotated",
