@@ -51,9 +51,10 @@ fn franz_run_writes_its_franz_log_and_one_model_request_per_attempt() {
     );
     assert!(!log.contains('\x1b'), "no colour codes in a file:\n{log}");
     assert!(
-        stderr.contains("model server error; retrying") && !stderr.contains("run{"),
-        "the warning reaches stderr too, without the run span's fields:\n{stderr}"
+        stderr.contains("turn 1: model request, attempt 2: HTTP 503") && !stderr.contains("run{"),
+        "the terminal shows the retry once, without the run span's fields:\n{stderr}"
     );
+    assert!(!stderr.contains("model server error; retrying"), "{stderr}");
 
     let events: Vec<Value> = std::fs::read_to_string(dir.join(EVENTS_FILE))
         .unwrap()

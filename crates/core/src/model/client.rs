@@ -290,7 +290,7 @@ impl ModelClient {
                         .map(|s| Duration::from_secs_f64(s.min(30.0)));
                     let text = error_text(resp);
                     if (status == 429 || status >= 500) && !last {
-                        tracing::warn!(status, attempt, "model server error; retrying");
+                        tracing::info!(status, attempt, "model server error; retrying");
                         let why =
                             format!("HTTP {status} ({})", super::error::server_message(&text));
                         self.retry(attempt, why, retry_after, on_retry);
@@ -310,7 +310,7 @@ impl ModelClient {
                 Err(e) => {
                     let reason = describe(&e);
                     if !last {
-                        tracing::warn!(attempt, %reason, "model server not reachable; retrying");
+                        tracing::info!(attempt, %reason, "model server not reachable; retrying");
                         let what = if e.is_connect() {
                             "not reachable"
                         } else {
