@@ -167,7 +167,8 @@ pub enum EventKind {
         #[serde(default)]
         ms: f64,
     },
-    /// Something worth telling a person (a retry, a skipped action, a warning).
+    /// Something worth telling a person (a skipped action, a warning). Retries are
+    /// `model_request` events with a `reason`.
     Note {
         text: String,
     },

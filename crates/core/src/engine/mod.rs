@@ -111,26 +111,7 @@ impl Engine<'_> {
     pub fn run(mut self) -> RunSummary {
         let (span, no_log) = self.run_span();
         let _in_run = span.enter();
-        let run_dir = self.writer.as_ref().map(|w| w.dir().display().to_string());
-        self.emit(
-            0,
-            EventKind::RunStarted {
-                task: self.options.task.clone(),
-                strategy: self.strategy.name().to_string(),
-                model: self.options.model.clone(),
-                run_dir,
-                dry_run: self.executor.is_dry_run(),
-            },
-        );
-        if let Some(message) = no_log {
-            self.emit(
-                0,
-                EventKind::Error {
-                    message,
-                    fatal: false,
-                },
-            );
-        }
+        self.emit_started(no_log);
         let started = Instant::now();
         let mut history = self
             .overlay
@@ -208,6 +189,30 @@ impl Engine<'_> {
             outcome,
             reason,
             turns: turn,
+        }
+    }
+
+    /// `run_started`, then the reason this run has no `franz.log`, if it has none.
+    fn emit_started(&mut self, no_log: Option<String>) {
+        let run_dir = self.writer.as_ref().map(|w| w.dir().display().to_string());
+        self.emit(
+            0,
+            EventKind::RunStarted {
+                task: self.options.task.clone(),
+                strategy: self.strategy.name().to_string(),
+                model: self.options.model.clone(),
+                run_dir,
+                dry_run: self.executor.is_dry_run(),
+            },
+        );
+        if let Some(message) = no_log {
+            self.emit(
+                0,
+                EventKind::Error {
+                    message,
+                    fatal: false,
+                },
+            );
         }
     }
 
