@@ -42,13 +42,15 @@ impl Controller for RejectFirst {
     }
 }
 
-/// Runs `turns` turns of the narrative strategy (every reply: `reply`) and returns the events.
+/// Runs `turns` turns of `strategy` against `server` and returns the events.
 fn run(
     sandbox: &Sandbox,
     server: &ScriptedServer,
     writer: RunWriter,
     turns: u64,
     controller: Option<Arc<dyn Controller>>,
+    max_actions_per_turn: usize,
+    strategy: &str,
 ) -> Vec<Event> {
     let mut desktop = franz_desktop::open(&DesktopOptions {
         display: Some(sandbox.display().to_string()),
@@ -67,9 +69,16 @@ fn run(
     let engine = Engine {
         desktop: desktop.as_mut(),
         pipeline,
-        executor: Executor::new(area, ExecConfig::default(), false),
+        executor: Executor::new(
+            area,
+            ExecConfig {
+                max_actions_per_turn,
+                ..ExecConfig::default()
+            },
+            false,
+        ),
         client: Arc::new(ModelClient::new(client).unwrap()),
-        strategy: strategy::create("narrative", ReadOptions::default()).unwrap(),
+        strategy: strategy::create(strategy, ReadOptions::default()).unwrap(),
         overlay: Some(Overlay::new(OverlayConfig::default()).unwrap()),
         writer: Some(writer),
         subscribers: vec![Box::new(move |e: &Event| {
@@ -119,10 +128,10 @@ fn screenshot(req: &RecordedRequest) -> image::RgbaImage {
     image::load_from_memory(&png).unwrap().to_rgba8()
 }
 
-/// Pixels within 12 px of where the model's (500,500) lands that are marker-red (the
-/// crosshair) or heat-orange: none on a bare X root window.
-fn marker_pixels(img: &image::RgbaImage) -> usize {
-    let (cx, cy) = (img.width() / 2, img.height() / 2);
+/// Pixels within 12 px of where the model's (x,y) lands that are marker-red (the crosshair)
+/// or heat-orange: none on a bare X root window.
+fn marker_pixels_at(img: &image::RgbaImage, x: u32, y: u32) -> usize {
+    let (cx, cy) = (x * img.width() / 1000, y * img.height() / 1000);
     let mut n = 0;
     for y in cy - 12..=cy + 12 {
         for x in cx - 12..=cx + 12 {
@@ -135,6 +144,10 @@ fn marker_pixels(img: &image::RgbaImage) -> usize {
     n
 }
 
+fn marker_pixels(img: &image::RgbaImage) -> usize {
+    marker_pixels_at(img, 500, 500)
+}
+
 /// One test (one thread, one sandbox): input goes to `$DISPLAY`, which is set once here.
 #[test]
 fn the_engine_reports_what_happened() {
@@ -142,6 +155,7 @@ fn the_engine_reports_what_happened() {
     // SAFETY: the only test of this binary sets it before any other thread starts
     unsafe { std::env::set_var("DISPLAY", sb.display()) };
     a_rejected_click_leaves_no_marker_on_the_next_screenshot_an_executed_one_does(&sb);
+    a_click_over_the_per_turn_cap_is_not_drawn(&sb);
     an_unwritable_exchange_log_is_one_error_event_per_run(&sb);
 }
 
@@ -152,7 +166,15 @@ fn a_rejected_click_leaves_no_marker_on_the_next_screenshot_an_executed_one_does
     .unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let writer = RunWriter::create(tmp.path(), Layout::Flat).unwrap();
-    let events = run(sb, &server, writer, 3, Some(Arc::new(RejectFirst)));
+    let events = run(
+        sb,
+        &server,
+        writer,
+        3,
+        Some(Arc::new(RejectFirst)),
+        8,
+        "narrative",
+    );
     let results: Vec<(u32, bool)> = events
         .iter()
         .filter_map(|e| match &e.kind {
@@ -175,6 +197,40 @@ fn a_rejected_click_leaves_no_marker_on_the_next_screenshot_an_executed_one_does
     );
 }
 
+fn a_click_over_the_per_turn_cap_is_not_drawn(sb: &Sandbox) {
+    let reply = serde_json::json!({
+        "observation": "An empty screen; I click twice.",
+        "bboxes": [],
+        "actions": [
+            {"name": "click", "x1": 500, "y1": 500},
+            {"name": "click", "x1": 250, "y1": 250},
+        ],
+    });
+    let server =
+        ScriptedServer::start(Script::repeat(ScriptedReply::text(reply.to_string()))).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let writer = RunWriter::create(tmp.path(), Layout::Flat).unwrap();
+    let events = run(sb, &server, writer, 2, None, 1, "vision");
+    let results: Vec<(u32, usize, bool)> = events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::ActionResult { index, result, .. } => Some((e.turn, *index, result.is_ok())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(results[..2], [(1, 0, true), (1, 1, false)], "{events:?}");
+    let shots: Vec<_> = server.requests().iter().map(screenshot).collect();
+    assert!(
+        marker_pixels_at(&shots[1], 500, 500) > 20,
+        "the click that ran"
+    );
+    assert_eq!(
+        marker_pixels_at(&shots[1], 250, 250),
+        0,
+        "the click refused by the cap leaves no marker"
+    );
+}
+
 fn an_unwritable_exchange_log_is_one_error_event_per_run(sb: &Sandbox) {
     let server = ScriptedServer::start(Script::repeat(ScriptedReply::text(
         "move(500, 500)\nI move.",
@@ -186,7 +242,7 @@ fn an_unwritable_exchange_log_is_one_error_event_per_run(sb: &Sandbox) {
     std::fs::create_dir(&dir).unwrap();
     std::os::unix::fs::symlink("/dev/full", dir.join(EXCHANGE_FILE)).unwrap();
     let writer = RunWriter::open_dir(&dir, Layout::Flat).unwrap();
-    let events = run(sb, &server, writer, 3, None);
+    let events = run(sb, &server, writer, 3, None, 8, "narrative");
     let errors: Vec<&str> = events
         .iter()
         .filter_map(|e| match &e.kind {
