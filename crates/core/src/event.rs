@@ -35,6 +35,46 @@ impl Event {
         self.kind.name()
     }
 
+    /// One line for `franz.log`: the event's name and what a person reads first in it.
+    pub fn summary(&self) -> String {
+        let detail = match &self.kind {
+            EventKind::RunStarted {
+                task,
+                strategy,
+                model,
+                ..
+            } => format!("{strategy} with {model}: {task}"),
+            EventKind::Observation { width, height, .. } => format!("{width}x{height}"),
+            EventKind::ModelRequest {
+                attempt, reason, ..
+            } => match reason {
+                Some(r) => format!("attempt {attempt}: {r}"),
+                None => format!("attempt {attempt}"),
+            },
+            EventKind::ModelReply { ms, actions, .. } => {
+                format!("{} action(s) after {ms:.0} ms", actions.len())
+            }
+            EventKind::ActionResult { index, result, .. } => match result {
+                ActionResult::Ok { .. } => format!("[{index}] ok"),
+                ActionResult::Error(e) => format!("[{index}] error: {e}"),
+            },
+            EventKind::Note { text } => text.clone(),
+            EventKind::Error { message, fatal } => {
+                format!("{message}{}", if *fatal { " (fatal)" } else { "" })
+            }
+            EventKind::RunFinished {
+                outcome, reason, ..
+            } => format!("{}: {reason}", outcome.as_str()),
+            EventKind::Paused { reason } => reason.clone(),
+            _ => String::new(),
+        };
+        if detail.is_empty() {
+            self.name().to_string()
+        } else {
+            format!("{}: {detail}", self.name())
+        }
+    }
+
     /// One JSON line, without the newline.
     pub fn to_json_line(&self) -> String {
         // Serializing this type cannot fail: every field is a plain value or a string map.
@@ -82,7 +122,8 @@ pub enum EventKind {
         /// Per-stage milliseconds of the observation pipeline.
         timings: StageTimings,
     },
-    /// A request is about to be sent to the model.
+    /// A request is about to be sent to the model: one event per attempt, so a request the
+    /// client retries shows up once with `attempt: 1` and once more for each retry.
     ModelRequest {
         model: String,
         /// 1 for the first try, 2.. for retries.
@@ -93,6 +134,10 @@ pub enum EventKind {
         images: usize,
         /// Request body size in bytes.
         bytes: usize,
+        /// Retries only: why the attempt before failed and how long the client waits, e.g.
+        /// `HTTP 503 (model loading); retrying in 0.5 s`. Absent on the first attempt.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
     },
     /// The model answered.
     ModelReply {
@@ -122,7 +167,8 @@ pub enum EventKind {
         #[serde(default)]
         ms: f64,
     },
-    /// Something worth telling a person (a retry, a skipped action, a warning).
+    /// Something worth telling a person (a skipped action, a warning). Retries are
+    /// `model_request` events with a `reason`.
     Note {
         text: String,
     },
@@ -257,6 +303,15 @@ mod tests {
                 messages: 2,
                 images: 1,
                 bytes: 9999,
+                reason: None,
+            },
+            EventKind::ModelRequest {
+                model: "qwen".into(),
+                attempt: 2,
+                messages: 2,
+                images: 1,
+                bytes: 9999,
+                reason: Some("HTTP 503 (loading); retrying in 0.5 s".into()),
             },
             EventKind::ModelReply {
                 ms: 812.5,

@@ -18,6 +18,7 @@ fn config(url: &str) -> ClientConfig {
         timeout: Duration::from_secs(30),
         retries: 2,
         backoff: Duration::from_millis(5),
+        max_response_bytes: franz_core::model::DEFAULT_MAX_RESPONSE_BYTES,
     }
 }
 
@@ -386,4 +387,77 @@ fn the_server_waits_with_a_timeout_and_stops_on_drop() {
     assert!(std::net::TcpStream::connect(addr).is_err(), "stopped");
     // the delayed reply was abandoned: the client sees a dropped connection, not a hang
     assert!(handle.join().unwrap().is_err());
+}
+
+#[test]
+fn each_retry_is_reported_with_its_number_and_reason() {
+    let server = ScriptedServer::start(Script::list([
+        Step::fault(Fault::Status(503)),
+        Step::fault(Fault::DropConnection),
+        ScriptedReply::text("left_click(1, 2)").into(),
+    ]))
+    .unwrap();
+    let mut retries = Vec::new();
+    let r = client(&server)
+        .chat_with(&request(false), &mut |r| retries.push(r.clone()))
+        .unwrap();
+    assert_eq!(r.content, "left_click(1, 2)");
+    let attempts: Vec<u32> = retries.iter().map(|r| r.attempt).collect();
+    assert_eq!(attempts, [2, 3], "{retries:?}");
+    let first = &retries[0].reason;
+    assert!(
+        first.contains("HTTP 503")
+            && first.contains("scripted fault")
+            && first.contains("retrying in"),
+        "{retries:?}"
+    );
+    assert!(
+        retries[1].reason.contains("dropped the connection"),
+        "{retries:?}"
+    );
+}
+
+#[test]
+fn a_streamed_request_reports_its_retries_too() {
+    let server = ScriptedServer::start(Script::list([
+        Step::fault(Fault::RateLimited),
+        ScriptedReply::text("ok").into(),
+    ]))
+    .unwrap();
+    let mut retries = Vec::new();
+    let r = client(&server)
+        .chat_stream_with(&request(true), &mut |_| {}, &mut |r| {
+            retries.push(r.clone())
+        })
+        .unwrap();
+    assert_eq!(r.content, "ok");
+    assert_eq!(retries.len(), 1, "{retries:?}");
+    assert_eq!(retries[0].attempt, 2);
+    assert!(retries[0].reason.contains("HTTP 429"), "{retries:?}");
+}
+
+#[test]
+fn a_reply_over_max_response_bytes_is_refused_and_names_the_setting() {
+    let big = ScriptedReply::text("x".repeat(20_000));
+    let server = ScriptedServer::start(Script::repeat(big)).unwrap();
+    let mut cfg = config(&server.url());
+    cfg.max_response_bytes = 4096;
+    let c = ModelClient::new(cfg).unwrap();
+    for stream in [false, true] {
+        let err = c.chat(&request(stream)).unwrap_err();
+        assert!(
+            matches!(err, ModelError::TooLarge { limit: 4096, .. }),
+            "{err:?}"
+        );
+        let msg = err.to_string();
+        assert!(
+            msg.contains("max_response_bytes") && msg.contains(&server.url()),
+            "{msg}"
+        );
+    }
+    assert_eq!(server.request_count(), 2, "a body too large is not retried");
+    // the default cap reads it
+    let c = client(&server);
+    assert_eq!(c.chat(&request(false)).unwrap().content.len(), 20_000);
+    assert_eq!(c.chat(&request(true)).unwrap().content.len(), 20_000);
 }

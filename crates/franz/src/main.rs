@@ -37,31 +37,6 @@ fn main() -> ExitCode {
     }
 }
 
-/// The run directory's `franz.log`, once a run has one.
-static RUN_LOG: std::sync::Mutex<Option<franz_core::runlog::LogFile>> = std::sync::Mutex::new(None);
-
-/// Sends the tracing output to a run's `franz.log` too (at info level and up).
-pub fn set_run_log(log: franz_core::runlog::LogFile) {
-    if let Ok(mut slot) = RUN_LOG.lock() {
-        *slot = Some(log);
-    }
-}
-
-/// Writes to the run log when there is one, else nowhere.
-struct RunLogWriter;
-
-impl std::io::Write for RunLogWriter {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        match RUN_LOG.lock().ok().and_then(|g| g.clone()) {
-            Some(mut f) => f.write(buf),
-            None => Ok(buf.len()),
-        }
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 /// Colour codes only for a person at a terminal: never into a pipe or a file, and never with
 /// `NO_COLOR` set to anything but the empty string (no-color.org).
 fn colour_on_stderr() -> bool {
@@ -71,7 +46,7 @@ fn colour_on_stderr() -> bool {
 }
 
 /// Logs go to stderr, filtered by `FRANZ_LOG` (e.g. `FRANZ_LOG=debug`; warnings by default),
-/// and to the run directory's `franz.log` at info level.
+/// and to each run directory's `franz.log` at info level (`franz_core::runlog::trace`).
 fn init_tracing() {
     use tracing_subscriber::Layer as _;
     use tracing_subscriber::layer::SubscriberExt as _;
@@ -82,12 +57,8 @@ fn init_tracing() {
         .with_ansi(colour_on_stderr())
         .with_writer(std::io::stderr)
         .with_filter(filter);
-    let file = tracing_subscriber::fmt::layer()
-        .with_ansi(false)
-        .with_writer(|| RunLogWriter)
-        .with_filter(tracing_subscriber::EnvFilter::new("info,enigo=error"));
     let _ = tracing_subscriber::registry()
         .with(stderr)
-        .with(file)
+        .with(franz_core::runlog::trace::layer())
         .try_init();
 }

@@ -114,6 +114,11 @@ fn line(e: &Event) -> Option<String> {
         EventKind::AwaitingAnnotation { .. } => {
             format!("turn {t}: waiting for the panel's annotation")
         }
+        EventKind::ModelRequest {
+            attempt,
+            reason: Some(reason),
+            ..
+        } => format!("turn {t}: model request, attempt {attempt}: {reason}"),
         EventKind::TurnStarted {} | EventKind::ModelRequest { .. } => return None,
     })
 }

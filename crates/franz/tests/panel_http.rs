@@ -32,7 +32,7 @@ fn without_the_token_the_panel_answers_401() {
 }
 
 #[test]
-fn inject_boots_a_run_that_waits_for_the_panel_and_a_wrong_seq_gets_409() {
+fn inject_boots_a_run_that_waits_for_the_panel_a_wrong_seq_gets_409_a_wrong_size_400() {
     // annotation mode: turn 1 waits for the panel's image before any model call, so the
     // injected reply is what turn 1 runs; the model is never asked
     let mut run = PanelRun::start(repeat(CLICK), &["--panel", "--annotate-in-panel"]);
@@ -47,6 +47,24 @@ fn inject_boots_a_run_that_waits_for_the_panel_and_a_wrong_seq_gets_409() {
     let png = s["raw_b64"].as_str().unwrap().to_string();
     let (status, body) = run.post("/annotated", json!({"seq": 2, "image_b64": png}));
     assert_eq!(status, 409, "{body}");
+    // an image of another size than the screenshot: 400, naming both sizes
+    let (w, h) = (
+        s["image_width"].as_u64().unwrap(),
+        s["image_height"].as_u64().unwrap(),
+    );
+    assert!(w > 0 && h > 0, "{s}");
+    let mut small = Vec::new();
+    image::RgbaImage::new(w as u32 / 2, h as u32)
+        .write_to(
+            &mut std::io::Cursor::new(&mut small),
+            image::ImageFormat::Png,
+        )
+        .unwrap();
+    let small = base64::Engine::encode(&base64::engine::general_purpose::STANDARD, &small);
+    let (status, body) = run.post("/annotated", json!({"seq": 1, "image_b64": small}));
+    assert_eq!(status, 400, "{body}");
+    let sizes = format!("is {}x{h}, but screenshot 1 is {w}x{h}", w / 2);
+    assert!(body.contains(&sizes), "{body}");
     let s = run.state();
     assert_eq!(s["awaiting"], "annotation", "the engine keeps waiting");
     assert_eq!(s["pending_seq"], 1);

@@ -64,6 +64,7 @@ pub struct Config {
     pub timeout: f64,
     pub connect_timeout: f64,
     pub retries: u64,
+    pub max_response_bytes: u64,
     pub stream: bool,
     pub strategy: String,
     pub max_steps: u64,
@@ -277,8 +278,14 @@ pub struct Effective {
 pub const MASK: &str = "***";
 
 impl Effective {
-    /// The configuration as TOML with secrets masked, for run directories and `franz config`.
+    /// The configuration as TOML with secrets masked, for `franz config`.
     pub fn masked_toml(&self) -> String {
+        toml::to_string(&self.masked_table())
+            .unwrap_or_else(|e| format!("# the configuration cannot be written as TOML: {e}\n"))
+    }
+
+    /// The configuration with secrets masked, for the run directory's `config.toml`.
+    pub fn masked_table(&self) -> toml::Table {
         let mut table = toml::Table::new();
         for (k, r) in &self.values {
             let v = match Setting::find(k) {
@@ -290,7 +297,7 @@ impl Effective {
             };
             table.insert(k.to_string(), v);
         }
-        toml::to_string(&table).unwrap_or_default()
+        table
     }
 
     /// `key = value  # source: help` lines, secrets masked. The help says what the value

@@ -140,6 +140,15 @@ pub const SETTINGS: &[Setting] = &[
         "3",
         "retries on connection errors, 429 and 5xx",
     ),
+    s(
+        "max_response_bytes",
+        Kind::Int {
+            min: 1024,
+            max: 1 << 32,
+        },
+        "33554432",
+        "the largest model reply body read, in bytes (32 MiB)",
+    ),
     s("stream", Kind::Bool, "false", "stream replies (SSE)"),
     s(
         "strategy",

@@ -129,6 +129,13 @@ fn secrets_are_masked_everywhere() {
     assert!(!e.masked_toml().contains("sk-secret"));
     assert!(e.masked_toml().contains("***"));
     assert!(!e.explain().contains("sk-secret"));
+    // the run directory's config.toml: every setting, the secret masked, no text round trip
+    let table = e.masked_table();
+    assert_eq!(table["api_key"].as_str(), Some("***"));
+    assert_eq!(table["max_response_bytes"].as_integer(), Some(32 << 20));
+    for s in super::SETTINGS {
+        assert!(table.contains_key(s.key), "{} is missing", s.key);
+    }
     let e = ConfigBuilder::new()
         .env(env(&[("FRANZ_API_KEY", "a"), ("OPENAI_API_KEY", "b")]))
         .build()

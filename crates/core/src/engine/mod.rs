@@ -15,7 +15,7 @@ use crate::executor::{ExecError, Executor};
 use crate::model::{ChatRequest, ModelClient, Reply, sanitize};
 use crate::observe::{Observation, Pipeline, RgbaImage};
 use crate::overlay::{FeedbackHistory, Overlay, TurnFeedback};
-use crate::runlog::{RunWriter, TurnEntry, TurnImage, TurnTimings};
+use crate::runlog::{RunWriter, TurnEntry, TurnImage, TurnTimings, trace};
 use crate::strategy::{Prompt, Reading, Strategy, TurnContext};
 use franz_desktop::Desktop;
 use std::sync::Arc;
@@ -106,18 +106,12 @@ impl Engine<'_> {
     }
 
     /// Runs until the task ends; always emits `run_finished` and closes the run directory.
+    /// The whole run happens inside its [`trace::run_span`], so its log lines reach its
+    /// `franz.log`.
     pub fn run(mut self) -> RunSummary {
-        let run_dir = self.writer.as_ref().map(|w| w.dir().display().to_string());
-        self.emit(
-            0,
-            EventKind::RunStarted {
-                task: self.options.task.clone(),
-                strategy: self.strategy.name().to_string(),
-                model: self.options.model.clone(),
-                run_dir,
-                dry_run: self.executor.is_dry_run(),
-            },
-        );
+        let (span, no_log) = self.run_span();
+        let _in_run = span.enter();
+        self.emit_started(no_log);
         let started = Instant::now();
         let mut history = self
             .overlay
@@ -207,6 +201,47 @@ impl Engine<'_> {
             reason,
             turns: turn,
         }
+    }
+
+    /// `run_started`, then the reason this run has no `franz.log`, if it has none.
+    fn emit_started(&mut self, no_log: Option<String>) {
+        let run_dir = self.writer.as_ref().map(|w| w.dir().display().to_string());
+        self.emit(
+            0,
+            EventKind::RunStarted {
+                task: self.options.task.clone(),
+                strategy: self.strategy.name().to_string(),
+                model: self.options.model.clone(),
+                run_dir,
+                dry_run: self.executor.is_dry_run(),
+            },
+        );
+        if let Some(message) = no_log {
+            self.emit(
+                0,
+                EventKind::Error {
+                    message,
+                    fatal: false,
+                },
+            );
+        }
+    }
+
+    /// The tracing span of this run: named after the run directory, logging to its
+    /// `franz.log` (created here). A disabled span without a directory; with the reason
+    /// when the file cannot be created.
+    fn run_span(&self) -> (tracing::Span, Option<String>) {
+        let Some(w) = self.writer.as_ref() else {
+            return (tracing::Span::none(), None);
+        };
+        if let Err(e) = w.log_file() {
+            let message = format!("{e}: this run has no franz.log");
+            return (tracing::Span::none(), Some(message));
+        }
+        let dir = w.dir();
+        let id = dir.file_name().map(|n| n.to_string_lossy().into_owned());
+        let span = trace::run_span(&id.unwrap_or_default(), &dir.join(crate::runlog::LOG_FILE));
+        (span, None)
     }
 
     /// Sleeps, waking early for Ctrl+C. False when interrupted.
@@ -383,10 +418,11 @@ impl Engine<'_> {
             }
         }
         self.pipeline.recycle(obs);
-        history.push(TurnFeedback {
-            actions: reading.actions.clone(),
-            bboxes: reading.bboxes.clone(),
-        });
+        history.push(TurnFeedback::executed(
+            &reading.actions,
+            &results,
+            &reading.bboxes,
+        ));
         if let Some(stop) = fatal {
             return Err(stop);
         }
@@ -463,6 +499,7 @@ impl Engine<'_> {
 impl Channel<'_> {
     fn emit(&mut self, turn: u32, kind: EventKind) {
         let event = Event::now(turn, kind);
+        tracing::info!(turn, "{}", event.summary());
         if let Some(w) = self.writer.as_mut()
             && let Err(e) = w.event(&event)
         {
@@ -473,40 +510,39 @@ impl Channel<'_> {
         }
     }
 
-    /// Sends the request (in a worker thread, so Ctrl+C is not stuck behind it).
+    /// Sends the request (in a worker thread, so Ctrl+C is not stuck behind it). Emits one
+    /// `model_request` per attempt: the first, then one for each retry with its reason.
     fn ask(&mut self, turn: u32, request: &ChatRequest) -> Result<Reply, Stop> {
         let body = request.to_body();
-        let images = body.to_string().matches("data:image/").count();
-        self.emit(
-            turn,
-            EventKind::ModelRequest {
-                model: request.model.clone(),
-                attempt: 1,
-                messages: request.messages.len(),
-                images,
-                bytes: body.to_string().len(),
-            },
-        );
-        if let Some(w) = self.writer.as_mut() {
-            let _ = w.exchange(&serde_json::json!({"turn": turn, "t_ms": crate::event::unix_ms(), "request": sanitize::sanitized(&body)}));
-        }
-        let result = model_call::call(self.client.clone(), request.clone(), self.interrupt);
+        let text = body.to_string();
+        let request_event = |attempt: u32, reason: Option<String>| EventKind::ModelRequest {
+            model: request.model.clone(),
+            attempt,
+            messages: request.messages.len(),
+            images: text.matches("data:image/").count(),
+            bytes: text.len(),
+            reason,
+        };
+        self.emit(turn, request_event(1, None));
+        self.exchange(turn, "request", sanitize::sanitized(&body));
+        let client = self.client.clone();
+        let interrupt = self.interrupt;
+        let result = model_call::call(client, request.clone(), interrupt, &mut |r| {
+            self.emit(turn, request_event(r.attempt, Some(r.reason.clone())));
+        });
         match result {
             model_call::CallResult::Reply(reply) => {
-                if let Some(w) = self.writer.as_mut() {
-                    let _ = w.exchange(&serde_json::json!({"turn": turn, "t_ms": crate::event::unix_ms(), "response": {
-                        "content": reply.content, "reasoning": reply.reasoning,
-                        "tool_calls": reply.tool_calls, "finish_reason": reply.finish_reason}}));
-                }
+                let response = serde_json::json!({
+                    "content": reply.content, "reasoning": reply.reasoning,
+                    "tool_calls": reply.tool_calls, "finish_reason": reply.finish_reason});
+                self.exchange(turn, "response", response);
                 Ok(reply)
             }
             model_call::CallResult::Interrupted => {
                 Err(Stop(Outcome::Interrupted, "interrupted (Ctrl+C)".into()))
             }
             model_call::CallResult::Failed(e) => {
-                if let Some(w) = self.writer.as_mut() {
-                    let _ = w.exchange(&serde_json::json!({"turn": turn, "t_ms": crate::event::unix_ms(), "error": e.to_string()}));
-                }
+                self.exchange(turn, "error", serde_json::Value::from(e.to_string()));
                 let outcome = if e.is_unreachable() {
                     Outcome::Unreachable
                 } else {
@@ -514,6 +550,29 @@ impl Channel<'_> {
                 };
                 Err(Stop(outcome, e.to_string()))
             }
+        }
+    }
+
+    /// Appends `{"turn", "t_ms", key: value}` to `exchange.jsonl`. The first failure of a run
+    /// becomes one non-fatal `error` event; later ones are not repeated.
+    fn exchange(&mut self, turn: u32, key: &str, value: serde_json::Value) {
+        let Some(w) = self.writer.as_mut() else {
+            return;
+        };
+        let mut record = serde_json::json!({"turn": turn, "t_ms": crate::event::unix_ms()});
+        record[key] = value;
+        if let Err(e) = w.exchange(&record)
+            && w.first_failure(crate::runlog::EXCHANGE_FILE)
+        {
+            self.emit(
+                turn,
+                EventKind::Error {
+                    message: format!(
+                        "{e}: the run goes on, but its exchange log misses model requests and replies from here (said once per run)"
+                    ),
+                    fatal: false,
+                },
+            );
         }
     }
 }

@@ -5,7 +5,10 @@
 //! - Replies come whole or streamed (SSE); both give the same [`Reply`].
 //! - A connect timeout and a whole-request timeout (zero = none, with a warning).
 //! - Bounded retries with exponential backoff on connection errors, 429 and 5xx; `Retry-After`
-//!   is honoured (capped). Timeouts and cut streams are not retried: they cost too much.
+//!   is honoured (capped). Timeouts and cut streams are not retried: they cost too much. Each
+//!   retry is reported to the caller as a [`Retry`] (its attempt number and why).
+//! - A reply body larger than [`ClientConfig::max_response_bytes`] (the `max_response_bytes`
+//!   setting, 32 MiB by default) is refused with [`ModelError::TooLarge`], streamed or not.
 //! - The API key (`FRANZ_API_KEY`, else `OPENAI_API_KEY`) is sent as a bearer token and never
 //!   logged or printed (the `Debug` of [`ClientConfig`] masks it).
 //! - Every error names the URL and says what to do; [`ModelError::is_unreachable`] marks the
@@ -33,6 +36,22 @@ pub struct ClientConfig {
     pub retries: u32,
     /// The first retry's delay; it doubles each time (capped at 10 s).
     pub backoff: Duration,
+    /// The largest reply body read, in bytes (the `max_response_bytes` setting).
+    pub max_response_bytes: u64,
+}
+
+/// The default of `max_response_bytes`: 32 MiB.
+pub const DEFAULT_MAX_RESPONSE_BYTES: u64 = 32 << 20;
+
+/// At most this much of an error status's body is read for its message.
+const MAX_ERROR_BODY: u64 = 64 << 10;
+
+/// A retry about to be made: its attempt number (2 for the first retry) and why the attempt
+/// before it failed (e.g. `HTTP 503 (...); retrying in 0.5 s`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Retry {
+    pub attempt: u32,
+    pub reason: String,
 }
 
 impl std::fmt::Debug for ClientConfig {
@@ -44,13 +63,14 @@ impl std::fmt::Debug for ClientConfig {
             .field("timeout", &self.timeout)
             .field("retries", &self.retries)
             .field("backoff", &self.backoff)
+            .field("max_response_bytes", &self.max_response_bytes)
             .finish()
     }
 }
 
 impl ClientConfig {
-    /// The seeds' defaults: 240 s per request, 10 s to connect, 3 retries from 500 ms; the key
-    /// from the environment.
+    /// The seeds' defaults: 240 s per request, 10 s to connect, 3 retries from 500 ms, replies
+    /// up to 32 MiB; the key from the environment.
     pub fn new(api_url: impl Into<String>) -> Self {
         Self {
             api_url: api_url.into(),
@@ -59,6 +79,7 @@ impl ClientConfig {
             timeout: Duration::from_secs(240),
             retries: 3,
             backoff: Duration::from_millis(500),
+            max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
         }
     }
 }
@@ -147,12 +168,21 @@ impl ModelClient {
 
     /// Sends a request and returns the reply, streamed if `req.stream`.
     pub fn chat(&self, req: &ChatRequest) -> Result<Reply, ModelError> {
+        self.chat_with(req, &mut |_| {})
+    }
+
+    /// [`ModelClient::chat`], calling `on_retry` before each retry.
+    pub fn chat_with(
+        &self,
+        req: &ChatRequest,
+        on_retry: &mut dyn FnMut(&Retry),
+    ) -> Result<Reply, ModelError> {
         if req.stream {
-            self.chat_stream(req, &mut |_| {})
+            self.chat_stream_with(req, &mut |_| {}, on_retry)
         } else {
             let body = req.to_body();
             let started = Instant::now();
-            let resp = self.send(|| self.http.post(&self.endpoint.chat).json(&body))?;
+            let resp = self.send(|| self.http.post(&self.endpoint.chat).json(&body), on_retry)?;
             let body = self.read_body(resp, started)?;
             self.reply_from_body(&body)
         }
@@ -164,16 +194,29 @@ impl ModelClient {
         req: &ChatRequest,
         on_text: &mut dyn FnMut(&str),
     ) -> Result<Reply, ModelError> {
+        self.chat_stream_with(req, on_text, &mut |_| {})
+    }
+
+    /// [`ModelClient::chat_stream`], calling `on_retry` before each retry.
+    pub fn chat_stream_with(
+        &self,
+        req: &ChatRequest,
+        on_text: &mut dyn FnMut(&str),
+        on_retry: &mut dyn FnMut(&Retry),
+    ) -> Result<Reply, ModelError> {
         let mut req = req.clone();
         req.stream = true;
         let body = req.to_body();
         let started = Instant::now();
-        let resp = self.send(|| {
-            self.http
-                .post(&self.endpoint.chat)
-                .header("Accept", "text/event-stream")
-                .json(&body)
-        })?;
+        let resp = self.send(
+            || {
+                self.http
+                    .post(&self.endpoint.chat)
+                    .header("Accept", "text/event-stream")
+                    .json(&body)
+            },
+            on_retry,
+        )?;
         let is_json = resp
             .headers()
             .get("content-type")
@@ -193,7 +236,7 @@ impl ModelClient {
     pub fn list_models(&self) -> Result<Vec<String>, ModelError> {
         let url = self.endpoint.models();
         let started = Instant::now();
-        let resp = self.send(|| self.http.get(&url))?;
+        let resp = self.send(|| self.http.get(&url), &mut |_| {})?;
         let body = self.read_body(resp, started)?;
         let v: Value = serde_json::from_slice(&body).map_err(|e| ModelError::NotJson {
             url: url.clone(),
@@ -219,8 +262,12 @@ impl ModelClient {
             .collect())
     }
 
-    /// Sends with retries; returns a 2xx response.
-    fn send(&self, build: impl Fn() -> RequestBuilder) -> Result<Response, ModelError> {
+    /// Sends with retries, telling `on_retry` about each; returns a 2xx response.
+    fn send(
+        &self,
+        build: impl Fn() -> RequestBuilder,
+        on_retry: &mut dyn FnMut(&Retry),
+    ) -> Result<Response, ModelError> {
         let attempts = self.cfg.retries + 1;
         let mut attempt = 0;
         loop {
@@ -241,10 +288,12 @@ impl ModelClient {
                         .and_then(|s| s.trim().parse::<f64>().ok())
                         .filter(|s| s.is_finite() && *s >= 0.0)
                         .map(|s| Duration::from_secs_f64(s.min(30.0)));
-                    let text = resp.text().unwrap_or_default();
+                    let text = error_text(resp);
                     if (status == 429 || status >= 500) && !last {
-                        tracing::warn!(status, attempt, "model server error; retrying");
-                        self.pause(attempt, retry_after);
+                        tracing::info!(status, attempt, "model server error; retrying");
+                        let why =
+                            format!("HTTP {status} ({})", super::error::server_message(&text));
+                        self.retry(attempt, why, retry_after, on_retry);
                         continue;
                     }
                     return Err(status_error(
@@ -261,8 +310,13 @@ impl ModelClient {
                 Err(e) => {
                     let reason = describe(&e);
                     if !last {
-                        tracing::warn!(attempt, %reason, "model server not reachable; retrying");
-                        self.pause(attempt, None);
+                        tracing::info!(attempt, %reason, "model server not reachable; retrying");
+                        let what = if e.is_connect() {
+                            "not reachable"
+                        } else {
+                            "dropped the connection"
+                        };
+                        self.retry(attempt, format!("{what}: {reason}"), None, on_retry);
                         continue;
                     }
                     return Err(if e.is_connect() {
@@ -283,13 +337,32 @@ impl ModelClient {
         }
     }
 
-    fn pause(&self, attempt: u32, retry_after: Option<Duration>) {
+    /// Tells `on_retry` that attempt `attempt + 1` follows and why, then waits the backoff.
+    fn retry(
+        &self,
+        attempt: u32,
+        why: String,
+        retry_after: Option<Duration>,
+        on_retry: &mut dyn FnMut(&Retry),
+    ) {
         let exp = self
             .cfg
             .backoff
             .saturating_mul(1u32 << (attempt - 1).min(10))
             .min(Duration::from_secs(10));
-        std::thread::sleep(retry_after.unwrap_or(exp));
+        let wait = retry_after.unwrap_or(exp);
+        on_retry(&Retry {
+            attempt: attempt + 1,
+            reason: format!("{why}; retrying in {:.1} s", wait.as_secs_f64()),
+        });
+        std::thread::sleep(wait);
+    }
+
+    fn too_large(&self) -> ModelError {
+        ModelError::TooLarge {
+            url: self.endpoint.chat.clone(),
+            limit: self.cfg.max_response_bytes,
+        }
     }
 
     fn timeout_error(&self) -> ModelError {
@@ -303,9 +376,15 @@ impl ModelClient {
         !self.cfg.timeout.is_zero() && started.elapsed() >= self.cfg.timeout
     }
 
-    fn read_body(&self, mut resp: Response, started: Instant) -> Result<Vec<u8>, ModelError> {
+    /// The whole body, at most `max_response_bytes` of it.
+    fn read_body(&self, resp: Response, started: Instant) -> Result<Vec<u8>, ModelError> {
+        let cap = self.cfg.max_response_bytes;
+        if resp.content_length().is_some_and(|n| n > cap) {
+            return Err(self.too_large());
+        }
         let mut body = Vec::new();
-        match resp.read_to_end(&mut body) {
+        match resp.take(cap.saturating_add(1)).read_to_end(&mut body) {
+            Ok(_) if body.len() as u64 > cap => Err(self.too_large()),
             Ok(_) => Ok(body),
             Err(_) if self.past_deadline(started) => Err(self.timeout_error()),
             Err(e) => Err(ModelError::Stream {
@@ -367,6 +446,9 @@ impl ModelClient {
                 decoder.finish().into_iter().collect()
             } else {
                 total += n;
+                if total as u64 > self.cfg.max_response_bytes {
+                    return Err(self.too_large());
+                }
                 decoder.feed(&buf[..n])
             };
             for p in payloads.drain(..) {
@@ -393,6 +475,15 @@ impl ModelClient {
             }
         }
     }
+}
+
+/// The start of an error status's body, for its message (a huge error page is not read whole).
+fn error_text(resp: Response) -> String {
+    let mut body = Vec::new();
+    if let Err(e) = resp.take(MAX_ERROR_BODY).read_to_end(&mut body) {
+        tracing::debug!("the error body was cut off after {} bytes: {e}", body.len());
+    }
+    String::from_utf8_lossy(&body).into_owned()
 }
 
 /// A short reason for a transport error: "connection refused", "could not resolve host", ...

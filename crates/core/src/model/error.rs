@@ -48,6 +48,10 @@ pub enum ModelError {
     )]
     BadReply { url: String, reason: String },
     #[error(
+        "the model server at {url} sent a reply larger than {limit} bytes: raise the max_response_bytes setting (config file, or FRANZ_MAX_RESPONSE_BYTES), or lower max_tokens"
+    )]
+    TooLarge { url: String, limit: u64 },
+    #[error(
         "the reply stream from {url} broke ({reason}): the server may have crashed or run out of memory; try again, or turn streaming off"
     )]
     Stream { url: String, reason: String },
@@ -109,7 +113,7 @@ pub(crate) fn status_error(
 }
 
 /// The server's own error message if the body is `{"error": ...}`, else a snippet of it.
-fn server_message(body: &str) -> String {
+pub(crate) fn server_message(body: &str) -> String {
     if let Ok(v) = serde_json::from_str::<serde_json::Value>(body) {
         let e = v.get("error").unwrap_or(&v);
         if let Some(m) = e.get("message").and_then(|m| m.as_str()).or(e.as_str()) {

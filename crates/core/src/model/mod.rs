@@ -12,7 +12,9 @@ mod scripted_wire;
 pub mod sse;
 pub mod types;
 
-pub use client::{ClientConfig, Endpoint, ModelClient, api_key_from_env};
+pub use client::{
+    ClientConfig, DEFAULT_MAX_RESPONSE_BYTES, Endpoint, ModelClient, Retry, api_key_from_env,
+};
 pub use error::ModelError;
 pub use scripted_server::{
     Fault, RecordedRequest, Script, ScriptedReply, ScriptedServer, ServerOptions, Step,

@@ -16,7 +16,7 @@ pub use config::{
     BboxHeatConfig, Color, HeatConfig, LabelConfig, MarksConfig, OverlayConfig, Stop,
 };
 
-use crate::action::{Action, ActionKind};
+use crate::action::{Action, ActionKind, ActionResult};
 use crate::geometry::{ImageSize, NormBox, NormPoint};
 use ab_glyph::FontRef;
 use franz_desktop::Button;
@@ -36,6 +36,23 @@ pub enum OverlayError {
 pub struct TurnFeedback {
     pub actions: Vec<Action>,
     pub bboxes: Vec<NormBox>,
+}
+
+impl TurnFeedback {
+    /// What a turn did: only the actions whose result is `ok` (performed, or simulated in a dry
+    /// run) are drawn. Rejected, failed and never-reached actions are left out, so the next
+    /// screenshot never shows a click that did not happen. The boxes are the model's own.
+    pub fn executed(actions: &[Action], results: &[ActionResult], bboxes: &[NormBox]) -> Self {
+        Self {
+            actions: actions
+                .iter()
+                .zip(results)
+                .filter(|(_, r)| r.is_ok())
+                .map(|(a, _)| a.clone())
+                .collect(),
+            bboxes: bboxes.to_vec(),
+        }
+    }
 }
 
 /// The last turns' feedback, newest last; holds at most `capacity` turns.

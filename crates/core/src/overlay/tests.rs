@@ -153,6 +153,49 @@ fn labels_name_index_and_coordinates() {
 }
 
 #[test]
+fn only_executed_actions_are_drawn_on_the_next_screenshot() {
+    use crate::action::{ActionError, ErrorKind};
+    let (w, h) = (201, 101);
+    let o = Overlay::new(OverlayConfig::default()).unwrap();
+    let clicks: Vec<Action> = vec![click(500, 500).into(), click(100, 100).into()];
+    let rejected = ActionResult::Error(ActionError::new(ErrorKind::Rejected, "the user rejected"));
+    let failed = ActionResult::Error(ActionError::new(ErrorKind::ExecutionFailed, "no X server"));
+    let draw = |results: &[ActionResult]| {
+        let mut hist = o.history();
+        hist.push(TurnFeedback::executed(&clicks, results, &[]));
+        let mut data = grey(w, h);
+        o.draw(w, h, &mut data, &hist).unwrap();
+        data
+    };
+    // the crosshair arm of (500,500), 10 px right of pixel (100,50)
+    let red = |data: &[u8]| {
+        let p = px(data, w, 110, 50);
+        p[0] > 200 && p[1] < 80 && p[2] < 80
+    };
+    let none_ran = draw(&[rejected.clone(), rejected]);
+    assert_eq!(
+        none_ran,
+        grey(w, h),
+        "a rejected turn leaves no mark at all"
+    );
+    assert_eq!(
+        draw(std::slice::from_ref(&failed)),
+        grey(w, h),
+        "a failed click is not drawn"
+    );
+    assert!(
+        red(&draw(&[ActionResult::ok()])),
+        "an executed click is drawn"
+    );
+    // the first ran, the second failed: only the first is drawn (no heat near (20,10))
+    let first = draw(&[ActionResult::ok(), failed]);
+    assert!(red(&first));
+    assert_eq!(px(&first, w, 20, 10), [40, 40, 40, 255]);
+    // a fatal stop before the second action: it has no result and is not drawn either
+    assert_eq!(draw(&[ActionResult::ok()]), first);
+}
+
+#[test]
 fn a_long_press_is_drawn_like_a_left_click_and_a_hold_key_gets_a_label() {
     let (w, h) = (201, 101);
     let mut cfg = OverlayConfig::default();

@@ -7,7 +7,7 @@
 //!   turn_0001/screenshot_raw.png ...                 (turn_dirs layout)
 //!   exchange.jsonl     model requests and replies, already sanitized by the caller
 //!   events.jsonl       the engine's events (crate::event)
-//!   franz.log          tracing output (RunWriter::log_file)
+//!   franz.log          the run's tracing output (trace.rs: the engine's run span)
 //!   config.toml        the effective configuration, secrets as ***
 //!   run.json           what else replaying needs: the screen size (RunMeta)
 //! ```
@@ -19,6 +19,7 @@
 mod images;
 mod reader;
 mod record;
+pub mod trace;
 
 pub use images::TurnImage;
 pub use reader::{RunLog, TurnView, read_jsonl, read_run};
@@ -136,6 +137,8 @@ pub struct RunWriter {
     exchange: File,
     images: images::ImageWorker,
     pending: HashMap<u32, Receiver<io::Result<()>>>,
+    /// The files whose write failure was already reported (see [`RunWriter::first_failure`]).
+    failed: Vec<String>,
 }
 
 impl RunWriter {
@@ -165,6 +168,7 @@ impl RunWriter {
             images: images::ImageWorker::start()
                 .map_err(io_err("cannot start the PNG writer for", dir))?,
             pending: HashMap::new(),
+            failed: Vec::new(),
         };
         images::sync_dir(dir).map_err(io_err("cannot sync", dir))?;
         Ok(w)
@@ -308,16 +312,22 @@ impl RunWriter {
             .map_err(io_err("cannot append to", &path))
     }
 
+    /// True the first time it is called for `file` in this run, false after: so that a file
+    /// that cannot be written is reported once per run, not once per record. From then on
+    /// the file is known broken: `finish_turn` and `close` no longer sync it.
+    pub fn first_failure(&mut self, file: &str) -> bool {
+        if self.failed.iter().any(|f| f == file) {
+            return false;
+        }
+        self.failed.push(file.to_string());
+        true
+    }
+
     /// `franz.log`, as a cloneable writer for tracing:
     /// `tracing_subscriber::fmt().with_writer(move || log.clone())`.
     pub fn log_file(&self) -> Result<LogFile, RunLogError> {
         let path = self.dir.join(LOG_FILE);
-        let f = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&path)
-            .map_err(io_err("cannot open", &path))?;
-        Ok(LogFile(Arc::new(Mutex::new(f))))
+        LogFile::open(&path).map_err(io_err("cannot open", &path))
     }
 
     /// Waits for queued screenshots and fsyncs everything.
@@ -328,8 +338,13 @@ impl RunWriter {
         self.sync_streams()
     }
 
+    /// Syncs the event and exchange logs, except one whose failure was already reported
+    /// ([`RunWriter::first_failure`]): the run goes on without it.
     fn sync_streams(&mut self) -> Result<(), RunLogError> {
         for (f, name) in [(&self.events, EVENTS_FILE), (&self.exchange, EXCHANGE_FILE)] {
+            if self.failed.iter().any(|x| x == name) {
+                continue;
+            }
             f.sync_data()
                 .map_err(io_err("cannot sync", &self.dir.join(name)))?;
         }
@@ -378,6 +393,14 @@ fn mask_secrets(table: &mut toml::Table) {
 /// `franz.log`, shared by every tracing writer. Each `write` goes straight to the file.
 #[derive(Debug, Clone)]
 pub struct LogFile(Arc<Mutex<File>>);
+
+impl LogFile {
+    /// Opens `path` for appending, creating it if missing.
+    pub fn open(path: &Path) -> io::Result<Self> {
+        let f = OpenOptions::new().create(true).append(true).open(path)?;
+        Ok(LogFile(Arc::new(Mutex::new(f))))
+    }
+}
 
 impl Write for LogFile {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {

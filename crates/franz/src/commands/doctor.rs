@@ -212,6 +212,7 @@ fn model_checks(c: &Config) -> Vec<Check> {
         timeout: Duration::from_secs_f64(if c.timeout > 0.0 { c.timeout } else { 240.0 }),
         retries: 0,
         backoff: Duration::from_millis(200),
+        max_response_bytes: c.max_response_bytes,
     }) {
         Ok(client) => client,
         Err(e) => {

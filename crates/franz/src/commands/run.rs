@@ -179,6 +179,7 @@ pub fn run_engine(
         timeout: Duration::from_secs_f64(c.timeout),
         retries: c.retries as u32,
         backoff: Duration::from_millis(500),
+        max_response_bytes: c.max_response_bytes,
     })
     .map_err(|e| usage(e.to_string()))?;
     let system_prompt = match &a.system_prompt {
@@ -213,9 +214,8 @@ pub fn run_engine(
     };
     let writer = RunWriter::create(&c.runs_dir, layout)
         .with_context(|| format!("cannot create a run directory in {}", c.runs_dir.display()))?;
-    let masked: toml::Table = effective.masked_toml().parse().unwrap_or_default();
     writer
-        .write_config(&masked)
+        .write_config(&effective.masked_table())
         .context("cannot write config.toml")?;
     let screen = session.desktop.monitor().rect;
     writer

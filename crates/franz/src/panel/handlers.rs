@@ -167,12 +167,30 @@ pub async fn annotated(State(s): Shared, headers: HeaderMap, body: Bytes) -> Res
     if !png.starts_with(b"\x89PNG\r\n\x1a\n") {
         return error(StatusCode::BAD_REQUEST, "image_b64 is not a PNG");
     }
+    if let Err(message) = check_annotated(&s, req.seq, &png) {
+        return error(StatusCode::BAD_REQUEST, message);
+    }
     match s.remote.annotate(req.seq, png) {
         Ok(()) => {
             s.note_annotated(req.seq);
             Json(serde_json::json!({"ok": true, "seq": req.seq})).into_response()
         }
         Err(e) => remote_error(e),
+    }
+}
+
+/// The annotated PNG must decode, and have the size of the screenshot shown for `seq`: the
+/// model maps its coordinates onto that size.
+fn check_annotated(s: &PanelState, seq: u32, png: &[u8]) -> Result<(), String> {
+    let image = image::load_from_memory_with_format(png, image::ImageFormat::Png)
+        .map_err(|e| format!("image_b64 is not a readable PNG: {e}"))?;
+    let got = (image.width(), image.height());
+    match s.image_size(seq) {
+        Some(want) if want != got => Err(format!(
+            "the annotated image is {}x{}, but screenshot {seq} is {}x{}: draw on the screenshot at its own size",
+            got.0, got.1, want.0, want.1
+        )),
+        _ => Ok(()),
     }
 }
 

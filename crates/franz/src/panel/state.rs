@@ -25,9 +25,12 @@ pub struct View {
     /// The seq (turn) waiting for an annotated image or a decision.
     pub pending_seq: Option<u32>,
     pub annotated_seq: Option<u32>,
-    /// The latest screenshot as base64 PNG, and its seq.
+    /// The latest screenshot as base64 PNG, its seq and its size: an annotated image must
+    /// have this size.
     pub raw_b64: String,
     pub image_seq: u32,
+    pub image_width: u32,
+    pub image_height: u32,
     pub bboxes: Vec<NormBox>,
     pub actions: Vec<Action>,
     pub results: Vec<ActionResult>,
@@ -90,6 +93,12 @@ impl PanelState {
             .pending_annotation()
             .or(self.remote.pending_decision());
         v
+    }
+
+    /// The size of the screenshot shown for `seq`, if it is the latest one.
+    pub fn image_size(&self, seq: u32) -> Option<(u32, u32)> {
+        let v = self.lock();
+        (v.image_seq == seq && !v.raw_b64.is_empty()).then_some((v.image_width, v.image_height))
     }
 
     pub fn note_annotated(&self, seq: u32) {
@@ -176,6 +185,8 @@ impl Controller for PanelState {
         let mut v = self.lock();
         v.raw_b64 = b64;
         v.image_seq = seq;
+        v.image_width = observation.size.width;
+        v.image_height = observation.size.height;
     }
     fn annotating(&self) -> bool {
         self.remote.annotating()

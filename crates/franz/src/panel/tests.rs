@@ -141,10 +141,23 @@ fn oversized_bodies_get_413_and_malformed_json_400() {
 #[test]
 fn a_wrong_seq_gets_409_and_the_engine_keeps_waiting() {
     let s = serve(true, true);
-    let png = base64::Engine::encode(
-        &base64::engine::general_purpose::STANDARD,
-        b"\x89PNG\r\n\x1a\nrest",
+    let b64 =
+        |bytes: &[u8]| base64::Engine::encode(&base64::engine::general_purpose::STANDARD, bytes);
+    let broken = b64(b"\x89PNG\r\n\x1a\nrest");
+    let (status, msg) = s.post(
+        "/annotated",
+        &format!(r#"{{"seq": 4, "image_b64": "{broken}"}}"#),
     );
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{msg}");
+    assert!(msg.contains("not a readable PNG"), "{msg}");
+    let mut encoded = Vec::new();
+    image::RgbaImage::new(2, 2)
+        .write_to(
+            &mut std::io::Cursor::new(&mut encoded),
+            image::ImageFormat::Png,
+        )
+        .unwrap();
+    let png = b64(&encoded);
     let body = |seq: u32| format!(r#"{{"seq": {seq}, "image_b64": "{png}"}}"#);
     assert_eq!(
         s.post("/annotated", &body(1)).0,
