@@ -158,6 +158,24 @@ pub enum EventKind {
     },
 }
 
+/// Every event kind, as its `"event"` tag, in declaration order. Lets docs and tools list the
+/// kinds; `names_list_every_kind` keeps it complete.
+pub const EVENT_NAMES: &[&str] = &[
+    "run_started",
+    "turn_started",
+    "observation",
+    "model_request",
+    "model_reply",
+    "action_result",
+    "note",
+    "error",
+    "run_finished",
+    "paused",
+    "resumed",
+    "awaiting_approval",
+    "awaiting_annotation",
+];
+
 fn one() -> u32 {
     1
 }
@@ -221,6 +239,22 @@ impl Outcome {
             Outcome::Stopped => "stopped",
             Outcome::Interrupted => "interrupted",
         }
+    }
+}
+
+#[cfg(test)]
+mod names_tests {
+    use super::*;
+
+    #[test]
+    fn names_list_every_kind() {
+        // serde's "unknown variant" message lists every tag it knows
+        let e = serde_json::from_str::<EventKind>(r#"{"event":"no_such_kind"}"#).unwrap_err();
+        let msg = e.to_string();
+        let list = msg.split("expected one of ").nth(1).expect(&msg);
+        let tags: Vec<&str> = list.split('`').skip(1).step_by(2).collect();
+        assert!(tags.len() >= 13, "{tags:?}");
+        assert_eq!(tags, EVENT_NAMES, "EVENT_NAMES must list every EventKind");
     }
 }
 
