@@ -1,7 +1,7 @@
 //! The action vocabulary: what every parser and strategy produces and the executor performs.
 //!
-//! The canonical JSON is fixed in CONTRACTS.md: an object tagged by `"type"`, coordinates in
-//! 0..1000 of the working area, and an optional `"note"` on every action. The run log and
+//! The canonical JSON is documented in docs/actions.md: an object tagged by `"type"`, coordinates
+//! in 0..1000 of the working area, and an optional `"note"` on every action. The run log and
 //! `franz parse` use this same JSON.
 
 use crate::keys;

@@ -1,4 +1,4 @@
-//! The engine's events (CONTRACTS.md "Events"): one serde type, `Event`, whose JSON is
+//! The engine's events (docs/events.md): one serde type, `Event`, whose JSON is
 //! `{"event": "<kind>", "turn": N, "t_ms": <unix ms>, ...fields}`.
 //!
 //! The engine emits them; the run log (`events.jsonl`), the terminal printer and the panel's SSE
@@ -135,7 +135,7 @@ pub enum EventKind {
     /// The run ended.
     RunFinished {
         outcome: Outcome,
-        /// The process exit code (CONTRACTS.md "Exit codes").
+        /// The process exit code (docs/events.md, "Outcomes and exit codes").
         exit_code: u8,
         reason: String,
         /// Turns completed.

@@ -8,7 +8,8 @@
 //! success | failure), answer. `mobile_use`: click, long_press, swipe (coordinate2), type, key,
 //! system_button (Enter), wait, terminate, answer.
 //!
-//! `tagged_calls` also serves any tool in `<tool_call>` blocks (Hermes style), e.g. seed tools.
+//! `tagged_calls` also serves any tool in `<tool_call>` blocks (Hermes style), e.g. the tools of
+//! docs/seeds.md.
 
 use super::coords::{Ctx, number, text};
 use super::lenient;

@@ -1,6 +1,6 @@
-//! The vision strategy (seed 000): the reply is JSON `{observation, bboxes, actions}` with
-//! several actions a turn; the observation is the next turn's text and the bboxes are drawn
-//! on the next screenshot. A boot reply can start the loop without asking the model.
+//! The vision strategy (docs/seeds.md (vision loop)): the reply is JSON `{observation, bboxes,
+//! actions}` with several actions a turn; the observation is the next turn's text and the bboxes
+//! are drawn on the next screenshot. A boot reply can start the loop without asking the model.
 
 use super::{Prompt, ReadOptions, Reading, Strategy, TurnContext, prompts};
 use crate::action::ActionResult;
