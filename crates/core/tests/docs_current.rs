@@ -2,9 +2,11 @@
 //! its entry in `docs/`, no entry names one the code does not know, and the examples in
 //! `docs/actions.md` are what the code does with them.
 
-use franz_core::action::{ACTION_NAMES, Action, ActionResult};
-use franz_core::event::EVENT_NAMES;
+use franz_core::NormBox;
+use franz_core::action::{ACTION_NAMES, Action, ActionKind, ActionResult, ProgressStatus};
+use franz_core::event::{EVENT_NAMES, Event, EventKind, Outcome};
 use franz_core::model::Reply;
+use franz_core::observe::StageTimings;
 use franz_core::parser::{self, CoordMode, Dialect, ParseOptions};
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -172,4 +174,189 @@ fn documented_key_aliases_are_what_the_code_does() {
         }
     }
     assert!(checked >= 40, "only {checked} key names checked");
+}
+
+/// One of each event kind with every field set, so that each serializes all its keys. A new
+/// kind or field fails to compile or fails `every_event_field_is_documented` until it is added
+/// here and to docs/events.md.
+fn event_samples() -> Vec<EventKind> {
+    let click: Action = ActionKind::Click {
+        x: Some(1),
+        y: Some(2),
+    }
+    .into();
+    vec![
+        EventKind::RunStarted {
+            task: "t".into(),
+            strategy: "narrative".into(),
+            model: "m".into(),
+            run_dir: Some("runs/run_0001".into()),
+            dry_run: true,
+        },
+        EventKind::TurnStarted {},
+        EventKind::Observation {
+            width: 1,
+            height: 1,
+            bytes: 1,
+            timings: StageTimings::default(),
+        },
+        EventKind::ModelRequest {
+            model: "m".into(),
+            attempt: 1,
+            messages: 1,
+            images: 1,
+            bytes: 1,
+        },
+        EventKind::ModelReply {
+            ms: 1.0,
+            text: "t".into(),
+            story: Some("s".into()),
+            actions: vec![click.clone()],
+            bboxes: vec![NormBox::from_corners(1, 2, 3, 4)],
+            prompt_tokens: Some(1),
+            completion_tokens: Some(1),
+        },
+        EventKind::ActionResult {
+            index: 0,
+            action: click.clone(),
+            result: ActionResult::ok(),
+            ms: 1.0,
+        },
+        EventKind::Note { text: "n".into() },
+        EventKind::Error {
+            message: "e".into(),
+            fatal: true,
+        },
+        EventKind::RunFinished {
+            outcome: Outcome::Done,
+            exit_code: 0,
+            reason: "r".into(),
+            turns: 1,
+        },
+        EventKind::Paused { reason: "r".into() },
+        EventKind::Resumed {},
+        EventKind::AwaitingApproval {
+            actions: vec![click],
+        },
+        EventKind::AwaitingAnnotation { prompt: "p".into() },
+    ]
+}
+
+/// The text of the `### \`name\`` subsection, up to the next heading.
+fn subsection<'a>(text: &'a str, name: &str) -> &'a str {
+    let head = format!("### `{name}`\n");
+    let start = text
+        .find(&head)
+        .unwrap_or_else(|| panic!("no \"### `{name}`\""))
+        + head.len();
+    let end = text[start..].find("\n#").map_or(text.len(), |e| start + e);
+    &text[start..end]
+}
+
+#[test]
+fn every_event_field_is_documented() {
+    let samples = event_samples();
+    let names: Vec<&str> = samples.iter().map(EventKind::name).collect();
+    assert_eq!(
+        names, EVENT_NAMES,
+        "event_samples: one sample per event kind"
+    );
+    let text = doc("events.md");
+    let kinds = section(&text, "Event kinds");
+    for kind in samples {
+        let name = kind.name();
+        let v = serde_json::to_value(Event {
+            turn: 1,
+            t_ms: 1,
+            kind,
+        })
+        .unwrap();
+        let body = subsection(kinds, name);
+        for key in v.as_object().unwrap().keys() {
+            if ["event", "turn", "t_ms"].contains(&key.as_str()) {
+                continue;
+            }
+            assert!(
+                body.contains(&format!("`{key}`")),
+                "docs/events.md: the `{name}` section does not document its field `{key}`"
+            );
+        }
+    }
+}
+
+/// One of each action kind with every field set.
+fn action_samples() -> Vec<ActionKind> {
+    use franz_desktop::{Button, ScrollDirection};
+    let (x, y) = (Some(1), Some(2));
+    vec![
+        ActionKind::Move { x: 1, y: 2 },
+        ActionKind::Click { x, y },
+        ActionKind::RightClick { x, y },
+        ActionKind::MiddleClick { x, y },
+        ActionKind::DoubleClick { x, y },
+        ActionKind::TripleClick { x, y },
+        ActionKind::MouseDown {
+            x,
+            y,
+            button: Button::Left,
+        },
+        ActionKind::MouseUp {
+            x,
+            y,
+            button: Button::Left,
+        },
+        ActionKind::Drag { x, y, x2: 3, y2: 4 },
+        ActionKind::Scroll {
+            x,
+            y,
+            direction: ScrollDirection::Down,
+            amount: 3,
+        },
+        ActionKind::Type { text: "t".into() },
+        ActionKind::Key { keys: "a".into() },
+        ActionKind::Wait { seconds: 1.0 },
+        ActionKind::Observe,
+        ActionKind::Done { text: "t".into() },
+        ActionKind::Fail { text: "t".into() },
+        ActionKind::AskUser { text: "t".into() },
+        ActionKind::ReportProgress {
+            objective_id: "1".into(),
+            status: ProgressStatus::Done,
+            evidence: "e".into(),
+        },
+        ActionKind::ReportCompletion {
+            evidence: "e".into(),
+        },
+    ]
+}
+
+#[test]
+fn every_action_field_is_documented() {
+    let samples = action_samples();
+    let names: Vec<&str> = samples.iter().map(ActionKind::name).collect();
+    assert_eq!(
+        names, ACTION_NAMES,
+        "action_samples: one sample per action kind"
+    );
+    let text = doc("actions.md");
+    let kinds = section(&text, "Action kinds");
+    for kind in samples {
+        let name = kind.name();
+        let row = kinds
+            .lines()
+            .find(|l| l.starts_with(&format!("| `{name}` |")))
+            .unwrap_or_else(|| panic!("no row for `{name}`"));
+        let v = serde_json::to_value(Action { kind, note: None }).unwrap();
+        for key in v.as_object().unwrap().keys() {
+            if key == "type" {
+                continue;
+            }
+            // `right_click` and friends say "as `click`" for the shared fields
+            let shared = row.contains("as `click`") && ["x", "y"].contains(&key.as_str());
+            assert!(
+                shared || row.contains(&format!("`{key}`")),
+                "docs/actions.md: the `{name}` row does not document its field `{key}`"
+            );
+        }
+    }
 }
