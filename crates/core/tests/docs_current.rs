@@ -1,6 +1,7 @@
 //! The docs keep up with the code: every event kind, action kind and dialect the code knows has
-//! its entry in `docs/`, no entry names one the code does not know, and the examples in
-//! `docs/actions.md` are what the code does with them.
+//! its entry in `docs/`, with every field it serializes; no entry names one the code does not
+//! know; and the examples in `docs/actions.md` (actions, results, dialect replies, key names)
+//! are what the code does with them.
 
 use franz_core::NormBox;
 use franz_core::action::{ACTION_NAMES, Action, ActionKind, ActionResult, ProgressStatus};
