@@ -13,7 +13,6 @@ use crate::keys;
 use franz_desktop::ScrollDirection;
 use serde_json::Value;
 
-/// The largest scroll, in notches, a model may ask for in one action.
 /// A drag from `from` to `to` when both points were read (a point that could not be read has
 /// already recorded its error), the one place every dialect builds its drags.
 pub(crate) fn drag(from: Option<(i32, i32)>, to: Option<(i32, i32)>) -> Option<ActionKind> {
@@ -26,6 +25,7 @@ pub(crate) fn drag(from: Option<(i32, i32)>, to: Option<(i32, i32)>) -> Option<A
     })
 }
 
+/// The largest scroll, in notches, a model may ask for in one action.
 pub const MAX_SCROLL_NOTCHES: u32 = 100;
 
 pub(crate) struct Ctx<'a> {
