@@ -1,7 +1,7 @@
 //! The action vocabulary: what every parser and strategy produces and the executor performs.
 //!
-//! The canonical JSON is fixed in CONTRACTS.md: an object tagged by `"type"`, coordinates in
-//! 0..1000 of the working area, and an optional `"note"` on every action. The run log and
+//! The canonical JSON is documented in docs/actions.md: an object tagged by `"type"`, coordinates
+//! in 0..1000 of the working area, and an optional `"note"` on every action. The run log and
 //! `franz parse` use this same JSON.
 
 use crate::keys;
@@ -336,6 +336,67 @@ fn seconds_in_range(what: &str, seconds: f64) -> Result<(), ActionError> {
         ));
     }
     Ok(())
+}
+
+/// Every action kind, as its `"type"` tag, in declaration order. Lets docs and tools list the
+/// vocabulary; `names_list_every_kind` keeps it complete.
+pub const ACTION_NAMES: &[&str] = &[
+    "move",
+    "click",
+    "right_click",
+    "middle_click",
+    "double_click",
+    "triple_click",
+    "mouse_down",
+    "mouse_up",
+    "long_press",
+    "drag",
+    "scroll",
+    "type",
+    "key",
+    "hold_key",
+    "wait",
+    "observe",
+    "done",
+    "fail",
+    "ask_user",
+    "report_progress",
+    "report_completion",
+];
+
+#[cfg(test)]
+mod names_tests {
+    use super::*;
+
+    /// The tags serde knows, read from its "unknown variant" message, which lists them all.
+    fn serde_tags() -> Vec<String> {
+        let e = serde_json::from_str::<ActionKind>(r#"{"type":"no_such_kind"}"#).unwrap_err();
+        let msg = e.to_string();
+        let list = msg.split("expected one of ").nth(1).expect(&msg);
+        list.split('`')
+            .skip(1)
+            .step_by(2)
+            .map(str::to_string)
+            .collect()
+    }
+
+    #[test]
+    fn names_list_every_kind() {
+        let tags = serde_tags();
+        assert!(tags.len() >= 21, "{tags:?}");
+        assert_eq!(
+            tags, ACTION_NAMES,
+            "ACTION_NAMES must list every ActionKind"
+        );
+        // and each is what `name()` says for that kind
+        for name in ACTION_NAMES {
+            let v = serde_json::json!({"type": name, "x": 1, "y": 2, "x2": 3, "y2": 4,
+                "direction": "up", "text": "t", "keys": "a", "seconds": 1.0,
+                "status": "DONE", "evidence": "e"});
+            let k: ActionKind = serde_json::from_value(v).unwrap();
+            assert_eq!(k.name(), *name);
+        }
+    }
 }
 
 fn no_target(what: &str) -> ActionError {

@@ -1,4 +1,4 @@
-//! The engine's events (CONTRACTS.md "Events"): one serde type, `Event`, whose JSON is
+//! The engine's events (docs/events.md): one serde type, `Event`, whose JSON is
 //! `{"event": "<kind>", "turn": N, "t_ms": <unix ms>, ...fields}`.
 //!
 //! The engine emits them; the run log (`events.jsonl`), the terminal printer and the panel's SSE
@@ -181,7 +181,7 @@ pub enum EventKind {
     /// The run ended.
     RunFinished {
         outcome: Outcome,
-        /// The process exit code (CONTRACTS.md "Exit codes").
+        /// The process exit code (docs/events.md, "Outcomes and exit codes").
         exit_code: u8,
         reason: String,
         /// Turns completed.
@@ -203,6 +203,24 @@ pub enum EventKind {
         prompt: String,
     },
 }
+
+/// Every event kind, as its `"event"` tag, in declaration order. Lets docs and tools list the
+/// kinds; `names_list_every_kind` keeps it complete.
+pub const EVENT_NAMES: &[&str] = &[
+    "run_started",
+    "turn_started",
+    "observation",
+    "model_request",
+    "model_reply",
+    "action_result",
+    "note",
+    "error",
+    "run_finished",
+    "paused",
+    "resumed",
+    "awaiting_approval",
+    "awaiting_annotation",
+];
 
 fn one() -> u32 {
     1
@@ -267,6 +285,22 @@ impl Outcome {
             Outcome::Stopped => "stopped",
             Outcome::Interrupted => "interrupted",
         }
+    }
+}
+
+#[cfg(test)]
+mod names_tests {
+    use super::*;
+
+    #[test]
+    fn names_list_every_kind() {
+        // serde's "unknown variant" message lists every tag it knows
+        let e = serde_json::from_str::<EventKind>(r#"{"event":"no_such_kind"}"#).unwrap_err();
+        let msg = e.to_string();
+        let list = msg.split("expected one of ").nth(1).expect(&msg);
+        let tags: Vec<&str> = list.split('`').skip(1).step_by(2).collect();
+        assert!(tags.len() >= 13, "{tags:?}");
+        assert_eq!(tags, EVENT_NAMES, "EVENT_NAMES must list every EventKind");
     }
 }
 

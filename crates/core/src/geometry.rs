@@ -1,6 +1,6 @@
 //! Coordinates: the model's 0..1000 space, the working area, and pixels.
 //!
-//! The formulas are fixed in CONTRACTS.md and shared with the panel's JavaScript:
+//! The formulas are documented in docs/coordinates.md and shared with the panel's JavaScript:
 //! - working area from a crop `x1,y1,x2,y2` (0..1000 of the screen):
 //!   `left = round(x1 * W / 1000)`, `right = round(x2 * W / 1000)` (exclusive), likewise in y;
 //! - a normalized value n on an axis starting at pixel P0, L pixels long: `P0 + round(n * (L - 1) / 1000)`;
@@ -223,7 +223,7 @@ impl FromStr for ImageSize {
     }
 }
 
-/// How the image size is chosen (CONTRACTS.md "Image size").
+/// How the image size is chosen (docs/coordinates.md).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]
 pub enum SizeRule {
     /// Exactly this size.
@@ -294,7 +294,7 @@ impl NormBox {
     }
 }
 
-/// A target as models give it: the seeds' three box forms.
+/// A target as models give it: the designs' three box forms (docs/coordinates.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Target {
     /// `[x, y]`

@@ -1,4 +1,4 @@
-//! The canonical key vocabulary (CONTRACTS.md) and its aliases.
+//! The canonical key vocabulary (docs/actions.md) and its aliases.
 //!
 //! `ctrl+shift+t`, `Ctrl Shift T`, `control-shift-t` and `["ctrl","shift","t"]` all become the
 //! combo `ctrl+shift+t`. An unknown name is an error that names it, for the model to fix.

@@ -1,6 +1,6 @@
-//! Exact placement: every pointer action lands on the pixel the CONTRACTS formula gives, as
-//! seen by the witness window, with and without a crop, at two screen sizes. Also key combos
-//! and dry-run, on the same window.
+//! Exact placement: every pointer action lands on the pixel the docs/coordinates.md formula gives,
+//! as seen by the witness window, with and without a crop, at two screen sizes. Also key combos and
+//! dry-run, on the same window.
 
 #![cfg(target_os = "linux")]
 

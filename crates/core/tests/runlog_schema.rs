@@ -1,6 +1,6 @@
-//! The schema of `turns.jsonl` (seed 000's record keys): two records per turn, `stage` raw then
-//! annotated; `actions` in canonical Action JSON; the narrative's story under `observation`;
-//! image names that point at PNG files in the run directory.
+//! The schema of `turns.jsonl` (the record keys of docs/events.md): two records per turn, `stage`
+//! raw then annotated; `actions` in canonical Action JSON; the narrative's story under
+//! `observation`; image names that point at PNG files in the run directory.
 
 use franz_core::action::{Action, ActionKind, ActionResult};
 use franz_core::geometry::NormBox;

@@ -71,7 +71,7 @@ pub enum ScrollDirection {
     Right,
 }
 
-/// A key of the canonical vocabulary (CONTRACTS.md). Parsing names and aliases is
+/// A key of the canonical vocabulary (docs/actions.md). Parsing names and aliases is
 /// `franz_core::keys`; this is what reaches the OS.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Key {

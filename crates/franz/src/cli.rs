@@ -1,4 +1,4 @@
-//! The command line: global flags (CONTRACTS.md) and subcommands, parsed by clap.
+//! The command line: global flags (docs/architecture.md) and subcommands, parsed by clap.
 //!
 //! Global flags are accepted before or after the subcommand (`global = true`). What the user
 //! typed is validated here; turning it into real objects is `setup`'s job.
@@ -248,7 +248,7 @@ pub struct RunArgs {
     /// Replace the strategy's system prompt with this file's text.
     #[arg(long, value_name = "FILE")]
     pub system_prompt: Option<PathBuf>,
-    /// vision: a reply to use on turn 1 instead of asking the model (seed 000's boot reply).
+    /// vision: a reply to use on turn 1 instead of asking the model (docs/seeds.md: boot reply).
     #[arg(long, value_name = "TEXT")]
     pub boot_reply: Option<String>,
     /// Serve the live panel (default 127.0.0.1 on a free port); prints its URL with a token.

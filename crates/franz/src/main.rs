@@ -1,5 +1,5 @@
 //! The `franz` binary: parses the command line, runs one command, maps errors to the exit
-//! codes of CONTRACTS.md and prints them cleanly.
+//! codes of docs/events.md and prints them cleanly.
 
 mod approve;
 mod cli;
@@ -19,7 +19,7 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
-            // clap exits 0 for --help/--version, 2 for usage errors, as CONTRACTS.md wants.
+            // clap exits 0 for --help/--version, 2 for usage errors, as docs/events.md says.
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };

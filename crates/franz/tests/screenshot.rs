@@ -146,7 +146,7 @@ fn bright_centre(img: &image::RgbImage) -> (f64, f64) {
     (sx / sw, sy / sw)
 }
 
-/// CONTRACTS.md: pixel p of an axis of L pixels -> round(p * 1000 / (L - 1)); and back.
+/// docs/coordinates.md: pixel p of an axis of L pixels -> round(p * 1000 / (L - 1)); and back.
 fn to_norm(p: f64, len: u32) -> i64 {
     (p * 1000.0 / (len - 1) as f64).round() as i64
 }
@@ -198,7 +198,7 @@ fn marker_round_trips_through_crop_and_resize() {
         assert_eq!(img.dimensions(), (iw, ih));
         let (px, py) = bright_centre(&img);
         let (nx, ny) = (to_norm(px, iw), to_norm(py, ih));
-        // the working area in pixels, per CONTRACTS.md
+        // the working area in pixels, per docs/coordinates.md
         let left = (x1 as f64 * w as f64 / 1000.0).round() as i64;
         let right = (x2 as f64 * w as f64 / 1000.0).round() as i64;
         let top = (y1 as f64 * h as f64 / 1000.0).round() as i64;

@@ -38,7 +38,7 @@ fn screen() -> (u32, u32) {
     (w.parse().unwrap(), h.parse().unwrap())
 }
 
-/// The CONTRACTS formula: normalized n on an axis of L pixels.
+/// The docs/coordinates.md formula: normalized n on an axis of L pixels.
 fn px(n: u32, len: u32) -> i32 {
     (f64::from(n) * f64::from(len - 1) / 1000.0).round() as i32
 }
@@ -326,7 +326,8 @@ fn encoding_box() -> Found {
     }))
 }
 
-/// The inverse CONTRACTS formula: the normalized coordinate of pixel `p` on an axis of `len`.
+/// The inverse docs/coordinates.md formula: the normalized coordinate of pixel `p` on an axis of
+/// `len`.
 fn norm(p: i32, len: u32) -> i64 {
     (f64::from(p) * 1000.0 / f64::from(len - 1)).round() as i64
 }

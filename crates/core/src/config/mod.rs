@@ -1,7 +1,7 @@
 //! Configuration: every setting, its default, and where its value came from.
 //!
-//! Precedence (CONTRACTS.md): flags > environment > scenario file > config file > defaults.
-//! Every setting has an environment name `FRANZ_<KEY>`; the seeds' names work too
+//! Precedence (docs/architecture.md): flags > environment > scenario file > config file > defaults.
+//! Every setting has an environment name `FRANZ_<KEY>`; the designs' names work too
 //! (`LMSTUDIO_*`, `AGENT_*`). A bad value is an error that names the key, its source and the
 //! value. The API key is a secret: it is shown and written only as `***`.
 
@@ -222,7 +222,7 @@ impl ConfigBuilder {
                 return s.parse_str(v, Source::Env(name.to_string())).map(Some);
             }
         }
-        // the seeds give the image size as two variables
+        // the designs (docs/seeds.md) give the image size as two variables
         if s.key == "size" {
             match (self.env.get("AGENT_IMAGE_W"), self.env.get("AGENT_IMAGE_H")) {
                 (Some(w), Some(h)) => {

@@ -1,4 +1,5 @@
-//! The table of settings: key, type, default, the seeds' environment names, and help.
+//! The table of settings: key, type, default, the designs' environment names (docs/seeds.md), and
+//! help.
 
 use super::{ConfigError, Resolved, Source};
 
@@ -35,7 +36,7 @@ pub struct Setting {
     pub kind: Kind,
     /// The default, written as a user would write it.
     pub default: &'static str,
-    /// The seeds' environment names that also set it.
+    /// The designs' environment names (docs/seeds.md) that also set it.
     pub seed_env: &'static [&'static str],
     pub secret: bool,
     pub help: &'static str,

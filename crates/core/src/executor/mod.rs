@@ -34,8 +34,8 @@ use std::time::{Duration, Instant};
 pub use failsafe::Tripped;
 pub use motion::MotionProfile;
 
-/// The seeds cap the actions one model reply may ask for (`max_actions` in the configuration,
-/// default 8); the rest are refused with `too_many_actions`.
+/// The designs (docs/seeds.md) cap the actions one model reply may ask for (`max_actions` in the
+/// configuration, default 8); the rest are refused with `too_many_actions`.
 pub const DEFAULT_MAX_ACTIONS_PER_TURN: usize = 8;
 
 /// How the executor behaves. Every field has a default.

@@ -1,8 +1,8 @@
 //! How input moves: the smoothstep cursor path and the timing of clicks, typing and drags.
 //!
 //! Two profiles:
-//! - `human` (the default) follows the seeds: a smoothstep path (FRANZ), a settle before a
-//!   click (80-120 ms after actions in the tool-calling agents), 10 ms per typed character
+//! - `human` (the default) follows the designs (docs/seeds.md): a smoothstep path (FRANZ), a settle
+//!   before a click (80-120 ms after actions in the tool-calling agents), 10 ms per typed character
 //!   (`char_input_delay` of the commander/operator design), a longer pause after a space or
 //!   newline, a drag in 15 steps, a delay between actions and a 0.3 s UI settle after the last.
 //! - `fast` has no cosmetic delay at all: the pointer jumps, text is typed in one go, a drag

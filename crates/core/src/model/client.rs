@@ -1,7 +1,7 @@
 //! The OpenAI-compatible chat-completions client (blocking reqwest).
 //!
 //! - `--api-url` may be a base URL (`http://localhost:1234/v1`) or the full endpoint
-//!   (`.../v1/chat/completions`, the seeds' `LMSTUDIO_ENDPOINT`).
+//!   (`.../v1/chat/completions`, the designs' `LMSTUDIO_ENDPOINT`, docs/seeds.md).
 //! - Replies come whole or streamed (SSE); both give the same [`Reply`].
 //! - A connect timeout and a whole-request timeout (zero = none, with a warning).
 //! - Bounded retries with exponential backoff on connection errors, 429 and 5xx; `Retry-After`
@@ -69,8 +69,8 @@ impl std::fmt::Debug for ClientConfig {
 }
 
 impl ClientConfig {
-    /// The seeds' defaults: 240 s per request, 10 s to connect, 3 retries from 500 ms, replies
-    /// up to 32 MiB; the key from the environment.
+    /// The designs' defaults (docs/seeds.md): 240 s per request, 10 s to connect, 3 retries from
+    /// 500 ms, replies up to 32 MiB; the key from the environment.
     pub fn new(api_url: impl Into<String>) -> Self {
         Self {
             api_url: api_url.into(),

@@ -1,5 +1,6 @@
-//! The exchange-log sanitizer (seed 001): every base64 image in a request or response becomes
-//! `<image sha256=HEX bytes=N>`, recursively, so logs stay small and hold no screen content.
+//! The exchange-log sanitizer (docs/seeds.md (tool calling)): every base64 image in a request or
+//! response becomes `<image sha256=HEX bytes=N>`, recursively, so logs stay small and hold no
+//! screen content.
 //!
 //! Found are data URLs (`data:image/...;base64,...`, anywhere inside a string) and bare base64
 //! strings that decode to PNG, JPEG, GIF or WebP. `sha256` and `bytes` are of the decoded image.

@@ -1,6 +1,6 @@
-//! Drawing the mouse cursor into the model's image at its true position, as seeds 001 and 004
-//! do: the hotspot lands on the image pixel of the pointer's screen pixel, and the cursor is
-//! scaled with the image (as if drawn before the resize).
+//! Drawing the mouse cursor into the model's image at its true position, as the tool-calling and
+//! commander designs (docs/seeds.md) do: the hotspot lands on the image pixel of the pointer's
+//! screen pixel, and the cursor is scaled with the image (as if drawn before the resize).
 
 use super::RgbaImage;
 use crate::geometry::{ImageSize, WorkArea};

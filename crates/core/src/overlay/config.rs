@@ -1,15 +1,17 @@
-//! The overlay's settings, every colour, size and trail knob, with the seeds' defaults.
+//! The overlay's settings, every colour, size and trail knob, with the designs' defaults
+//! (docs/seeds.md).
 //!
-//! Names follow seed 000's `UI_CONFIG` (`executed_heat.radius_scale`, `stops`, `trail_turns`,
-//! `trail_shrink`, `bbox_heat.border`, `border_width`, `fill_stops`) and seed 002's drawing
-//! constants (crosshair size 20 and thickness 2, 2 px rings, arrows 3 px thick with 15 px arms at
-//! 30°, left click red/green, right click blue/yellow, drag blue arrow from yellow to green).
-//! Seed 000 names its heat knobs but gives no numbers; the defaults below are ours, picked to be
-//! visible without hiding the UI underneath: an orange glow about 54 px across on a 1536 px
-//! image, a 4-turn trail (seed 000's own example) fading by 0.55 per turn and shrinking by 0.75.
+//! Names follow the vision loop's `UI_CONFIG` (`executed_heat.radius_scale`, `stops`,
+//! `trail_turns`, `trail_shrink`, `bbox_heat.border`, `border_width`, `fill_stops`) and the
+//! narrative design's drawing constants (crosshair size 20 and thickness 2, 2 px rings, arrows 3 px
+//! thick with 15 px arms at 30°, left click red/green, right click blue/yellow, drag blue arrow
+//! from yellow to green). The vision loop names its heat knobs but gives no numbers; the defaults
+//! below are ours, picked to be visible without hiding the UI underneath: an orange glow about 54
+//! px across on a 1536 px image, a 4-turn trail (the vision loop's own example) fading by 0.55 per
+//! turn and shrinking by 0.75.
 //!
-//! Colours are written as CSS strings like the seed's: `"rgba(255, 140, 0, 0.6)"`, `"rgb(..)"`
-//! or `"#rrggbb"` / `"#rrggbbaa"`.
+//! Colours are written as CSS strings like the vision loop's: `"rgba(255, 140, 0, 0.6)"`,
+//! `"rgb(..)"` or `"#rrggbb"` / `"#rrggbbaa"`.
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
@@ -135,7 +137,7 @@ pub struct OverlayConfig {
     pub labels: LabelConfig,
 }
 
-/// Seed 000's orange heat at action points, with a trail over recent turns.
+/// docs/seeds.md (vision loop): orange heat at action points, with a trail over recent turns.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct HeatConfig {
@@ -152,7 +154,7 @@ pub struct HeatConfig {
     pub trail_fade: f32,
 }
 
-/// Seed 000's blue heat over the boxes the model gave, with a border.
+/// docs/seeds.md (vision loop): blue heat over the boxes the model gave, with a border.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct BboxHeatConfig {
@@ -162,7 +164,8 @@ pub struct BboxHeatConfig {
     pub fill_stops: Vec<Stop>,
 }
 
-/// Seed 002's marks for the last turn's actions. Sizes are pixels of the model's image.
+/// docs/seeds.md (narrative): marks for the last turn's actions. Sizes are pixels of the model's
+/// image.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct MarksConfig {
@@ -252,7 +255,7 @@ impl Default for BboxHeatConfig {
 
 impl Default for MarksConfig {
     fn default() -> Self {
-        // seed 002's drawing.py constants
+        // docs/seeds.md (narrative): drawing.py constants
         let red = Color::rgb(255, 0, 0);
         let green = Color::rgb(0, 255, 0);
         let blue = Color::rgb(0, 150, 255);

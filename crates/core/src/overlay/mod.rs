@@ -1,6 +1,7 @@
-//! Visual feedback burned into the screenshot the model sees next (the seeds' central idea):
-//! seed 000's orange heat at action points with a fading trail over recent turns, blue heat over
-//! the model's boxes, and labels; seed 002's crosshairs, rings and drag arrows.
+//! Visual feedback burned into the screenshot the model sees next (the designs' central idea,
+//! docs/seeds.md): the vision loop's orange heat at action points with a fading trail over recent
+//! turns, blue heat over the model's boxes, and labels; the narrative design's crosshairs, rings
+//! and drag arrows.
 //!
 //! The observation pipeline calls [`Overlay::draw`] on the resized RGBA image before encoding.
 //! It knows nothing of capture: it takes a buffer, its size, and a [`FeedbackHistory`] of the

@@ -1,5 +1,5 @@
-//! tiny-skia primitives for the overlays: radial heat, box heat with a border, and seed 002's
-//! crosshair, ring and arrow. All coordinates are image pixels.
+//! tiny-skia primitives for the overlays: radial heat, box heat with a border, and the narrative
+//! design's crosshair, ring and arrow. All coordinates are image pixels.
 
 use super::config::{BboxHeatConfig, Color, Stop};
 use tiny_skia::{
@@ -128,7 +128,7 @@ fn line(pm: &mut PixmapMut<'_>, pts: &[(f32, f32)], color: Color, width: f32, ca
     }
 }
 
-/// Seed 002's crosshair: two lines of half-length `size` and a centre dot.
+/// docs/seeds.md (narrative): crosshair, two lines of half-length `size` and a centre dot.
 pub(crate) fn crosshair(
     pm: &mut PixmapMut<'_>,
     x: f32,
@@ -178,7 +178,8 @@ pub(crate) fn ring(pm: &mut PixmapMut<'_>, x: f32, y: f32, r: f32, width: f32, c
     }
 }
 
-/// Seed 002's arrow: a line with two arms of `head` pixels at `angle_deg` to it, at the end.
+/// docs/seeds.md (narrative): arrow, a line with two arms of `head` pixels at `angle_deg` to it, at
+/// the end.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn arrow(
     pm: &mut PixmapMut<'_>,

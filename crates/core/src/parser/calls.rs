@@ -1,6 +1,7 @@
-//! Seed 002's function-call text: `left_click(650, 420)` and friends inside the narrative.
+//! The function-call text of docs/seeds.md (narrative): `left_click(650, 420)` and friends
+//! inside the narrative.
 //!
-//! The seed's calls: `left_click(x,y)`, `right_click(x,y)`, `double_left_click(x,y)`,
+//! The design's calls: `left_click(x,y)`, `right_click(x,y)`, `double_left_click(x,y)`,
 //! `drag(x1,y1,x2,y2)`, `type("text")`. Added so the narrative strategy can do everything:
 //! `press_key("ctrl+s")`, `scroll(x, y, "down", 3)`, `move(x,y)`, `middle_click(x,y)`,
 //! `triple_click(x,y)`, `wait(2)`, `done("answer")`, `fail("reason")`; `click` and

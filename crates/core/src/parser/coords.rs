@@ -1,9 +1,9 @@
 //! The parse context shared by the dialects: where actions and errors collect, and the one
 //! place coordinates, keys, directions and amounts are read.
 //!
-//! Coordinates: any of the seeds' target forms (`[x,y]`, `[x1,y1,x2,y2]`, `[[x1,y1],[x2,y2]]`,
+//! Coordinates: any of the designs' target forms (`[x,y]`, `[x1,y1,x2,y2]`, `[[x1,y1],[x2,y2]]`,
 //! `{"x","y"}`, strings like `"[640, 360]"` or `"<point>5 7</point>"`) through
-//! [`Target`]; a box becomes its center; pixels are converted with the CONTRACTS inverse
+//! [`Target`]; a box becomes its center; pixels are converted with the docs/coordinates.md inverse
 //! formula `round(p * 1000 / (L - 1))`; results outside 0..1000 are clamped with a warning.
 
 use super::{CoordMode, ParseOptions};
@@ -13,7 +13,6 @@ use crate::keys;
 use franz_desktop::ScrollDirection;
 use serde_json::Value;
 
-/// The largest scroll, in notches, a model may ask for in one action.
 /// A drag from `from` to `to` when both points were read (a point that could not be read has
 /// already recorded its error), the one place every dialect builds its drags.
 pub(crate) fn drag(from: Option<(i32, i32)>, to: Option<(i32, i32)>) -> Option<ActionKind> {
@@ -26,6 +25,7 @@ pub(crate) fn drag(from: Option<(i32, i32)>, to: Option<(i32, i32)>) -> Option<A
     })
 }
 
+/// The largest scroll, in notches, a model may ask for in one action.
 pub const MAX_SCROLL_NOTCHES: u32 = 100;
 
 pub(crate) struct Ctx<'a> {
@@ -103,7 +103,7 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// A box (for seed 000's bboxes), converted and clamped like points.
+    /// A box (for the vision loop's bboxes, docs/seeds.md), converted and clamped like points.
     pub fn norm_box(&mut self, nums: &[f64]) -> Option<NormBox> {
         match Target::from_numbers(nums) {
             Ok(Target::Box(b)) => {

@@ -1,8 +1,8 @@
-//! Seed 000's JSON: `{"observation": "...", "bboxes": [{"x1",...}], "actions": [{"name":
-//! "click", "x1": .., "y1": ..}, {"name": "drag", "x1", "y1", "x2", "y2"}]}`.
+//! docs/seeds.md (vision loop) JSON: `{"observation": "...", "bboxes": [{"x1",...}], "actions":
+//! [{"name": "click", "x1": .., "y1": ..}, {"name": "drag", "x1", "y1", "x2", "y2"}]}`.
 //!
 //! The object may sit in code fences or prose; the first one is used. Action names are
-//! case-insensitive: move, click, right_click, double_click, drag (the seed's five), plus the
+//! case-insensitive: move, click, right_click, double_click, drag (the design's five), plus the
 //! rest of the canonical vocabulary (`middle_click`, `triple_click`, `type`, `key`, `scroll`,
 //! `wait`, `done`, `fail`) so the vision strategy can do everything. Points may also be `x`/`y`.
 //! With no JSON at all, the whole text is the observation and there are no actions.

@@ -34,11 +34,13 @@ use std::str::FromStr;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Dialect {
-    /// Seed 000: `{"observation", "bboxes", "actions": [{"name": "click", "x1", "y1"}]}`.
+    /// docs/seeds.md (vision loop):
+    /// `{"observation", "bboxes", "actions": [{"name": "click", "x1", "y1"}]}`.
     Json,
-    /// Seed 002: `left_click(650, 420)` in text, the rest is the story.
+    /// docs/seeds.md (narrative): `left_click(650, 420)` in text, the rest is the story.
     Calls,
-    /// Seeds 001/003/004: `click_element{label, box}`, `type_text`, ... as tool calls.
+    /// docs/seeds.md (tool calling, commander): `click_element{label, box}`, `type_text`, ... as
+    /// tool calls.
     Tools,
     /// Qwen2.5-VL / Qwen3-VL `computer_use` / `mobile_use`.
     Qwen,
@@ -122,7 +124,8 @@ pub struct ParsedReply {
     pub text: String,
     /// What could not be read, for the model to fix next turn.
     pub errors: Vec<String>,
-    /// Seed 000's regions of interest (0..1000), for the panel. Not part of `franz parse`.
+    /// The vision loop's regions of interest (0..1000, docs/seeds.md), for the panel. Not part
+    /// of `franz parse`.
     #[serde(skip)]
     pub bboxes: Vec<NormBox>,
 }

@@ -10,7 +10,8 @@
 //! key, system_button (Enter), wait, terminate, answer. `hold_key` (keys, `time` or `duration`)
 //! is read too: Anthropic's computer tool sends it through here.
 //!
-//! `tagged_calls` also serves any tool in `<tool_call>` blocks (Hermes style), e.g. seed tools.
+//! `tagged_calls` also serves any tool in `<tool_call>` blocks (Hermes style), e.g. the tools of
+//! docs/seeds.md.
 
 use super::coords::{Ctx, number, text};
 use super::lenient;

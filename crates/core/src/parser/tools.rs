@@ -1,7 +1,7 @@
-//! The tool calls of seeds 001, 003 and 004.
+//! The tool calls of docs/seeds.md (tool calling, tool calling v4.2, commander).
 //!
 //! - `click_element{label, box}`, `double_click_element`, `right_click_element`: the box in any
-//!   of the three forms (`[x,y]`, `[x1,y1,x2,y2]`, `[[x1,y1],[x2,y2]]`), or seed 004's
+//!   of the three forms (`[x,y]`, `[x1,y1,x2,y2]`, `[[x1,y1],[x2,y2]]`), or the commander's
 //!   `position`; `drag_element{start, end}`
 //! - `type_text{text}`, `press_key{key}`
 //! - `scroll_at_position{box}` (down, optional `direction` and `amount`), `scroll_down`,

@@ -1,4 +1,4 @@
-//! The run directory (seed 000's layout), written by the engine turn by turn:
+//! The run directory (docs/events.md), written by the engine turn by turn:
 //!
 //! ```text
 //! runs/run_0001/
@@ -55,10 +55,11 @@ pub struct RunMeta {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Layout {
-    /// `turn_0001_raw.png` beside `turns.jsonl` (seed 000's recommended layout).
+    /// `turn_0001_raw.png` beside `turns.jsonl` (the vision loop's recommended layout,
+    /// docs/seeds.md).
     #[default]
     Flat,
-    /// `turn_0001/screenshot_raw.png` (seed 000's legacy layout).
+    /// `turn_0001/screenshot_raw.png` (the vision loop's legacy layout, docs/seeds.md).
     TurnDirs,
 }
 

@@ -1,4 +1,4 @@
-//! The records of `turns.jsonl` (seed 000's format): two per turn, tagged by `stage`.
+//! The records of `turns.jsonl` (docs/events.md): two per turn, tagged by `stage`.
 //!
 //! ```text
 //! {"stage":"raw","turn":1,"t_ms":..,"observation":"..","bboxes":[..],"actions":[..],"results":[..],"timings":{..},"raw_png":"turn_0001_raw.png"}
@@ -119,7 +119,7 @@ mod tests {
         )
         .unwrap();
         assert!(matches!(ann, Record::Annotated(a) if a.turn == 1));
-        // seed 000's own example line reads
+        // the vision loop's own example line reads (docs/events.md)
         let seed: Record = serde_json::from_str(
             r#"{"turn":1,"stage":"raw","observation":"...","bboxes":[],"actions":[],"raw_png":"turn_0001_raw.png"}"#,
         )

@@ -92,7 +92,7 @@ pub struct ReadOptions {
     pub pixel_coords: bool,
     /// Replaces the built-in system prompt.
     pub system_prompt: Option<String>,
-    /// The vision strategy's boot reply (seed 000's BOOT_VLM_OUTPUT).
+    /// The vision strategy's boot reply (BOOT_VLM_OUTPUT in docs/seeds.md (vision loop)).
     pub boot_reply: Option<String>,
     /// tools: images kept in the history.
     pub keep_last_screenshots: usize,

@@ -1,8 +1,8 @@
-//! The narrative strategy (seed 002, FRANZ), the default: stateless requests holding the goal,
-//! the model's own story and the last action, plus one screenshot annotated with that action.
-//! The reply is one action as function-call text and a story that replaces the old one in
-//! full, so the request never grows with turns. A reply cut off at max_tokens never ends the
-//! run: its `done` is dropped and the cut goes back to the model as a problem.
+//! The narrative strategy (docs/seeds.md (narrative)), the default: stateless requests holding the
+//! goal, the model's own story and the last action, plus one screenshot annotated with that action.
+//! The reply is one action as function-call text and a story that replaces the old one in full, so
+//! the request never grows with turns. A reply cut off at max_tokens never ends the run: its
+//! `done` is dropped and the cut goes back to the model as a problem.
 
 use super::{Prompt, ReadOptions, Reading, Strategy, TurnContext, prompts};
 use crate::action::ActionResult;

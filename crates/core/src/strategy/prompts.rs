@@ -1,6 +1,6 @@
 //! Built-in prompt templates. Each can be replaced from a file (`--system-prompt FILE`).
 
-/// Seed 002 (FRANZ): one action as a function call, plus the rewritten story.
+/// docs/seeds.md (narrative): one action as a function call, plus the rewritten story.
 pub const NARRATIVE_SYSTEM: &str = r#"You are FRANZ, an agent that operates a computer desktop by looking at screenshots.
 Each turn you get: the goal, your story so far, the last action and its result, and a fresh screenshot.
 The screenshot marks your last action: a crosshair where you clicked, an arrow for a drag, a label for typed text.
@@ -16,7 +16,7 @@ The story replaces the old one in full, so keep everything you still need in it.
 
 pub const NARRATIVE_USER: &str = "GOAL: {task}\n\nSTORY SO FAR:\n{story}\n\nLAST ACTION:\n{last}\n\nLook at the screenshot and answer with one action and the new story.";
 
-/// Seed 000: JSON with observation, bboxes and several actions.
+/// docs/seeds.md (vision loop): JSON with observation, bboxes and several actions.
 pub const VISION_SYSTEM: &str = r#"You control a computer desktop through screenshots. Coordinates are integers from 0 to 1000 on each axis of the screenshot: (0,0) is the top-left pixel and (1000,1000) the bottom-right pixel.
 The screenshot shows what you did last turn: orange heat where you acted (older turns fade), blue boxes around regions you pointed out.
 Answer with ONE JSON object and nothing else:
@@ -37,7 +37,8 @@ pub fn fill(template: &str, vars: &[(&str, &str)]) -> String {
     out
 }
 
-/// Seeds 001/003: function calling, one tool a step, observe -> think -> act -> verify.
+/// docs/seeds.md (tool calling): function calling, one tool a step, observe -> think -> act ->
+/// verify.
 pub const TOOLS_SYSTEM: &str = r#"You are a desktop automation agent. You see the screen through screenshots and act with the tools you are given.
 Coordinates are numbers from 0 to 1000 on each axis of the screenshot: x 0 is the left edge, 1000 the right edge; y 0 is the top, 1000 the bottom.
 Give a box as a point [x, y] (preferred for small targets) or [x1, y1, x2, y2].
@@ -45,7 +46,7 @@ Protocol: observe the screen, think, call exactly ONE tool, then verify the resu
 Rules: one tool call per step (extra calls are rejected); click an input field before typing into it; always check that your action worked.
 When the task is complete, answer in plain text without calling a tool: that answer ends the task."#;
 
-/// Seed 004's leader (text only, never sees the screen).
+/// docs/seeds.md (commander): the leader (text only, never sees the screen).
 pub const LEADER_SYSTEM: &str = r#"You are the TEAM LEADER of a desktop automation unit. You never see the screen: your Operator specialist does, and reports to you in SITREPs.
 MISSION: {task}
 CURRENT PLAN: {plan}
@@ -56,7 +57,7 @@ TOOLS:
 TEAM DYNAMICS: trust the Operator's reports; when it is BLOCKED, change the approach instead of repeating it; review progress every {review} turns.
 Always end by calling spawn_operator with the next objective."#;
 
-/// Seed 004's operator: the brief, one tool per turn, the SITREP format.
+/// docs/seeds.md (commander): the operator, the brief, one tool per turn, the SITREP format.
 pub const OPERATOR_SYSTEM: &str = r#"You are the OPERATOR specialist of a desktop automation unit. You see the screen and act on it.
 CURRENT BRIEF: {brief}
 EXECUTION DISCIPLINE:

@@ -1,5 +1,6 @@
-//! The function-calling tool schemas of seeds 001/003 (the tools strategy) and seed 004 (the
-//! commander's leader and operator), and the JSON payloads tool results are answered with.
+//! The function-calling tool schemas of docs/seeds.md: tool calling (the tools strategy) and
+//! commander (the commander's leader and operator), and the JSON payloads tool results are answered
+//! with.
 
 use crate::action::{ActionError, ActionResult, ErrorKind};
 use crate::model::Tool;
@@ -32,8 +33,8 @@ fn element(name: &str, what: &str) -> Tool {
     )
 }
 
-/// Seeds 001 and 003: observe_screen, click_element, type_text, press_key, scroll_at_position,
-/// move_mouse, click_mouse, double/right click and drag.
+/// docs/seeds.md (tool calling): observe_screen, click_element, type_text, press_key,
+/// scroll_at_position, move_mouse, click_mouse, double/right click and drag.
 pub fn tools_strategy() -> Vec<Tool> {
     vec![
         Tool::function(
@@ -99,7 +100,7 @@ fn position() -> Value {
     json!({"type": "array", "items": {"type": "number"}, "description": "[x, y] in 0..1000"})
 }
 
-/// Seed 004's operator: one of these per turn, each with a justification.
+/// docs/seeds.md (commander): the operator, one of these per turn, each with a justification.
 pub fn operator() -> Vec<Tool> {
     let click = |name: &str, what: &str| {
         justified(
@@ -153,7 +154,7 @@ pub fn operator() -> Vec<Tool> {
     ]
 }
 
-/// Seed 004's leader: spawn_operator and compress_memory.
+/// docs/seeds.md (commander): the leader, spawn_operator and compress_memory.
 pub fn leader() -> Vec<Tool> {
     vec![
         Tool::function(

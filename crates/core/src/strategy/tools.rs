@@ -1,8 +1,8 @@
-//! The tools strategy (seeds 001 and 003): OpenAI function calling with the seeds' tool
-//! schema and a chat history kept across turns.
+//! The tools strategy (docs/seeds.md (tool calling)): OpenAI function calling with the designs'
+//! tool schema and a chat history kept across turns.
 //!
-//! - The history starts with the system prompt, the task and a screenshot (seed 001 observes
-//!   the screen before the first request).
+//! - The history starts with the system prompt, the task and a screenshot (the tool-calling design
+//!   observes the screen before the first request).
 //! - Exactly one tool call is executed per step; the others of a reply are answered with a
 //!   `too_many_tool_calls` error. Results go back as role=tool messages, each turn's
 //!   screenshot as a role=user image message.

@@ -1,7 +1,7 @@
-//! The vision strategy (seed 000): the reply is JSON `{observation, bboxes, actions}` with
-//! several actions a turn; the observation is the next turn's text and the bboxes are drawn
-//! on the next screenshot. A boot reply can start the loop without asking the model. A reply
-//! cut off at max_tokens never ends the run: its `done` is dropped.
+//! The vision strategy (docs/seeds.md (vision loop)): the reply is JSON `{observation, bboxes,
+//! actions}` with several actions a turn; the observation is the next turn's text and the bboxes
+//! are drawn on the next screenshot. A boot reply can start the loop without asking the model. A reply cut
+//! off at max_tokens never ends the run: its `done` is dropped.
 
 use super::{Prompt, ReadOptions, Reading, Strategy, TurnContext, prompts};
 use crate::action::ActionResult;

@@ -14,7 +14,7 @@ mod screenshot;
 use crate::cli::{Cli, Command};
 use std::process::ExitCode;
 
-/// Exit codes of CONTRACTS.md.
+/// Exit codes of docs/events.md.
 #[allow(dead_code)]
 pub mod exit {
     pub const DONE: u8 = 0;

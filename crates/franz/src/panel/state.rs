@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 use tokio::sync::broadcast;
 
-/// The body of `GET /state` (seed 000's fields plus franz's).
+/// The body of `GET /state` (the vision loop's fields, docs/seeds.md, plus franz's).
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct View {
     pub phase: String,

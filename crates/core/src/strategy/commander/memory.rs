@@ -1,5 +1,6 @@
-//! The commander's memory (seed 004's AgentMemory): a record per operator turn, and snapshots
-//! that replace archived turns in the context once the leader compresses them.
+//! The commander's memory (the commander design's AgentMemory, docs/seeds.md): a record per
+//! operator turn, and snapshots that replace archived turns in the context once the leader
+//! compresses them.
 
 /// One operator turn.
 #[derive(Debug, Clone, PartialEq)]

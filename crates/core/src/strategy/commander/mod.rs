@@ -1,5 +1,5 @@
-//! The commander strategy (seed 004): a text-only leader plans and briefs, a vision operator
-//! acts one tool a turn.
+//! The commander strategy (docs/seeds.md (commander)): a text-only leader plans and briefs, a
+//! vision operator acts one tool a turn.
 //!
 //! Each engine turn may first consult the leader (through [`Strategy::consult`], so its calls
 //! are logged like any other) and then asks the operator with the screenshot:
@@ -36,7 +36,7 @@ use serde_json::Value;
 /// How the operator is told to act or to finish, after a problem with its reply.
 const OPERATOR_TODO: &str = "call exactly one tool each turn (report_completion, with the evidence, once the mission is complete)";
 
-/// Seed 004's numbers, each configurable.
+/// The commander design's numbers (docs/seeds.md), each configurable.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CommanderSettings {
     pub review_interval: u32,

@@ -1,0 +1,369 @@
+//! The docs keep up with the code: every event kind, action kind and dialect the code knows has
+//! its entry in `docs/`, with every field it serializes; no entry names one the code does not
+//! know; and the examples in `docs/actions.md` (actions, results, dialect replies, key names)
+//! are what the code does with them.
+
+use franz_core::NormBox;
+use franz_core::action::{ACTION_NAMES, Action, ActionKind, ActionResult, ProgressStatus};
+use franz_core::event::{EVENT_NAMES, Event, EventKind, Outcome};
+use franz_core::model::Reply;
+use franz_core::observe::StageTimings;
+use franz_core::parser::{self, CoordMode, Dialect, ParseOptions};
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::path::Path;
+
+fn doc(name: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../docs")
+        .join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
+}
+
+/// The text of the `## title` section, up to the next `## ` heading.
+fn section<'a>(text: &'a str, title: &str) -> &'a str {
+    let head = format!("\n## {title}\n");
+    let start = text
+        .find(&head)
+        .unwrap_or_else(|| panic!("no section \"## {title}\""))
+        + head.len();
+    let end = text[start..]
+        .find("\n## ")
+        .map_or(text.len(), |e| start + e);
+    &text[start..end]
+}
+
+/// The names in lines that start with `prefix` followed by a backquoted name.
+fn backquoted_after(text: &str, prefix: &str) -> BTreeSet<String> {
+    text.lines()
+        .filter_map(|l| l.strip_prefix(prefix)?.strip_prefix('`'))
+        .filter_map(|rest| rest.split('`').next())
+        .map(str::to_string)
+        .collect()
+}
+
+/// The fenced blocks of one language in `text`, in order.
+fn fenced(text: &str, lang: &str) -> Vec<String> {
+    let open = format!("```{lang}\n");
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(s) = rest.find(&open) {
+        let body = &rest[s + open.len()..];
+        let e = body.find("\n```").expect("an unclosed code fence");
+        out.push(body[..e].to_string());
+        rest = &body[e + 4..];
+    }
+    out
+}
+
+fn set(names: &[&str]) -> BTreeSet<String> {
+    names.iter().map(|n| n.to_string()).collect()
+}
+
+#[test]
+fn every_event_kind_has_its_section() {
+    let text = doc("events.md");
+    let kinds = section(&text, "Event kinds");
+    assert_eq!(
+        backquoted_after(kinds, "### "),
+        set(EVENT_NAMES),
+        "docs/events.md: one \"### `kind`\" section per event kind of crates/core/src/event.rs"
+    );
+}
+
+#[test]
+fn every_action_kind_has_its_row() {
+    let text = doc("actions.md");
+    let kinds = section(&text, "Action kinds");
+    assert_eq!(
+        backquoted_after(kinds, "| "),
+        set(ACTION_NAMES),
+        "docs/actions.md: one \"| `type` |\" row per action kind of crates/core/src/action.rs"
+    );
+}
+
+#[test]
+fn canonical_examples_and_results_read() {
+    let text = doc("actions.md");
+    let examples = fenced(section(&text, "Canonical Action JSON"), "json");
+    assert_eq!(examples.len(), 1);
+    let mut seen = BTreeSet::new();
+    for line in examples[0].lines() {
+        let a = Action::from_json(line).unwrap_or_else(|e| panic!("{line}: {e}"));
+        seen.insert(a.kind.name());
+    }
+    assert!(seen.len() >= 10, "{seen:?}");
+    let results = fenced(section(&text, "Action kinds"), "json");
+    assert_eq!(results.len(), 1);
+    for line in results[0].lines() {
+        let r: ActionResult = serde_json::from_str(line).unwrap_or_else(|e| panic!("{line}: {e}"));
+        assert_eq!(serde_json::to_value(&r).unwrap()["status"], {
+            let v: Value = serde_json::from_str(line).unwrap();
+            v["status"].clone()
+        });
+    }
+}
+
+#[test]
+fn every_dialect_has_a_section_with_an_example_that_parses() {
+    let text = doc("actions.md");
+    let dialects = section(&text, "Dialects");
+    let names: Vec<&str> = Dialect::ALL.iter().map(Dialect::as_str).collect();
+    assert_eq!(
+        backquoted_after(dialects, "### "),
+        set(&names),
+        "docs/actions.md: one \"### `dialect`\" section per dialect of crates/core/src/parser"
+    );
+    for d in Dialect::ALL {
+        let head = format!("### `{d}`\n");
+        let start = dialects.find(&head).unwrap() + head.len();
+        let body = &dialects[start..];
+        let body = &body[..body.find("\n### ").unwrap_or(body.len())];
+        let reply = fenced(body, "text");
+        let expected = fenced(body, "json");
+        assert_eq!(
+            (reply.len(), expected.len()),
+            (1, 1),
+            "{d}: one ```text reply and one ```json list of actions"
+        );
+        let opts = ParseOptions {
+            dialect: Some(d),
+            coords: CoordMode::Norm,
+        };
+        let parsed = parser::parse_reply(&Reply::from_any_text(&reply[0]), &opts);
+        assert_eq!(parsed.dialect, d);
+        assert!(parsed.errors.is_empty(), "{d}: {:?}", parsed.errors);
+        let expected: Value = serde_json::from_str(&expected[0]).unwrap();
+        assert_eq!(
+            serde_json::to_value(&parsed.actions).unwrap(),
+            expected,
+            "{d}: the example in docs/actions.md"
+        );
+    }
+}
+
+#[test]
+fn documented_key_aliases_are_what_the_code_does() {
+    let text = doc("actions.md");
+    let keys = section(&text, "Keys");
+    // the rows of the "written | canonical" table: every written form gives its canonical text
+    let mut checked = 0;
+    for line in keys.lines() {
+        let cells: Vec<&str> = line.split(" | ").collect();
+        if cells.len() != 2 || !line.starts_with("| `") {
+            continue;
+        }
+        let names = |cell: &str| -> Vec<String> {
+            cell.split('`')
+                .skip(1)
+                .step_by(2)
+                .map(str::to_string)
+                .collect()
+        };
+        let (written, canonical) = (names(cells[0]), names(cells[1]));
+        for (i, w) in written.iter().enumerate() {
+            // "a / b | x / y" pairs by position; "a, b | x" maps every name to x
+            let want = if canonical.len() == written.len() {
+                &canonical[i]
+            } else {
+                &canonical[0]
+            };
+            let got = franz_core::keys::normalize_combo(w)
+                .unwrap_or_else(|e| panic!("docs/actions.md says {w:?} is a key: {e}"));
+            assert_eq!(&got, want, "docs/actions.md: {w:?}");
+            checked += 1;
+        }
+    }
+    assert!(checked >= 40, "only {checked} key names checked");
+}
+
+/// One of each event kind with every field set, so that each serializes all its keys. A new
+/// kind or field fails to compile or fails `every_event_field_is_documented` until it is added
+/// here and to docs/events.md.
+fn event_samples() -> Vec<EventKind> {
+    let click: Action = ActionKind::Click {
+        x: Some(1),
+        y: Some(2),
+    }
+    .into();
+    vec![
+        EventKind::RunStarted {
+            task: "t".into(),
+            strategy: "narrative".into(),
+            model: "m".into(),
+            run_dir: Some("runs/run_0001".into()),
+            dry_run: true,
+        },
+        EventKind::TurnStarted {},
+        EventKind::Observation {
+            width: 1,
+            height: 1,
+            bytes: 1,
+            timings: StageTimings::default(),
+        },
+        EventKind::ModelRequest {
+            model: "m".into(),
+            attempt: 2,
+            messages: 1,
+            images: 1,
+            bytes: 1,
+            reason: Some("HTTP 503".into()),
+        },
+        EventKind::ModelReply {
+            ms: 1.0,
+            text: "t".into(),
+            story: Some("s".into()),
+            actions: vec![click.clone()],
+            bboxes: vec![NormBox::from_corners(1, 2, 3, 4)],
+            prompt_tokens: Some(1),
+            completion_tokens: Some(1),
+        },
+        EventKind::ActionResult {
+            index: 0,
+            action: click.clone(),
+            result: ActionResult::ok(),
+            ms: 1.0,
+        },
+        EventKind::Note { text: "n".into() },
+        EventKind::Error {
+            message: "e".into(),
+            fatal: true,
+        },
+        EventKind::RunFinished {
+            outcome: Outcome::Done,
+            exit_code: 0,
+            reason: "r".into(),
+            turns: 1,
+        },
+        EventKind::Paused { reason: "r".into() },
+        EventKind::Resumed {},
+        EventKind::AwaitingApproval {
+            actions: vec![click],
+        },
+        EventKind::AwaitingAnnotation { prompt: "p".into() },
+    ]
+}
+
+/// The text of the `### \`name\`` subsection, up to the next heading.
+fn subsection<'a>(text: &'a str, name: &str) -> &'a str {
+    let head = format!("### `{name}`\n");
+    let start = text
+        .find(&head)
+        .unwrap_or_else(|| panic!("no \"### `{name}`\""))
+        + head.len();
+    let end = text[start..].find("\n#").map_or(text.len(), |e| start + e);
+    &text[start..end]
+}
+
+#[test]
+fn every_event_field_is_documented() {
+    let samples = event_samples();
+    let names: Vec<&str> = samples.iter().map(EventKind::name).collect();
+    assert_eq!(
+        names, EVENT_NAMES,
+        "event_samples: one sample per event kind"
+    );
+    let text = doc("events.md");
+    let kinds = section(&text, "Event kinds");
+    for kind in samples {
+        let name = kind.name();
+        let v = serde_json::to_value(Event {
+            turn: 1,
+            t_ms: 1,
+            kind,
+        })
+        .unwrap();
+        let body = subsection(kinds, name);
+        for key in v.as_object().unwrap().keys() {
+            if ["event", "turn", "t_ms"].contains(&key.as_str()) {
+                continue;
+            }
+            assert!(
+                body.contains(&format!("`{key}`")),
+                "docs/events.md: the `{name}` section does not document its field `{key}`"
+            );
+        }
+    }
+}
+
+/// One of each action kind with every field set.
+fn action_samples() -> Vec<ActionKind> {
+    use franz_desktop::{Button, ScrollDirection};
+    let (x, y) = (Some(1), Some(2));
+    vec![
+        ActionKind::Move { x: 1, y: 2 },
+        ActionKind::Click { x, y },
+        ActionKind::RightClick { x, y },
+        ActionKind::MiddleClick { x, y },
+        ActionKind::DoubleClick { x, y },
+        ActionKind::TripleClick { x, y },
+        ActionKind::MouseDown {
+            x,
+            y,
+            button: Button::Left,
+        },
+        ActionKind::MouseUp {
+            x,
+            y,
+            button: Button::Left,
+        },
+        ActionKind::LongPress { x, y, seconds: 1.0 },
+        ActionKind::Drag { x, y, x2: 3, y2: 4 },
+        ActionKind::Scroll {
+            x,
+            y,
+            direction: ScrollDirection::Down,
+            amount: 3,
+        },
+        ActionKind::Type { text: "t".into() },
+        ActionKind::Key { keys: "a".into() },
+        ActionKind::HoldKey {
+            keys: "shift".into(),
+            seconds: 1.0,
+        },
+        ActionKind::Wait { seconds: 1.0 },
+        ActionKind::Observe,
+        ActionKind::Done { text: "t".into() },
+        ActionKind::Fail { text: "t".into() },
+        ActionKind::AskUser { text: "t".into() },
+        ActionKind::ReportProgress {
+            objective_id: "1".into(),
+            status: ProgressStatus::Done,
+            evidence: "e".into(),
+        },
+        ActionKind::ReportCompletion {
+            evidence: "e".into(),
+        },
+    ]
+}
+
+#[test]
+fn every_action_field_is_documented() {
+    let samples = action_samples();
+    let names: Vec<&str> = samples.iter().map(ActionKind::name).collect();
+    assert_eq!(
+        names, ACTION_NAMES,
+        "action_samples: one sample per action kind"
+    );
+    let text = doc("actions.md");
+    let kinds = section(&text, "Action kinds");
+    for kind in samples {
+        let name = kind.name();
+        let row = kinds
+            .lines()
+            .find(|l| l.starts_with(&format!("| `{name}` |")))
+            .unwrap_or_else(|| panic!("no row for `{name}`"));
+        let v = serde_json::to_value(Action { kind, note: None }).unwrap();
+        for key in v.as_object().unwrap().keys() {
+            if key == "type" {
+                continue;
+            }
+            // `right_click` and friends say "as `click`" for the shared fields
+            let shared = row.contains("as `click`") && ["x", "y"].contains(&key.as_str());
+            assert!(
+                shared || row.contains(&format!("`{key}`")),
+                "docs/actions.md: the `{name}` row does not document its field `{key}`"
+            );
+        }
+    }
+}
