@@ -117,8 +117,9 @@ fn replay_prints_turns_and_checks_its_range() {
     assert!(out.status.success(), "{stdout}");
     assert!(stdout.contains("turn 1: Story after turn 1"), "{stdout}");
     assert!(stdout.contains("would click at (100, 500)"), "{stdout}");
+    // a failed action is shown with what happened; `--execute` would not run it again
     assert!(
-        stdout.contains("(was failed: no window) -> would press ctrl+s"),
+        stdout.contains("(was failed: no window) -> --execute skips it"),
         "{stdout}"
     );
     assert!(!stdout.contains("turn 3:"), "{stdout}");
