@@ -5,7 +5,9 @@
 //! case-insensitive: move, click, right_click, double_click, drag (the design's five), plus the
 //! rest of the canonical vocabulary (`middle_click`, `triple_click`, `type`, `key`, `scroll`,
 //! `wait`, `done`, `fail`) so the vision strategy can do everything. Points may also be `x`/`y`.
-//! With no JSON at all, the whole text is the observation and there are no actions.
+//! The text that goes with the actions (the model's notes) is the `observation` field, else what
+//! stands around the object. With no JSON at all, the whole text is the notes and there are no
+//! actions.
 
 use super::coords::{Ctx, at, click, drag, number, text};
 use super::lenient;
@@ -25,7 +27,7 @@ pub(crate) fn parse(content: &str, ctx: &mut Ctx) -> String {
             return content.trim().to_string();
         }
     };
-    let observation = v
+    let notes = v
         .get("observation")
         .and_then(Value::as_str)
         .map(str::to_string)
@@ -59,7 +61,7 @@ pub(crate) fn parse(content: &str, ctx: &mut Ctx) -> String {
             .err("the JSON has no \"actions\" list: add \"actions\": [] (or the actions to take)"),
         Some(other) => ctx.err(format!("\"actions\" must be a list, not {other}")),
     }
-    observation.trim().to_string()
+    notes.trim().to_string()
 }
 
 fn get<'a>(a: &'a Value, keys: &[&str]) -> Option<&'a Value> {

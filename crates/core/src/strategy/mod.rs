@@ -41,7 +41,7 @@ pub struct TurnContext<'a> {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Reading {
     pub actions: Vec<Action>,
-    /// The story (narrative) or observation (vision).
+    /// The story (narrative), the notes (vision: the JSON's `observation` text) or the thought.
     pub text: String,
     /// Boxes to draw on the next screenshot.
     pub bboxes: Vec<NormBox>,
