@@ -7,7 +7,7 @@
 //! `triple_click(x,y)`, `wait(2)`, `done("answer")`, `fail("reason")`; `click` and
 //! `double_click` are accepted too. A reply may hold several calls; the rest is the story.
 
-use super::coords::{Ctx, drag, number};
+use super::coords::{Ctx, at, click, drag, number};
 use super::lenient;
 use super::syntax::{self, Arg};
 use crate::action::ActionKind;
@@ -113,64 +113,26 @@ fn is_direction(v: &Value) -> bool {
 }
 
 fn call(name: &str, args: &[Arg], ctx: &mut Ctx) {
-    let kw = |k: &str| {
-        args.iter()
-            .find(|a| a.key.as_deref() == Some(k))
-            .map(|a| &a.value)
-    };
+    if let Some(kind) = call_kind(name, args, ctx) {
+        ctx.push(kind, None);
+    }
+}
+
+/// The action of the call `name(args)`; `None` when it cannot be read (the reason is recorded)
+/// or the name is not an action.
+fn call_kind(name: &str, args: &[Arg], ctx: &mut Ctx) -> Option<ActionKind> {
     let values: Vec<&Value> = args.iter().map(|a| &a.value).collect();
-    let first_text = || {
-        values.first().map(|v| match v {
-            Value::String(s) => s.clone(),
-            other => other.to_string(),
-        })
-    };
-    let point = |ctx: &mut Ctx, nums: &[f64]| -> Option<(Option<i32>, Option<i32>)> {
-        if nums.is_empty() {
-            return Some((None, None));
-        }
-        ctx.point_nums(name, nums).map(|(x, y)| (Some(x), Some(y)))
-    };
-    let kind = match name {
+    match name {
         "left_click" | "click" | "right_click" | "double_left_click" | "double_click"
-        | "middle_click" | "triple_click" | "move" => {
-            let nums = numbers(&values);
-            let Some((x, y)) = point(ctx, &nums) else {
-                return;
-            };
-            match name {
-                "right_click" => ActionKind::RightClick { x, y },
-                "double_left_click" | "double_click" => ActionKind::DoubleClick { x, y },
-                "middle_click" => ActionKind::MiddleClick { x, y },
-                "triple_click" => ActionKind::TripleClick { x, y },
-                "move" => match (x, y) {
-                    (Some(x), Some(y)) => ActionKind::Move { x, y },
-                    _ => return ctx.err("move: give the point, e.g. move(500, 300)"),
-                },
-                _ => ActionKind::Click { x, y },
-            }
-        }
-        "drag" => {
-            let nums = numbers(&values);
-            if nums.len() != 4 {
-                return ctx.err(format!(
-                    "drag: expected drag(x1, y1, x2, y2), got {} numbers",
-                    nums.len()
-                ));
-            }
-            let from = ctx.point_nums("drag", &nums[..2]);
-            let Some(kind) = drag(from, ctx.point_nums("drag end", &nums[2..])) else {
-                return;
-            };
-            kind
-        }
-        "type" => match kw("text")
-            .or(kw("content"))
+        | "middle_click" | "triple_click" | "move" => click_or_move(name, &values, ctx),
+        "drag" => drag_call(&values, ctx),
+        "type" => match keyword(args, "text")
+            .or(keyword(args, "content"))
             .map(|v| v.as_str().map(str::to_string))
-            .unwrap_or_else(first_text)
+            .unwrap_or_else(|| first_text(&values))
         {
-            Some(text) => ActionKind::Type { text },
-            None => return ctx.err("type: give the text, e.g. type(\"hello\")"),
+            Some(text) => Some(ActionKind::Type { text }),
+            None => ctx.fail("type: give the text, e.g. type(\"hello\")"),
         },
         "press_key" => {
             let v = match values.as_slice() {
@@ -178,49 +140,95 @@ fn call(name: &str, args: &[Arg], ctx: &mut Ctx) {
                 [one] => (*one).clone(),
                 many => Value::Array(many.iter().map(|v| (*v).clone()).collect()),
             };
-            let Some(keys) = ctx.keys(name, &v) else {
-                return;
-            };
-            ActionKind::Key { keys }
+            ctx.keys(name, &v).map(|keys| ActionKind::Key { keys })
         }
-        "scroll" => {
-            let dir = kw("direction").or_else(|| values.iter().copied().find(|v| is_direction(v)));
-            let Some(direction) = ctx.direction(name, dir.or(Some(&Value::from("down")))) else {
-                return;
-            };
-            let rest: Vec<&Value> = args
-                .iter()
-                .filter(|a| !is_direction(&a.value) && a.key.as_deref() != Some("direction"))
-                .map(|a| &a.value)
-                .collect();
-            let nums = numbers(&rest);
-            let (pt, amount) = match nums.as_slice() {
-                [] => (vec![], 3.0),
-                [n] => (vec![], *n),
-                [x, y] => (vec![*x, *y], 3.0),
-                [x, y, n, ..] => (vec![*x, *y], *n),
-            };
-            let Some((x, y)) = point(ctx, &pt) else {
-                return;
-            };
-            let amount = ctx.notches(name, amount);
-            ActionKind::Scroll {
-                x,
-                y,
-                direction,
-                amount,
-            }
-        }
-        "wait" => ActionKind::Wait {
+        "scroll" => scroll(name, args, ctx),
+        "wait" => Some(ActionKind::Wait {
             seconds: values.first().and_then(|v| number(v)).unwrap_or(1.0),
-        },
-        "done" => ActionKind::Done {
-            text: first_text().unwrap_or_default(),
-        },
-        "fail" => ActionKind::Fail {
-            text: first_text().unwrap_or_default(),
-        },
-        _ => return,
+        }),
+        "done" => Some(ActionKind::Done {
+            text: first_text(&values).unwrap_or_default(),
+        }),
+        "fail" => Some(ActionKind::Fail {
+            text: first_text(&values).unwrap_or_default(),
+        }),
+        _ => None,
+    }
+}
+
+/// The value of the keyword argument `key`.
+fn keyword<'a>(args: &'a [Arg], key: &str) -> Option<&'a Value> {
+    args.iter()
+        .find(|a| a.key.as_deref() == Some(key))
+        .map(|a| &a.value)
+}
+
+/// The first argument as text (a non-string is written as JSON).
+fn first_text(values: &[&Value]) -> Option<String> {
+    values.first().map(|v| match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    })
+}
+
+/// The point given by `nums`, or the pointer (`None, None`) when there are no numbers; `None`
+/// when the numbers are no point (the reason is recorded).
+fn point_or_pointer(name: &str, nums: &[f64], ctx: &mut Ctx) -> Option<(Option<i32>, Option<i32>)> {
+    if nums.is_empty() {
+        return Some((None, None));
+    }
+    ctx.point_nums(name, nums).map(at)
+}
+
+/// A click of any kind at the numbers given (or the pointer), or `move(x, y)`.
+fn click_or_move(name: &str, values: &[&Value], ctx: &mut Ctx) -> Option<ActionKind> {
+    let (x, y) = point_or_pointer(name, &numbers(values), ctx)?;
+    if name != "move" {
+        return Some(click(name, x, y));
+    }
+    match (x, y) {
+        (Some(x), Some(y)) => Some(ActionKind::Move { x, y }),
+        _ => ctx.fail("move: give the point, e.g. move(500, 300)"),
+    }
+}
+
+/// `drag(x1, y1, x2, y2)`.
+fn drag_call(values: &[&Value], ctx: &mut Ctx) -> Option<ActionKind> {
+    let nums = numbers(values);
+    if nums.len() != 4 {
+        return ctx.fail(format!(
+            "drag: expected drag(x1, y1, x2, y2), got {} numbers",
+            nums.len()
+        ));
+    }
+    let from = ctx.point_nums("drag", &nums[..2]);
+    drag(from, ctx.point_nums("drag end", &nums[2..]))
+}
+
+/// `scroll(x, y, "down", 3)`: the direction anywhere (down by default), then an optional
+/// point and an optional amount (3 notches by default).
+fn scroll(name: &str, args: &[Arg], ctx: &mut Ctx) -> Option<ActionKind> {
+    let dir = keyword(args, "direction")
+        .or_else(|| args.iter().map(|a| &a.value).find(|v| is_direction(v)));
+    let direction = ctx.direction(name, dir.or(Some(&Value::from("down"))))?;
+    let rest: Vec<&Value> = args
+        .iter()
+        .filter(|a| !is_direction(&a.value) && a.key.as_deref() != Some("direction"))
+        .map(|a| &a.value)
+        .collect();
+    let nums = numbers(&rest);
+    let (pt, amount) = match nums.as_slice() {
+        [] => (vec![], 3.0),
+        [n] => (vec![], *n),
+        [x, y] => (vec![*x, *y], 3.0),
+        [x, y, n, ..] => (vec![*x, *y], *n),
     };
-    ctx.push(kind, None);
+    let (x, y) = point_or_pointer(name, &pt, ctx)?;
+    let amount = ctx.notches(name, amount);
+    Some(ActionKind::Scroll {
+        x,
+        y,
+        direction,
+        amount,
+    })
 }

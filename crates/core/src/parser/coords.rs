@@ -25,6 +25,33 @@ pub(crate) fn drag(from: Option<(i32, i32)>, to: Option<(i32, i32)>) -> Option<A
     })
 }
 
+/// The click a dialect's name asks for, at `(x, y)` or, with `None`, where the pointer is. The
+/// names of every dialect are here; each dialect only sends the names it reads as clicks.
+pub(crate) fn click(name: &str, x: Option<i32>, y: Option<i32>) -> ActionKind {
+    match name {
+        "right_click" | "right_single" | "right_click_element" => ActionKind::RightClick { x, y },
+        "middle_click" => ActionKind::MiddleClick { x, y },
+        "double_click" | "double_left_click" | "left_double" | "double_click_element" => {
+            ActionKind::DoubleClick { x, y }
+        }
+        "triple_click" => ActionKind::TripleClick { x, y },
+        _ => ActionKind::Click { x, y },
+    }
+}
+
+/// A point that was read, as the optional coordinates of an action.
+pub(crate) fn at((x, y): (i32, i32)) -> (Option<i32>, Option<i32>) {
+    (Some(x), Some(y))
+}
+
+/// The value of the first of `keys` that `args` has (a JSON null counts), or null.
+pub(crate) fn field(args: &Value, keys: &[&str]) -> Value {
+    keys.iter()
+        .find_map(|k| args.get(*k))
+        .cloned()
+        .unwrap_or(Value::Null)
+}
+
 /// The largest scroll, in notches, a model may ask for in one action.
 pub const MAX_SCROLL_NOTCHES: u32 = 100;
 
@@ -52,6 +79,12 @@ impl<'a> Ctx<'a> {
         if self.errors.len() < 50 {
             self.errors.push(msg.into());
         }
+    }
+
+    /// Records an error and gives `None`: for readers that return the action they read.
+    pub fn fail<T>(&mut self, msg: impl Into<String>) -> Option<T> {
+        self.err(msg);
+        None
     }
 
     /// Adds an action if it is valid; else its problem goes to `errors`.

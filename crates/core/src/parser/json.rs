@@ -5,9 +5,11 @@
 //! case-insensitive: move, click, right_click, double_click, drag (the design's five), plus the
 //! rest of the canonical vocabulary (`middle_click`, `triple_click`, `type`, `key`, `scroll`,
 //! `wait`, `done`, `fail`) so the vision strategy can do everything. Points may also be `x`/`y`.
-//! With no JSON at all, the whole text is the observation and there are no actions.
+//! The text that goes with the actions (the model's notes) is the `observation` field, else what
+//! stands around the object. With no JSON at all, the whole text is the notes and there are no
+//! actions.
 
-use super::coords::{Ctx, drag, number, text};
+use super::coords::{Ctx, at, click, drag, number, text};
 use super::lenient;
 use crate::action::ActionKind;
 use serde_json::Value;
@@ -25,7 +27,7 @@ pub(crate) fn parse(content: &str, ctx: &mut Ctx) -> String {
             return content.trim().to_string();
         }
     };
-    let observation = v
+    let notes = v
         .get("observation")
         .and_then(Value::as_str)
         .map(str::to_string)
@@ -59,7 +61,7 @@ pub(crate) fn parse(content: &str, ctx: &mut Ctx) -> String {
             .err("the JSON has no \"actions\" list: add \"actions\": [] (or the actions to take)"),
         Some(other) => ctx.err(format!("\"actions\" must be a list, not {other}")),
     }
-    observation.trim().to_string()
+    notes.trim().to_string()
 }
 
 fn get<'a>(a: &'a Value, keys: &[&str]) -> Option<&'a Value> {
@@ -75,33 +77,24 @@ fn action(i: usize, a: &Value, ctx: &mut Ctx) {
         ));
         return;
     };
-    let name = name.trim().to_ascii_lowercase();
-    let what = name.as_str();
+    let what = name.trim().to_ascii_lowercase();
     let note = text(get(a, &["note", "label", "reason", "justification"]));
-    let has_point = ["x1", "x", "box", "point", "coordinate", "position"]
-        .iter()
-        .any(|k| a.get(*k).is_some_and(|v| !v.is_null()));
-    let kind = match what {
+    if let Some(kind) = action_kind(i, &what, a, ctx) {
+        ctx.push(kind, note);
+    }
+}
+
+/// The action named `what` (the `i`th of the list); `None` when it cannot be read (the reason
+/// is recorded).
+fn action_kind(i: usize, what: &str, a: &Value, ctx: &mut Ctx) -> Option<ActionKind> {
+    match what {
         "move" | "mouse_move" | "hover" => {
             start(a, what, ctx).map(|(x, y)| ActionKind::Move { x, y })
         }
         "click" | "left_click" | "right_click" | "middle_click" | "double_click"
         | "triple_click" | "double_left_click" => {
-            let (x, y) = if has_point {
-                match start(a, what, ctx) {
-                    Some((x, y)) => (Some(x), Some(y)),
-                    None => return,
-                }
-            } else {
-                (None, None)
-            };
-            Some(match what {
-                "right_click" => ActionKind::RightClick { x, y },
-                "middle_click" => ActionKind::MiddleClick { x, y },
-                "double_click" | "double_left_click" => ActionKind::DoubleClick { x, y },
-                "triple_click" => ActionKind::TripleClick { x, y },
-                _ => ActionKind::Click { x, y },
-            })
+            let (x, y) = start_or_pointer(a, what, ctx)?;
+            Some(click(what, x, y))
         }
         "drag" => {
             let from = start(a, what, ctx);
@@ -110,10 +103,7 @@ fn action(i: usize, a: &Value, ctx: &mut Ctx) {
         }
         "type" | "type_text" | "write" => match text(get(a, &["text", "content", "value"])) {
             Some(text) => Some(ActionKind::Type { text }),
-            None => {
-                ctx.err("type: give the text to type in \"text\"");
-                None
-            }
+            None => ctx.fail("type: give the text to type in \"text\""),
         },
         "key" | "press_key" | "hotkey" | "keypress" => {
             let k = get(a, &["keys", "key", "text"])
@@ -121,32 +111,7 @@ fn action(i: usize, a: &Value, ctx: &mut Ctx) {
                 .unwrap_or(Value::Null);
             ctx.keys(what, &k).map(|keys| ActionKind::Key { keys })
         }
-        "scroll" | "scroll_down" | "scroll_up" => {
-            let dir = match what {
-                "scroll_down" => Some(Value::from("down")),
-                "scroll_up" => Some(Value::from("up")),
-                _ => get(a, &["direction"]).cloned(),
-            };
-            let direction = ctx.direction(what, dir.as_ref().or(Some(&Value::from("down"))));
-            let amount = get(a, &["amount", "notches", "clicks"])
-                .and_then(number)
-                .unwrap_or(3.0);
-            let amount = ctx.notches(what, amount);
-            let (x, y) = if has_point {
-                match start(a, what, ctx) {
-                    Some((x, y)) => (Some(x), Some(y)),
-                    None => return,
-                }
-            } else {
-                (None, None)
-            };
-            direction.map(|direction| ActionKind::Scroll {
-                x,
-                y,
-                direction,
-                amount,
-            })
-        }
+        "scroll" | "scroll_down" | "scroll_up" => scroll(what, a, ctx),
         "wait" => Some(ActionKind::Wait {
             seconds: get(a, &["seconds", "time", "duration"])
                 .and_then(number)
@@ -158,17 +123,45 @@ fn action(i: usize, a: &Value, ctx: &mut Ctx) {
         "fail" => Some(ActionKind::Fail {
             text: text(get(a, &["text", "reason"])).unwrap_or_default(),
         }),
-        other => {
-            ctx.err(format!(
-                "action {}: unknown name {other:?}: use move, click, right_click, double_click or drag",
-                i + 1
-            ));
-            None
-        }
-    };
-    if let Some(kind) = kind {
-        ctx.push(kind, note);
+        other => ctx.fail(format!(
+            "action {}: unknown name {other:?}: use move, click, right_click, double_click or drag",
+            i + 1
+        )),
     }
+}
+
+/// A scroll: `direction` (or the name's), `amount` in notches (3 by default), at the start
+/// point when one is given, else at the pointer.
+fn scroll(what: &str, a: &Value, ctx: &mut Ctx) -> Option<ActionKind> {
+    let dir = match what {
+        "scroll_down" => Some(Value::from("down")),
+        "scroll_up" => Some(Value::from("up")),
+        _ => get(a, &["direction"]).cloned(),
+    };
+    let direction = ctx.direction(what, dir.as_ref().or(Some(&Value::from("down"))));
+    let amount = get(a, &["amount", "notches", "clicks"])
+        .and_then(number)
+        .unwrap_or(3.0);
+    let amount = ctx.notches(what, amount);
+    let (x, y) = start_or_pointer(a, what, ctx)?;
+    direction.map(|direction| ActionKind::Scroll {
+        x,
+        y,
+        direction,
+        amount,
+    })
+}
+
+/// The start point when the object gives one, else the pointer (`None, None`); `None` when the
+/// point it gives cannot be read (the reason is recorded).
+fn start_or_pointer(a: &Value, what: &str, ctx: &mut Ctx) -> Option<(Option<i32>, Option<i32>)> {
+    let has_point = ["x1", "x", "box", "point", "coordinate", "position"]
+        .iter()
+        .any(|k| a.get(*k).is_some_and(|v| !v.is_null()));
+    if !has_point {
+        return Some((None, None));
+    }
+    start(a, what, ctx).map(at)
 }
 
 /// The start point: a "box"/"point"/"coordinate"/"position", or x1/y1, or x/y.

@@ -1,5 +1,5 @@
 //! The reply parser: turns what a model said (content text and/or tool calls) into actions,
-//! the text that goes with them (observation, story, thought), and errors a strategy can send
+//! the text that goes with them (vision notes, story, thought), and errors a strategy can send
 //! back to the model.
 //!
 //! Every dialect franz meets has its own file; this module strips `<think>` blocks, detects
@@ -9,6 +9,9 @@
 //! Coordinates (see `coords`): 0..1000 by default, or pixels of the image with
 //! [`CoordMode::Pixels`]; numbers may be strings, boxes become their centers, `[-1,-1]` and
 //! empty boxes are errors, and values outside 0..1000 are clamped with a warning in `errors`.
+
+// Functions stay short (issue 14): at most 80 lines, `clippy.toml` at the workspace root.
+#![deny(clippy::too_many_lines)]
 
 mod anthropic;
 mod calls;
@@ -120,7 +123,8 @@ pub struct ParseOptions {
 pub struct ParsedReply {
     pub dialect: Dialect,
     pub actions: Vec<Action>,
-    /// The observation, story or thought.
+    /// The text that goes with the actions: the vision notes (the JSON's `observation`), the
+    /// narrative's story or UI-TARS's thought.
     pub text: String,
     /// What could not be read, for the model to fix next turn.
     pub errors: Vec<String>,

@@ -6,7 +6,7 @@
 //! {...}}`), or as tool-call arguments. `scroll_x`/`scroll_y` are screen pixels: notches =
 //! max(1, round(|v| / 100)); positive `scroll_y` is down, positive `scroll_x` is right.
 
-use super::coords::{Ctx, drag, number, text};
+use super::coords::{Ctx, at, drag, field, number, text};
 use crate::action::ActionKind;
 use franz_desktop::ScrollDirection;
 use serde_json::Value;
@@ -43,125 +43,110 @@ pub(crate) fn apply(args: &Value, ctx: &mut Ctx) {
     let Some(t) = a.get("type").and_then(Value::as_str) else {
         return ctx.err("computer action: missing \"type\" (click, double_click, drag, keypress, move, scroll, type, wait)");
     };
-    let t = t.trim().to_ascii_lowercase();
-    let what = t.as_str();
-    let xy = |ctx: &mut Ctx| ctx.point_xy(what, a.get("x"), a.get("y"));
-    let kind = match what {
+    let what = t.trim().to_ascii_lowercase();
+    if what == "scroll" {
+        return scroll(a, ctx);
+    }
+    if let Some(kind) = action_kind(&what, a, ctx) {
+        ctx.push(kind, None);
+    }
+}
+
+/// The action of type `what` (any but `scroll`); `None` when it cannot be read (the reason is
+/// recorded).
+fn action_kind(what: &str, a: &Value, ctx: &mut Ctx) -> Option<ActionKind> {
+    match what {
         "click" => {
-            let Some((x, y)) = xy(ctx) else { return };
-            let (x, y) = (Some(x), Some(y));
+            let (x, y) = at(xy(what, a, ctx)?);
             match a.get("button").and_then(Value::as_str).unwrap_or("left") {
-                "left" => ActionKind::Click { x, y },
-                "right" => ActionKind::RightClick { x, y },
-                "wheel" | "middle" => ActionKind::MiddleClick { x, y },
-                other => {
-                    return ctx.err(format!(
-                        "click: button {other:?} is not supported (left, right or wheel)"
-                    ));
-                }
+                "left" => Some(ActionKind::Click { x, y }),
+                "right" => Some(ActionKind::RightClick { x, y }),
+                "wheel" | "middle" => Some(ActionKind::MiddleClick { x, y }),
+                other => ctx.fail(format!(
+                    "click: button {other:?} is not supported (left, right or wheel)"
+                )),
             }
         }
         "double_click" => {
-            let Some((x, y)) = xy(ctx) else { return };
-            ActionKind::DoubleClick {
-                x: Some(x),
-                y: Some(y),
-            }
+            let (x, y) = at(xy(what, a, ctx)?);
+            Some(ActionKind::DoubleClick { x, y })
         }
-        "move" => {
-            let Some((x, y)) = xy(ctx) else { return };
-            ActionKind::Move { x, y }
-        }
-        "drag" => {
-            let path = a
-                .get("path")
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default();
-            let (Some(first), Some(last)) = (path.first(), path.last()) else {
-                return ctx.err("drag: \"path\" needs at least two points [{x, y}, ...]");
-            };
-            if path.len() < 2 {
-                return ctx.err("drag: \"path\" needs at least two points [{x, y}, ...]");
-            }
-            let from = ctx.point("drag", first);
-            let Some(kind) = drag(from, ctx.point("drag end", last)) else {
-                return;
-            };
-            kind
-        }
+        "move" => xy(what, a, ctx).map(|(x, y)| ActionKind::Move { x, y }),
+        "drag" => drag_path(a, ctx),
         "keypress" => {
-            let k = a
-                .get("keys")
-                .or_else(|| a.get("key"))
-                .cloned()
-                .unwrap_or(Value::Null);
-            let Some(keys) = ctx.keys(what, &k) else {
-                return;
-            };
-            ActionKind::Key { keys }
+            let k = field(a, &["keys", "key"]);
+            ctx.keys(what, &k).map(|keys| ActionKind::Key { keys })
         }
         "type" => match text(a.get("text")) {
-            Some(text) => ActionKind::Type { text },
-            None => return ctx.err("type: missing \"text\""),
+            Some(text) => Some(ActionKind::Type { text }),
+            None => ctx.fail("type: missing \"text\""),
         },
-        "wait" => ActionKind::Wait {
+        "wait" => Some(ActionKind::Wait {
             seconds: a
                 .get("seconds")
                 .or_else(|| a.get("duration"))
                 .and_then(number)
                 .unwrap_or(2.0),
-        },
-        "screenshot" => ActionKind::Observe,
-        "scroll" => {
-            let sx = a.get("scroll_x").and_then(number).unwrap_or(0.0);
-            let sy = a.get("scroll_y").and_then(number).unwrap_or(0.0);
-            if sx == 0.0 && sy == 0.0 {
-                return ctx.err("scroll: scroll_x and scroll_y are both 0");
-            }
-            let (x, y) = if a.get("x").is_some() || a.get("y").is_some() {
-                let Some((x, y)) = xy(ctx) else { return };
-                (Some(x), Some(y))
-            } else {
-                (None, None)
-            };
-            if sy != 0.0 {
-                let direction = if sy > 0.0 {
-                    ScrollDirection::Down
-                } else {
-                    ScrollDirection::Up
-                };
-                let amount = ctx.notches(what, notches_from_pixels(sy));
-                ctx.push(
-                    ActionKind::Scroll {
-                        x,
-                        y,
-                        direction,
-                        amount,
-                    },
-                    None,
-                );
-            }
-            if sx != 0.0 {
-                let direction = if sx > 0.0 {
-                    ScrollDirection::Right
-                } else {
-                    ScrollDirection::Left
-                };
-                let amount = ctx.notches(what, notches_from_pixels(sx));
-                ctx.push(
-                    ActionKind::Scroll {
-                        x,
-                        y,
-                        direction,
-                        amount,
-                    },
-                    None,
-                );
-            }
-            return;
-        }
-        other => return ctx.err(format!("computer action: unknown type {other:?}")),
+        }),
+        "screenshot" => Some(ActionKind::Observe),
+        other => ctx.fail(format!("computer action: unknown type {other:?}")),
+    }
+}
+
+/// The point of `x` and `y`.
+fn xy(what: &str, a: &Value, ctx: &mut Ctx) -> Option<(i32, i32)> {
+    ctx.point_xy(what, a.get("x"), a.get("y"))
+}
+
+/// `drag{path}`: from the first point of the path to the last.
+fn drag_path(a: &Value, ctx: &mut Ctx) -> Option<ActionKind> {
+    let path = a
+        .get("path")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let (Some(first), Some(last)) = (path.first(), path.last()) else {
+        return ctx.fail("drag: \"path\" needs at least two points [{x, y}, ...]");
     };
-    ctx.push(kind, None);
+    if path.len() < 2 {
+        return ctx.fail("drag: \"path\" needs at least two points [{x, y}, ...]");
+    }
+    let from = ctx.point("drag", first);
+    drag(from, ctx.point("drag end", last))
+}
+
+/// `scroll{x, y, scroll_x, scroll_y}`: a vertical and/or a horizontal scroll, at `x`/`y` when
+/// given, else at the pointer.
+fn scroll(a: &Value, ctx: &mut Ctx) {
+    let sx = a.get("scroll_x").and_then(number).unwrap_or(0.0);
+    let sy = a.get("scroll_y").and_then(number).unwrap_or(0.0);
+    if sx == 0.0 && sy == 0.0 {
+        return ctx.err("scroll: scroll_x and scroll_y are both 0");
+    }
+    let (x, y) = if a.get("x").is_some() || a.get("y").is_some() {
+        let Some(point) = xy("scroll", a, ctx) else {
+            return;
+        };
+        at(point)
+    } else {
+        (None, None)
+    };
+    let axes = [
+        (sy, ScrollDirection::Down, ScrollDirection::Up),
+        (sx, ScrollDirection::Right, ScrollDirection::Left),
+    ];
+    for (pixels, positive, negative) in axes {
+        if pixels == 0.0 {
+            continue;
+        }
+        let direction = if pixels > 0.0 { positive } else { negative };
+        let amount = ctx.notches("scroll", notches_from_pixels(pixels));
+        let kind = ActionKind::Scroll {
+            x,
+            y,
+            direction,
+            amount,
+        };
+        ctx.push(kind, None);
+    }
 }

@@ -13,7 +13,7 @@
 //! `tagged_calls` also serves any tool in `<tool_call>` blocks (Hermes style), e.g. the tools of
 //! docs/seeds.md.
 
-use super::coords::{Ctx, number, text};
+use super::coords::{Ctx, click, field, number, text};
 use super::lenient;
 use crate::action::ActionKind;
 use franz_desktop::ScrollDirection;
@@ -159,141 +159,119 @@ pub(crate) fn apply(args: &Value, mobile: bool, ctx: &mut Ctx) {
             "computer_use: missing \"action\" (e.g. left_click, type, key, scroll, terminate)",
         );
     };
-    let a = action.trim().to_ascii_lowercase();
-    let what = a.as_str();
-    let kind = match what {
+    let what = action.trim().to_ascii_lowercase();
+    if let Some(kind) = action_kind(&what, args, mobile, ctx) {
+        ctx.push(kind, None);
+    }
+}
+
+/// The action `what` with its arguments; `None` when it cannot be read (the reason is recorded).
+fn action_kind(what: &str, args: &Value, mobile: bool, ctx: &mut Ctx) -> Option<ActionKind> {
+    match what {
         "key" | "hotkey" | "system_button" => {
-            let k = args
-                .get("keys")
-                .or_else(|| args.get("key"))
-                .or_else(|| args.get("text"))
-                .or_else(|| args.get("button"))
-                .cloned()
-                .unwrap_or(Value::Null);
-            let Some(keys) = ctx.keys(what, &k) else {
-                return;
-            };
-            ActionKind::Key { keys }
+            let k = field(args, &["keys", "key", "text", "button"]);
+            ctx.keys(what, &k).map(|keys| ActionKind::Key { keys })
         }
         "type" => match text(args.get("text")) {
-            Some(text) => ActionKind::Type { text },
-            None => return ctx.err("type: missing \"text\""),
+            Some(text) => Some(ActionKind::Type { text }),
+            None => ctx.fail("type: missing \"text\""),
         },
         "mouse_move" => match opt_point(what, args, "coordinate", ctx) {
-            Ok((Some(x), Some(y))) => ActionKind::Move { x, y },
-            Ok(_) => return ctx.err("mouse_move: missing \"coordinate\""),
-            Err(()) => return,
+            Ok((Some(x), Some(y))) => Some(ActionKind::Move { x, y }),
+            Ok(_) => ctx.fail("mouse_move: missing \"coordinate\""),
+            Err(()) => None,
         },
         "left_click" | "click" | "right_click" | "middle_click" | "double_click"
         | "triple_click" => {
-            let Ok((x, y)) = opt_point(what, args, "coordinate", ctx) else {
-                return;
-            };
-            match what {
-                "right_click" => ActionKind::RightClick { x, y },
-                "middle_click" => ActionKind::MiddleClick { x, y },
-                "double_click" => ActionKind::DoubleClick { x, y },
-                "triple_click" => ActionKind::TripleClick { x, y },
-                _ => ActionKind::Click { x, y },
-            }
+            let (x, y) = opt_point(what, args, "coordinate", ctx).ok()?;
+            Some(click(what, x, y))
         }
         "long_press" => {
-            let Ok((x, y)) = opt_point(what, args, "coordinate", ctx) else {
-                return;
-            };
-            ActionKind::LongPress {
-                x,
-                y,
-                seconds: seconds(args),
-            }
+            let (x, y) = opt_point(what, args, "coordinate", ctx).ok()?;
+            let seconds = seconds(args);
+            Some(ActionKind::LongPress { x, y, seconds })
         }
         "hold_key" => {
-            let k = args
-                .get("keys")
-                .or_else(|| args.get("key"))
-                .or_else(|| args.get("text"))
-                .cloned()
-                .unwrap_or(Value::Null);
-            let Some(keys) = ctx.keys(what, &k) else {
-                return;
-            };
-            ActionKind::HoldKey {
-                keys,
-                seconds: seconds(args),
-            }
+            let keys = ctx.keys(what, &field(args, &["keys", "key", "text"]))?;
+            let seconds = seconds(args);
+            Some(ActionKind::HoldKey { keys, seconds })
         }
-        "left_click_drag" | "swipe" => {
-            let (start_key, end_key) = if what == "swipe" {
-                ("coordinate", "coordinate2")
-            } else if args.get("start_coordinate").is_some() {
-                ("start_coordinate", "coordinate")
-            } else {
-                ("", "coordinate")
-            };
-            let Ok((x, y)) = opt_point(what, args, start_key, ctx) else {
-                return;
-            };
-            match opt_point(&format!("{what} end"), args, end_key, ctx) {
-                Ok((Some(x2), Some(y2))) => ActionKind::Drag { x, y, x2, y2 },
-                Ok(_) => {
-                    return ctx.err(format!("{what}: missing \"{end_key}\" (where to drag to)"));
-                }
-                Err(()) => return,
-            }
-        }
-        "scroll" | "hscroll" => {
-            let Some(pixels) = args
-                .get("pixels")
-                .or_else(|| args.get("amount"))
-                .and_then(number)
-            else {
-                return ctx.err(format!(
-                    "{what}: missing \"pixels\" (notches; positive = up or right)"
-                ));
-            };
-            let direction = match (what, pixels >= 0.0) {
-                ("hscroll", true) => ScrollDirection::Right,
-                ("hscroll", false) => ScrollDirection::Left,
-                (_, true) => ScrollDirection::Up,
-                (_, false) => ScrollDirection::Down,
-            };
-            let Ok((x, y)) = opt_point(what, args, "coordinate", ctx) else {
-                return;
-            };
-            let amount = ctx.notches(what, pixels);
-            ActionKind::Scroll {
-                x,
-                y,
-                direction,
-                amount,
-            }
-        }
-        "wait" => ActionKind::Wait {
+        "left_click_drag" | "swipe" => drag_or_swipe(what, args, ctx),
+        "scroll" | "hscroll" => scroll(what, args, ctx),
+        "wait" => Some(ActionKind::Wait {
             seconds: seconds(args),
-        },
-        "terminate" => {
-            let status = text(args.get("status"))
-                .unwrap_or_default()
-                .to_ascii_lowercase();
-            let note = text(args.get("text").or_else(|| args.get("answer"))).unwrap_or_default();
-            match status.trim() {
-                "success" | "succeeded" | "done" => ActionKind::Done { text: note },
-                "failure" | "fail" | "failed" => ActionKind::Fail { text: note },
-                other => {
-                    return ctx.err(format!(
-                        "terminate: status {other:?} is not success or failure"
-                    ));
-                }
-            }
-        }
-        "answer" => ActionKind::Done {
-            text: text(args.get("text").or_else(|| args.get("answer"))).unwrap_or_default(),
-        },
-        "screenshot" => ActionKind::Observe,
+        }),
+        "terminate" => terminate(args, ctx),
+        "answer" => Some(ActionKind::Done { text: answer(args) }),
+        "screenshot" => Some(ActionKind::Observe),
         other => {
             let tool = if mobile { "mobile_use" } else { "computer_use" };
-            return ctx.err(format!("{tool}: unknown action {other:?}"));
+            ctx.fail(format!("{tool}: unknown action {other:?}"))
         }
+    }
+}
+
+/// `left_click_drag` (from `start_coordinate`, else from the pointer, to `coordinate`) or
+/// `swipe` (from `coordinate` to `coordinate2`).
+fn drag_or_swipe(what: &str, args: &Value, ctx: &mut Ctx) -> Option<ActionKind> {
+    let (start_key, end_key) = if what == "swipe" {
+        ("coordinate", "coordinate2")
+    } else if args.get("start_coordinate").is_some() {
+        ("start_coordinate", "coordinate")
+    } else {
+        ("", "coordinate")
     };
-    ctx.push(kind, None);
+    let (x, y) = opt_point(what, args, start_key, ctx).ok()?;
+    match opt_point(&format!("{what} end"), args, end_key, ctx) {
+        Ok((Some(x2), Some(y2))) => Some(ActionKind::Drag { x, y, x2, y2 }),
+        Ok(_) => ctx.fail(format!("{what}: missing \"{end_key}\" (where to drag to)")),
+        Err(()) => None,
+    }
+}
+
+/// `scroll` / `hscroll`: `pixels` are notches, positive = up or right.
+fn scroll(what: &str, args: &Value, ctx: &mut Ctx) -> Option<ActionKind> {
+    let Some(pixels) = args
+        .get("pixels")
+        .or_else(|| args.get("amount"))
+        .and_then(number)
+    else {
+        return ctx.fail(format!(
+            "{what}: missing \"pixels\" (notches; positive = up or right)"
+        ));
+    };
+    let direction = match (what, pixels >= 0.0) {
+        ("hscroll", true) => ScrollDirection::Right,
+        ("hscroll", false) => ScrollDirection::Left,
+        (_, true) => ScrollDirection::Up,
+        (_, false) => ScrollDirection::Down,
+    };
+    let (x, y) = opt_point(what, args, "coordinate", ctx).ok()?;
+    let amount = ctx.notches(what, pixels);
+    Some(ActionKind::Scroll {
+        x,
+        y,
+        direction,
+        amount,
+    })
+}
+
+/// `terminate`: done or failed by `status`, with the answer as its text.
+fn terminate(args: &Value, ctx: &mut Ctx) -> Option<ActionKind> {
+    let status = text(args.get("status"))
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    let note = answer(args);
+    match status.trim() {
+        "success" | "succeeded" | "done" => Some(ActionKind::Done { text: note }),
+        "failure" | "fail" | "failed" => Some(ActionKind::Fail { text: note }),
+        other => ctx.fail(format!(
+            "terminate: status {other:?} is not success or failure"
+        )),
+    }
+}
+
+/// The answer of `terminate` / `answer`: `text` or `answer`, empty when absent.
+fn answer(args: &Value) -> String {
+    text(args.get("text").or_else(|| args.get("answer"))).unwrap_or_default()
 }

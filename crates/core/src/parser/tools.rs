@@ -11,7 +11,7 @@
 //!
 //! `label` and `justification` are kept in the action's note.
 
-use super::coords::{Ctx, drag, number, text};
+use super::coords::{Ctx, at, click, drag, field, number, text};
 use super::lenient;
 use crate::action::{ActionKind, ProgressStatus};
 use serde_json::Value;
@@ -100,115 +100,102 @@ const BOX_KEYS: &[&str] = &["box", "position", "coordinate", "point", "bbox"];
 
 pub(crate) fn apply(name: &str, args: &Value, ctx: &mut Ctx) {
     let lname = name.trim().to_ascii_lowercase();
-    let n = lname.as_str();
     let note = note(args);
-    let kind = match n {
+    if let Some(kind) = tool_kind(name, &lname, args, ctx) {
+        ctx.push(kind, note);
+    }
+}
+
+/// The action of the tool `n` (`name` lowercased); `None` when it cannot be read (the reason is
+/// recorded).
+fn tool_kind(name: &str, n: &str, args: &Value, ctx: &mut Ctx) -> Option<ActionKind> {
+    match n {
         "click_element" | "double_click_element" | "right_click_element" => {
-            let Some((x, y)) = target(n, args, BOX_KEYS, ctx) else {
-                return;
-            };
-            let (x, y) = (Some(x), Some(y));
-            match n {
-                "double_click_element" => ActionKind::DoubleClick { x, y },
-                "right_click_element" => ActionKind::RightClick { x, y },
-                _ => ActionKind::Click { x, y },
-            }
+            let (x, y) = at(target(n, args, BOX_KEYS, ctx)?);
+            Some(click(n, x, y))
         }
         "drag_element" => {
             let from = target(n, args, &["start", "from", "start_box"], ctx);
             let to = target("drag_element end", args, &["end", "to", "end_box"], ctx);
-            let Some(kind) = drag(from, to) else {
-                return;
-            };
-            kind
+            drag(from, to)
         }
         "type_text" => match text(args.get("text")) {
-            Some(text) => ActionKind::Type { text },
-            None => return ctx.err("type_text: missing \"text\""),
+            Some(text) => Some(ActionKind::Type { text }),
+            None => ctx.fail("type_text: missing \"text\""),
         },
         "press_key" => {
-            let k = args
-                .get("key")
-                .or_else(|| args.get("keys"))
-                .cloned()
-                .unwrap_or(Value::Null);
-            let Some(keys) = ctx.keys(n, &k) else { return };
-            ActionKind::Key { keys }
+            let k = field(args, &["key", "keys"]);
+            ctx.keys(n, &k).map(|keys| ActionKind::Key { keys })
         }
-        "scroll_at_position" | "scroll_down" | "scroll_up" => {
-            let default = if n == "scroll_up" { "up" } else { "down" };
-            let dir = args
-                .get("direction")
-                .cloned()
-                .unwrap_or(Value::from(default));
-            let Some(direction) = ctx.direction(n, Some(&dir)) else {
-                return;
-            };
-            let amount = args
-                .get("amount")
-                .or_else(|| args.get("notches"))
-                .or_else(|| args.get("clicks"))
-                .and_then(number)
-                .unwrap_or(3.0);
-            let amount = ctx.notches(n, amount);
-            let has_target = BOX_KEYS
-                .iter()
-                .any(|k| args.get(*k).is_some_and(|v| !v.is_null()));
-            let (x, y) = if n == "scroll_at_position" || has_target {
-                let Some((x, y)) = target(n, args, BOX_KEYS, ctx) else {
-                    return;
-                };
-                (Some(x), Some(y))
-            } else {
-                (None, None)
-            };
-            ActionKind::Scroll {
-                x,
-                y,
-                direction,
-                amount,
-            }
-        }
-        "observe_screen" | "take_screenshot" => ActionKind::Observe,
-        "move_mouse" => {
-            let Some((x, y)) = target(n, args, &["position", "coordinate", "point"], ctx) else {
-                return;
-            };
-            ActionKind::Move { x, y }
-        }
-        "click_mouse" => ActionKind::Click { x: None, y: None },
-        "report_progress" => {
-            let raw = text(args.get("status")).unwrap_or_default();
-            let status = match raw
-                .trim()
-                .to_ascii_uppercase()
-                .replace([' ', '-'], "_")
-                .as_str()
-            {
-                "DONE" => ProgressStatus::Done,
-                "BLOCKED" => ProgressStatus::Blocked,
-                "IN_PROGRESS" => ProgressStatus::InProgress,
-                _ => {
-                    return ctx.err(format!(
-                        "report_progress: status {raw:?} is not DONE, BLOCKED or IN_PROGRESS"
-                    ));
-                }
-            };
-            ActionKind::ReportProgress {
-                objective_id: text(args.get("objective_id")).unwrap_or_default(),
-                status,
-                evidence: text(args.get("evidence")).unwrap_or_default(),
-            }
-        }
-        "report_completion" => ActionKind::ReportCompletion {
+        "scroll_at_position" | "scroll_down" | "scroll_up" => scroll(n, args, ctx),
+        "observe_screen" | "take_screenshot" => Some(ActionKind::Observe),
+        "move_mouse" => target(n, args, &["position", "coordinate", "point"], ctx)
+            .map(|(x, y)| ActionKind::Move { x, y }),
+        "click_mouse" => Some(ActionKind::Click { x: None, y: None }),
+        "report_progress" => report_progress(args, ctx),
+        "report_completion" => Some(ActionKind::ReportCompletion {
             evidence: text(args.get("evidence")).unwrap_or_default(),
-        },
+        }),
+        _ => ctx.fail(format!(
+            "unknown tool {name:?}: use one of {}",
+            NAMES.join(", ")
+        )),
+    }
+}
+
+/// `scroll_at_position{box}`, `scroll_down`, `scroll_up`: `direction` (down unless the name
+/// says up), `amount` in notches (3 by default), at the box when one is given.
+fn scroll(n: &str, args: &Value, ctx: &mut Ctx) -> Option<ActionKind> {
+    let default = if n == "scroll_up" { "up" } else { "down" };
+    let dir = args
+        .get("direction")
+        .cloned()
+        .unwrap_or(Value::from(default));
+    let direction = ctx.direction(n, Some(&dir))?;
+    let amount = args
+        .get("amount")
+        .or_else(|| args.get("notches"))
+        .or_else(|| args.get("clicks"))
+        .and_then(number)
+        .unwrap_or(3.0);
+    let amount = ctx.notches(n, amount);
+    let has_target = BOX_KEYS
+        .iter()
+        .any(|k| args.get(*k).is_some_and(|v| !v.is_null()));
+    let (x, y) = if n == "scroll_at_position" || has_target {
+        at(target(n, args, BOX_KEYS, ctx)?)
+    } else {
+        (None, None)
+    };
+    Some(ActionKind::Scroll {
+        x,
+        y,
+        direction,
+        amount,
+    })
+}
+
+/// `report_progress{objective_id, status, evidence}` with status DONE, BLOCKED or IN_PROGRESS.
+fn report_progress(args: &Value, ctx: &mut Ctx) -> Option<ActionKind> {
+    let raw = text(args.get("status")).unwrap_or_default();
+    let status = match raw
+        .trim()
+        .to_ascii_uppercase()
+        .replace([' ', '-'], "_")
+        .as_str()
+    {
+        "DONE" => ProgressStatus::Done,
+        "BLOCKED" => ProgressStatus::Blocked,
+        "IN_PROGRESS" => ProgressStatus::InProgress,
         _ => {
-            return ctx.err(format!(
-                "unknown tool {name:?}: use one of {}",
-                NAMES.join(", ")
+            return ctx.fail(format!(
+                "report_progress: status {raw:?} is not DONE, BLOCKED or IN_PROGRESS"
             ));
         }
     };
-    ctx.push(kind, note);
+    Some(ActionKind::ReportProgress {
+        objective_id: text(args.get("objective_id")).unwrap_or_default(),
+        status,
+        evidence: text(args.get("evidence")).unwrap_or_default(),
+    })
 }

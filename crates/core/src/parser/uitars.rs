@@ -11,7 +11,7 @@
 //! - The text is the Thought.
 
 use super::calls::numbers;
-use super::coords::{Ctx, drag};
+use super::coords::{Ctx, at, click, drag};
 use super::syntax::{self, Arg};
 use crate::action::ActionKind;
 use serde_json::Value;
@@ -122,113 +122,119 @@ fn unquoted_tags(s: &str) -> String {
 }
 
 fn call(name: &str, args: &[Arg], thought: &str, ctx: &mut Ctx) {
-    let get = |keys: &[&str]| {
-        args.iter()
+    if let Some(kind) = call_kind(name, &Args(args), thought, ctx) {
+        ctx.push(kind, None);
+    }
+}
+
+/// The arguments of one call, by keyword or by position.
+struct Args<'a>(&'a [Arg]);
+
+impl Args<'_> {
+    /// The value of the first argument named by one of `keys`.
+    fn get(&self, keys: &[&str]) -> Option<&Value> {
+        self.0
+            .iter()
             .find(|a| a.key.as_deref().is_some_and(|k| keys.contains(&k)))
             .map(|a| &a.value)
-    };
-    let positional = |i: usize| {
-        args.iter()
+    }
+
+    /// The `i`th argument without a keyword.
+    fn positional(&self, i: usize) -> Option<&Value> {
+        self.0
+            .iter()
             .filter(|a| a.key.is_none())
             .nth(i)
             .map(|a| &a.value)
-    };
-    let start = get(&["start_box", "point", "start_point", "box"]).or_else(|| positional(0));
-    let pt = |what: &str, v: Option<&Value>, ctx: &mut Ctx| -> Option<(i32, i32)> {
-        match v {
-            Some(v) => ctx.point_nums(what, &numbers(&[v])),
-            None => {
-                ctx.err(format!(
-                    "{what}: missing start_box (e.g. start_box='(500,300)')"
-                ));
-                None
-            }
-        }
-    };
-    let kind = match name {
+    }
+
+    /// The start point's value: `start_box`, `point`, `start_point`, `box`, or the first one.
+    fn start(&self) -> Option<&Value> {
+        self.get(&["start_box", "point", "start_point", "box"])
+            .or_else(|| self.positional(0))
+    }
+
+    /// The text of `content` / `text`, or the first argument.
+    fn content(&self) -> Option<&str> {
+        self.get(&["content", "text"])
+            .or_else(|| self.positional(0))
+            .and_then(Value::as_str)
+    }
+}
+
+/// The point in `v`; `None` (with an error) when it is missing or unreadable.
+fn point(what: &str, v: Option<&Value>, ctx: &mut Ctx) -> Option<(i32, i32)> {
+    match v {
+        Some(v) => ctx.point_nums(what, &numbers(&[v])),
+        None => ctx.fail(format!(
+            "{what}: missing start_box (e.g. start_box='(500,300)')"
+        )),
+    }
+}
+
+/// The action of the call `name`; `None` when it cannot be read (the reason is recorded) or the
+/// name is not an action.
+fn call_kind(name: &str, args: &Args, thought: &str, ctx: &mut Ctx) -> Option<ActionKind> {
+    match name {
         "click" | "left_single" | "left_double" | "double_click" | "right_single"
         | "right_click" | "middle_click" => {
-            let Some((x, y)) = pt(name, start, ctx) else {
-                return;
-            };
-            let (x, y) = (Some(x), Some(y));
-            match name {
-                "left_double" | "double_click" => ActionKind::DoubleClick { x, y },
-                "right_single" | "right_click" => ActionKind::RightClick { x, y },
-                "middle_click" => ActionKind::MiddleClick { x, y },
-                _ => ActionKind::Click { x, y },
-            }
+            let (x, y) = at(point(name, args.start(), ctx)?);
+            Some(click(name, x, y))
         }
         "hover" | "mouse_move" => {
-            let Some((x, y)) = pt(name, start, ctx) else {
-                return;
-            };
-            ActionKind::Move { x, y }
+            point(name, args.start(), ctx).map(|(x, y)| ActionKind::Move { x, y })
         }
         "drag" | "select" => {
-            let end = get(&["end_box", "end_point"]).or_else(|| positional(1));
-            let from = pt(name, start, ctx);
-            let to = pt(&format!("{name} end"), end, ctx);
-            let Some(kind) = drag(from, to) else {
-                return;
-            };
-            kind
+            let end = args
+                .get(&["end_box", "end_point"])
+                .or_else(|| args.positional(1));
+            let from = point(name, args.start(), ctx);
+            let to = point(&format!("{name} end"), end, ctx);
+            drag(from, to)
         }
         "hotkey" | "press" => {
-            let k = get(&["key", "keys", "hotkey"])
-                .or_else(|| positional(0))
+            let k = args
+                .get(&["key", "keys", "hotkey"])
+                .or_else(|| args.positional(0))
                 .cloned()
                 .unwrap_or(Value::Null);
-            let Some(keys) = ctx.keys(name, &k) else {
-                return;
-            };
-            ActionKind::Key { keys }
+            ctx.keys(name, &k).map(|keys| ActionKind::Key { keys })
         }
-        "type" => match get(&["content", "text"])
-            .or_else(|| positional(0))
-            .and_then(Value::as_str)
-        {
-            Some(t) => ActionKind::Type {
+        "type" => match args.content() {
+            Some(t) => Some(ActionKind::Type {
                 text: t.to_string(),
-            },
-            None => return ctx.err("type: missing content (e.g. type(content='hello'))"),
+            }),
+            None => ctx.fail("type: missing content (e.g. type(content='hello'))"),
         },
-        "scroll" => {
-            let dir = get(&["direction"])
-                .or_else(|| positional(1))
-                .cloned()
-                .unwrap_or(Value::from("down"));
-            let Some(direction) = ctx.direction(name, Some(&dir)) else {
-                return;
-            };
-            let (x, y) = match start.filter(|v| !numbers(&[v]).is_empty()) {
-                Some(v) => {
-                    let Some((x, y)) = pt(name, Some(v), ctx) else {
-                        return;
-                    };
-                    (Some(x), Some(y))
-                }
-                None => (None, None),
-            };
-            ActionKind::Scroll {
-                x,
-                y,
-                direction,
-                amount: 3,
-            }
-        }
-        "wait" => ActionKind::Wait { seconds: 5.0 },
-        "finished" => ActionKind::Done {
-            text: get(&["content", "text"])
-                .or_else(|| positional(0))
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string(),
-        },
-        "call_user" => ActionKind::AskUser {
+        "scroll" => scroll(name, args, ctx),
+        "wait" => Some(ActionKind::Wait { seconds: 5.0 }),
+        "finished" => Some(ActionKind::Done {
+            text: args.content().unwrap_or_default().to_string(),
+        }),
+        "call_user" => Some(ActionKind::AskUser {
             text: thought.to_string(),
-        },
-        _ => return,
+        }),
+        _ => None,
+    }
+}
+
+/// `scroll(start_box, direction)`: 3 notches, down by default, at the pointer when no point is
+/// given.
+fn scroll(name: &str, args: &Args, ctx: &mut Ctx) -> Option<ActionKind> {
+    let dir = args
+        .get(&["direction"])
+        .or_else(|| args.positional(1))
+        .cloned()
+        .unwrap_or(Value::from("down"));
+    let direction = ctx.direction(name, Some(&dir))?;
+    let (x, y) = match args.start().filter(|v| !numbers(&[v]).is_empty()) {
+        Some(v) => at(point(name, Some(v), ctx)?),
+        None => (None, None),
     };
-    ctx.push(kind, None);
+    Some(ActionKind::Scroll {
+        x,
+        y,
+        direction,
+        amount: 3,
+    })
 }

@@ -4,6 +4,9 @@
 //! A strategy has a small surface: build the request from its state and the observation, read
 //! the reply into actions and notes, and update its state with what the actions did.
 
+// Functions stay short (issue 14): at most 80 lines, `clippy.toml` at the workspace root.
+#![deny(clippy::too_many_lines)]
+
 mod budget;
 pub mod commander;
 mod narrative;
@@ -38,7 +41,7 @@ pub struct TurnContext<'a> {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Reading {
     pub actions: Vec<Action>,
-    /// The story (narrative) or observation (vision).
+    /// The story (narrative), the notes (vision: the JSON's `observation` text) or the thought.
     pub text: String,
     /// Boxes to draw on the next screenshot.
     pub bboxes: Vec<NormBox>,

@@ -26,7 +26,7 @@ Answer with ONE JSON object and nothing else:
 Action names: move, click, right_click, double_click (x1, y1), drag (x1, y1, x2, y2), type (text), key (keys, e.g. "ctrl+s"), scroll (x1, y1, direction, amount), wait (seconds), done (text), fail (text).
 Give several actions when you are sure of them; they run in order."#;
 
-pub const VISION_USER: &str = "TASK: {task}\n\nYOUR LAST OBSERVATION:\n{observation}\n\nRESULTS OF YOUR LAST ACTIONS:\n{last}\n\nLook at the screenshot and answer with the JSON object.";
+pub const VISION_USER: &str = "TASK: {task}\n\nYOUR LAST OBSERVATION:\n{notes}\n\nRESULTS OF YOUR LAST ACTIONS:\n{last}\n\nLook at the screenshot and answer with the JSON object.";
 
 /// Fills `{name}` placeholders.
 pub fn fill(template: &str, vars: &[(&str, &str)]) -> String {

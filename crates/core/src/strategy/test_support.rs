@@ -27,3 +27,12 @@ pub fn observation() -> Observation {
         timings: StageTimings::default(),
     }
 }
+
+/// The first turn of task "t" on `obs`.
+pub fn first_turn(obs: &Observation) -> super::TurnContext<'_> {
+    super::TurnContext {
+        task: "t",
+        turn: 1,
+        observation: obs,
+    }
+}

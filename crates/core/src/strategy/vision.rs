@@ -1,6 +1,6 @@
 //! The vision strategy (docs/seeds.md (vision loop)): the reply is JSON `{observation, bboxes,
-//! actions}` with several actions a turn; the observation is the next turn's text and the bboxes
-//! are drawn on the next screenshot. A boot reply can start the loop without asking the model. A reply cut
+//! actions}` with several actions a turn; the model's notes (its `observation` text) come back to
+//! it in the next turn's prompt and the bboxes are drawn on the next screenshot. A boot reply can start the loop without asking the model. A reply cut
 //! off at max_tokens never ends the run: its `done` is dropped.
 
 use super::{Prompt, ReadOptions, Reading, Strategy, TurnContext, prompts};
@@ -10,7 +10,8 @@ use crate::parser::Dialect;
 
 pub struct Vision {
     options: ReadOptions,
-    observation: String,
+    /// The model's notes of its last reply (what it saw and means to do), for the next prompt.
+    notes: String,
     last: String,
 }
 
@@ -21,7 +22,7 @@ impl Vision {
         }
         Self {
             options,
-            observation: "(none yet)".into(),
+            notes: "(none yet)".into(),
             last: "(none)".into(),
         }
     }
@@ -35,7 +36,7 @@ impl Strategy for Vision {
     fn prompt(&mut self, ctx: &TurnContext<'_>) -> Prompt {
         let vars = [
             ("task", ctx.task),
-            ("observation", &self.observation),
+            ("notes", &self.notes),
             ("last", &self.last),
         ];
         super::one_shot_prompt(
@@ -61,7 +62,7 @@ impl Strategy for Vision {
 
     fn record(&mut self, reading: &Reading, results: &[ActionResult]) {
         if !reading.text.is_empty() {
-            self.observation = reading.text.clone();
+            self.notes = reading.text.clone();
         }
         self.last = super::last_turn(reading, results);
     }
@@ -72,5 +73,39 @@ impl Strategy for Vision {
         } else {
             None
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::strategy::test_support::{first_turn, observation};
+
+    /// The user message of the prompt, as JSON text.
+    fn prompt_text(v: &mut Vision, ctx: &TurnContext<'_>) -> String {
+        serde_json::to_string(&v.prompt(ctx).messages).unwrap_or_default()
+    }
+
+    #[test]
+    fn the_notes_of_a_reply_come_back_in_the_next_prompt() {
+        let obs = observation();
+        let ctx = first_turn(&obs);
+        let mut v = Vision::new(ReadOptions::default());
+        let first = prompt_text(&mut v, &ctx);
+        assert!(
+            first.contains("YOUR LAST OBSERVATION:\\n(none yet)"),
+            "{first}"
+        );
+        let reply = Reply::text(
+            "{\"observation\": \"a dialog asks to save\", \"actions\": [{\"name\": \"wait\"}]}",
+        );
+        let reading = v.read(&reply, &ctx);
+        v.record(&reading, &[]);
+        let next = prompt_text(&mut v, &ctx);
+        assert!(
+            next.contains("YOUR LAST OBSERVATION:\\na dialog asks to save"),
+            "{next}"
+        );
+        assert!(!next.contains("{notes}"), "{next}");
     }
 }
