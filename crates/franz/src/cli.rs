@@ -4,6 +4,7 @@
 //! typed is validated here; turning it into real objects is `setup`'s job.
 
 use clap::{Args, Parser, Subcommand};
+use franz_core::executor::MotionProfile;
 use franz_core::{Crop, ImageSize};
 use std::path::PathBuf;
 
@@ -82,7 +83,7 @@ pub enum Command {
     #[command(subcommand)]
     Bench(BenchCommand),
     /// Execute actions (canonical JSON) on the desktop, printing each result as JSON.
-    Act(crate::commands::act::ActArgs),
+    Act(ActArgs),
     /// Write a self-contained HTML report of a run directory.
     Report(ReportArgs),
     /// Print a run's turns; with --execute, perform its actions again.
@@ -156,11 +157,33 @@ pub enum BenchCommand {
     /// Run the observation pipeline N times and print per-stage medians.
     Observe(BenchObserveArgs),
     /// Time from a click action to the event arriving at the witness window.
-    Act(crate::commands::act::BenchActArgs),
+    Act(BenchActArgs),
     /// Draw the overlays N times on a 1536x864 frame and print the median.
     Overlay(BenchOverlayArgs),
     /// Write N turns through the run-directory writer and print the per-turn cost.
     Runlog(BenchRunlogArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ActArgs {
+    /// Actions to perform, in order; each is canonical Action JSON,
+    /// e.g. '{"type":"click","x":500,"y":300}'.
+    #[arg(required = true, value_name = "ACTION")]
+    pub actions: Vec<String>,
+    /// How input moves: human (smooth paths, typing cadence) or fast (no cosmetic delays);
+    /// default: the configuration's `motion` (human).
+    #[arg(long, value_name = "fast|human")]
+    pub motion: Option<MotionProfile>,
+    /// Do not stop when the pointer is in the top-left screen corner.
+    #[arg(long)]
+    pub no_failsafe: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct BenchActArgs {
+    /// How many clicks to time.
+    #[arg(long, default_value_t = 100)]
+    pub clicks: usize,
 }
 
 #[derive(Debug, Args)]

@@ -2,8 +2,8 @@
 //! scripted model (no GPU, no model server): capture, annotation, actions on the app, the run
 //! directory and the report. It says plainly that the model is scripted.
 
-use super::{Exit, exit};
 use crate::cli::{DemoArgs, GlobalArgs, RunArgs};
+use crate::exit::{self, Exit};
 use crate::setup;
 use anyhow::Context;
 use franz_core::event::Outcome;
@@ -51,13 +51,13 @@ pub fn run(g: &GlobalArgs, args: &DemoArgs) -> anyhow::Result<ExitCode> {
         step_delay: Some("0.2".into()),
         ..RunArgs::default()
     };
-    let (effective, _) = super::run::resolve(&global, &run_args)?;
-    let summary = super::run::run_engine(&mut session, &effective, DEMO_TASK.into(), &run_args)?;
+    let (effective, _) = crate::settings::resolve(&global, &run_args)?;
+    let summary = crate::runner::run_engine(&mut session, &effective, DEMO_TASK.into(), &run_args)?;
 
     // the run directory is the newest one in runs_dir
     let run_dir = newest_run(&args.runs_dir)?;
     let report = run_dir.join("report.html");
-    super::report::write_report(&run_dir, &report)?;
+    crate::reporting::write_report(&run_dir, &report)?;
     // cat writes the line when Enter arrives; give it a moment to reach the file
     let deadline = Instant::now() + Duration::from_secs(5);
     let mut typed = String::new();

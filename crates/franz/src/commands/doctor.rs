@@ -55,7 +55,7 @@ impl Check {
 }
 
 pub fn run(g: &GlobalArgs, a: &RunArgs) -> anyhow::Result<ExitCode> {
-    let (effective, _) = super::run::resolve(g, a)?;
+    let (effective, _) = crate::settings::resolve(g, a)?;
     let mut checks = desktop_checks(g);
     checks.extend(model_checks(&effective.config));
     for c in &checks {
@@ -67,7 +67,7 @@ pub fn run(g: &GlobalArgs, a: &RunArgs) -> anyhow::Result<ExitCode> {
         Ok(ExitCode::SUCCESS)
     } else {
         println!("{failed} of {} checks failed", checks.len());
-        Ok(ExitCode::from(super::exit::FAILED))
+        Ok(ExitCode::from(crate::exit::FAILED))
     }
 }
 

@@ -3,8 +3,8 @@
 //! `{"dialect", "actions", "text", "errors"}`. Exits 0 even when nothing parsed (`errors` says
 //! why); bad flags exit 2.
 
-use super::{Exit, exit};
 use crate::cli::{CoordsArg, GlobalArgs, ParseArgs};
+use crate::exit::{self, Exit};
 use franz_core::model::Reply;
 use franz_core::parser::{self, CoordMode, ParseOptions};
 use std::io::{Read, Write};

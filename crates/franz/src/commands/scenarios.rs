@@ -5,8 +5,8 @@ use franz_core::scenario::Scenario;
 use std::process::ExitCode;
 
 pub fn run(args: &ScenariosArgs) -> anyhow::Result<ExitCode> {
-    let list =
-        Scenario::list(&args.dir).map_err(|e| super::Exit(super::exit::USAGE, e.to_string()))?;
+    let list = Scenario::list(&args.dir)
+        .map_err(|e| crate::exit::Exit(crate::exit::USAGE, e.to_string()))?;
     for item in list {
         match item {
             Ok(s) => {

@@ -13,11 +13,11 @@ use franz_core::observe::{ImageFormat, ObserveConfig, Pipeline};
 use std::process::ExitCode;
 
 fn usage(msg: impl Into<String>) -> anyhow::Error {
-    super::Exit(super::exit::USAGE, msg.into()).into()
+    crate::exit::Exit(crate::exit::USAGE, msg.into()).into()
 }
 
 pub fn run(g: &GlobalArgs, args: &ScreenshotArgs) -> anyhow::Result<ExitCode> {
-    let (effective, _) = super::run::resolve(g, &RunArgs::default())?;
+    let (effective, _) = crate::settings::resolve(g, &RunArgs::default())?;
     let c = &effective.config;
     let size = match (args.width, args.height) {
         // the bounds of `--size` (ImageSize's parser), said the same way
@@ -26,7 +26,7 @@ pub fn run(g: &GlobalArgs, args: &ScreenshotArgs) -> anyhow::Result<ExitCode> {
                 .parse::<ImageSize>()
                 .map_err(|e: GeometryError| usage(e.to_string()))?,
         ),
-        _ if !c.size.is_empty() || c.scale > 0.0 => super::run::size_rule(c)?,
+        _ if !c.size.is_empty() || c.scale > 0.0 => crate::settings::size_rule(c)?,
         _ => SizeRule::Native,
     };
     let crop: Crop = c
