@@ -6,16 +6,15 @@ use crate::exit::usage;
 use crate::settings::size_rule;
 use crate::{printer, setup};
 use anyhow::Context;
-use franz_core::config::Effective;
+use franz_core::config::{Coords, Effective};
 use franz_core::engine::{Engine, RunOptions, RunSummary};
 use franz_core::executor::{ExecConfig, Executor};
 use franz_core::geometry::ImageSize;
 use franz_core::model::{ClientConfig, ModelClient};
 use franz_core::observe::{ObserveConfig, Pipeline};
-use franz_core::overlay::{Overlay, OverlayConfig};
-use franz_core::parser::Dialect;
-use franz_core::runlog::{Layout, RunMeta, RunWriter};
-use franz_core::strategy::{self, ReadOptions};
+use franz_core::overlay::Overlay;
+use franz_core::runlog::{RunMeta, RunWriter};
+use franz_core::strategy::ReadOptions;
 use std::io::IsTerminal;
 use std::sync::Arc;
 use std::time::Duration;
@@ -59,30 +58,17 @@ pub fn run_engine(
         ),
         None => None,
     };
-    let dialect = match c.dialect.as_str() {
-        "auto" => None,
-        d => Some(d.parse::<Dialect>().map_err(usage)?),
-    };
     let read = ReadOptions {
-        dialect,
-        pixel_coords: c.coords == "pixels",
+        dialect: c.dialect,
+        pixel_coords: c.coords == Coords::Pixels,
         system_prompt,
         boot_reply: a.boot_reply.clone(),
         ..ReadOptions::default()
     }
     .with_config(c);
-    let strategy = strategy::create(&c.strategy, read).ok_or_else(|| {
-        usage(format!(
-            "strategy {:?} is not available in this build: use narrative, vision, tools or commander",
-            c.strategy
-        ))
-    })?;
-    let overlay = Overlay::new(OverlayConfig::default()).ok();
-    let layout = if c.log_layout == "turn_dirs" {
-        Layout::TurnDirs
-    } else {
-        Layout::Flat
-    };
+    let strategy = c.strategy.create(read);
+    let overlay = Overlay::new(c.overlay.clone()).ok();
+    let layout = c.log_layout;
     let writer = RunWriter::create(&c.runs_dir, layout)
         .with_context(|| format!("cannot create a run directory in {}", c.runs_dir.display()))?;
     writer

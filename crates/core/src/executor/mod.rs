@@ -65,7 +65,7 @@ impl ExecConfig {
     /// `failsafe`); the configuration has validated them already.
     pub fn from_config(c: &crate::config::Config) -> Self {
         ExecConfig {
-            motion: Motion::of(c.motion.parse().unwrap_or_default()),
+            motion: Motion::of(c.motion),
             max_actions_per_turn: usize::try_from(c.max_actions).unwrap_or(usize::MAX),
             failsafe: c.failsafe,
         }

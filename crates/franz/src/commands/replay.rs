@@ -129,7 +129,7 @@ fn would(k: &ActionKind) -> String {
 /// was a dry run, and the size of its screen (`run.json`).
 struct Recorded {
     crop: Option<String>,
-    motion: Option<String>,
+    motion: Option<MotionProfile>,
     dry_run: bool,
     screen: Option<ImageSize>,
 }
@@ -150,7 +150,7 @@ fn recorded(log: &runlog::RunLog) -> Recorded {
     let text = |k: &str| table.get(k).and_then(|v| v.as_str()).map(str::to_string);
     Recorded {
         crop: text("crop"),
-        motion: text("motion").filter(|m| m.parse::<MotionProfile>().is_ok()),
+        motion: text("motion").and_then(|m| m.parse().ok()),
         dry_run: table
             .get("dry_run")
             .and_then(toml::Value::as_bool)
@@ -166,8 +166,8 @@ fn replay_config(g: &GlobalArgs, rec: &Recorded) -> anyhow::Result<Config> {
     if let (None, Some(crop)) = (g.crop, &rec.crop) {
         c.crop = crop.clone();
     }
-    if let Some(m) = &rec.motion {
-        c.motion = m.clone();
+    if let Some(m) = rec.motion {
+        c.motion = m;
     }
     Ok(c)
 }
