@@ -1,31 +1,20 @@
 //! What the commands that act share (`franz act`, `franz replay --execute`, `franz bench
 //! act`): their configuration and the executor built from it.
 
-use crate::cli::{GlobalArgs, RunArgs};
+use crate::cli::GlobalArgs;
 use crate::exit::{self, Exit};
+use crate::flags::Given;
 use crate::settings::resolve;
 use crate::setup;
 use franz_core::config::Config;
-use franz_core::executor::{ExecConfig, ExecError, Executor, MotionProfile};
+use franz_core::executor::{ExecConfig, ExecError, Executor};
 use franz_core::{Crop, WorkArea};
 
 /// The configuration a command that acts resolves, the same way `franz run` does (flags >
 /// environment > config file > defaults), so `dry_run`, `crop`, `motion` and `failsafe` apply
-/// to it as they do to a run. `motion` and `no_failsafe` are the command's own flags.
-pub fn config(
-    g: &GlobalArgs,
-    motion: Option<MotionProfile>,
-    no_failsafe: bool,
-) -> anyhow::Result<Config> {
-    let args = RunArgs {
-        motion: motion.map(|m| match m {
-            MotionProfile::Fast => "fast".to_string(),
-            MotionProfile::Human => "human".to_string(),
-        }),
-        no_failsafe,
-        ..RunArgs::default()
-    };
-    Ok(resolve(g, &args)?.0.config)
+/// to it as they do to a run. `given` are the command's own setting flags.
+pub fn config(g: &GlobalArgs, given: &[Given]) -> anyhow::Result<Config> {
+    Ok(resolve(g, given, None)?.0.config)
 }
 
 /// The executor of a configuration on the desktop's monitor. A command line is not a model

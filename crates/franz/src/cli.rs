@@ -1,11 +1,15 @@
 //! The command line: global flags (docs/architecture.md) and subcommands, parsed by clap.
 //!
-//! Global flags are accepted before or after the subcommand (`global = true`). What the user
-//! typed is validated here; turning it into real objects is `setup`'s job.
+//! Global flags are accepted before or after the subcommand (`global = true`). The setting
+//! flags come from the settings table (`flags.rs`); each command takes the groups it uses.
+//! Turning what the user typed into real objects is `settings`' and `setup`'s job.
 
+use crate::flags::{GlobalSettings, InputSettings, ModelSettings, RunSettings};
+use clap::builder::PossibleValuesParser;
 use clap::{Args, Parser, Subcommand};
-use franz_core::executor::MotionProfile;
-use franz_core::{Crop, ImageSize};
+use franz_core::ImageSize;
+use franz_core::config::{Choice, Coords};
+use franz_core::parser::Dialect;
 use std::path::PathBuf;
 
 #[derive(Debug, Parser)]
@@ -35,34 +39,9 @@ pub struct GlobalArgs {
     /// Which monitor to use (default: the primary).
     #[arg(long, global = true, value_name = "N")]
     pub monitor: Option<usize>,
-    /// The working area, x1,y1,x2,y2 in 0..1000 of the screen.
-    #[arg(long, global = true, value_name = "x1,y1,x2,y2")]
-    pub crop: Option<Crop>,
-    /// The exact size of the image sent to the model.
-    #[arg(long, global = true, value_name = "WxH", conflicts_with = "scale")]
-    pub size: Option<ImageSize>,
-    /// Scale the working area uniformly, in percent.
-    #[arg(long, global = true, value_name = "PCT", value_parser = parse_scale)]
-    pub scale: Option<f64>,
-    /// Decide everything, execute nothing.
-    #[arg(long, global = true)]
-    pub dry_run: bool,
-    /// Do not draw the mouse cursor into the screenshot.
-    #[arg(long, global = true)]
-    pub no_cursor: bool,
-}
-
-fn parse_scale(s: &str) -> Result<f64, String> {
-    let v: f64 = s
-        .trim_end_matches('%')
-        .parse()
-        .map_err(|_| format!("{s:?} is not a number"))?;
-    if !(1.0..=400.0).contains(&v) {
-        return Err(format!(
-            "{v} is out of range: give a percentage from 1 to 400"
-        ));
-    }
-    Ok(v)
+    /// The global settings: crop, size, scale, cursor, dry run (`flags.rs`).
+    #[command(flatten)]
+    pub settings: GlobalSettings,
 }
 
 #[derive(Debug, Subcommand)]
@@ -72,9 +51,9 @@ pub enum Command {
     /// Run a complete scripted loop on a sandboxed desktop (no GPU or model needed).
     Demo(DemoArgs),
     /// Print the effective configuration and where each value came from.
-    Config(Box<RunArgs>),
+    Config(Box<ConfigArgs>),
     /// Check the display, capture, input injection and the model server; say what to fix.
-    Doctor(Box<RunArgs>),
+    Doctor(DoctorArgs),
     /// List the scenarios in a folder.
     Scenarios(ScenariosArgs),
     /// Capture the screen to a PNG file.
@@ -124,20 +103,14 @@ pub struct ReplayArgs {
 #[derive(Debug, Args)]
 pub struct ParseArgs {
     /// The reply's dialect, or auto to detect it.
-    #[arg(long, default_value = "auto", value_parser = ["auto", "json", "calls", "tools", "qwen", "uitars", "anthropic", "openai"])]
+    #[arg(long, default_value = "auto", value_parser = PossibleValuesParser::new(<Option<Dialect> as Choice>::NAMES))]
     pub dialect: String,
     /// How the model gives coordinates: 0..1000 (norm) or pixels of the image.
-    #[arg(long, value_enum, default_value_t = CoordsArg::Norm)]
-    pub coords: CoordsArg,
+    #[arg(long, default_value = "norm", value_parser = PossibleValuesParser::new(Coords::NAMES))]
+    pub coords: String,
     /// The size of the image the model saw, for --coords pixels.
     #[arg(long, value_name = "WxH")]
     pub image_size: Option<ImageSize>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum CoordsArg {
-    Norm,
-    Pixels,
 }
 
 #[derive(Debug, Args)]
@@ -170,13 +143,10 @@ pub struct ActArgs {
     /// e.g. '{"type":"click","x":500,"y":300}'.
     #[arg(required = true, value_name = "ACTION")]
     pub actions: Vec<String>,
-    /// How input moves: human (smooth paths, typing cadence) or fast (no cosmetic delays);
-    /// default: the configuration's `motion` (human).
-    #[arg(long, value_name = "fast|human")]
-    pub motion: Option<MotionProfile>,
-    /// Do not stop when the pointer is in the top-left screen corner.
-    #[arg(long)]
-    pub no_failsafe: bool,
+    /// `--motion` (human: smooth paths, typing cadence; fast: no cosmetic delays) and
+    /// `--no-failsafe`.
+    #[command(flatten)]
+    pub settings: InputSettings,
 }
 
 #[derive(Debug, Args)]
@@ -218,56 +188,9 @@ pub struct RunArgs {
     /// A scenario file: task, strategy, limits and programs to launch.
     #[arg(long, value_name = "FILE.toml")]
     pub scenario: Option<PathBuf>,
-    /// narrative (default), vision, tools or commander.
-    #[arg(long)]
-    pub strategy: Option<String>,
-    /// The model server: base URL (http://localhost:1234/v1) or full endpoint.
-    #[arg(long, value_name = "URL")]
-    pub api_url: Option<String>,
-    #[arg(long)]
-    pub model: Option<String>,
-    #[arg(long)]
-    pub temperature: Option<String>,
-    #[arg(long)]
-    pub top_p: Option<String>,
-    #[arg(long)]
-    pub max_tokens: Option<String>,
-    /// Whole-request timeout in seconds (0 = none).
-    #[arg(long, value_name = "SECS")]
-    pub timeout: Option<String>,
-    /// Stream replies (SSE).
-    #[arg(long)]
-    pub stream: bool,
-    /// Turns before giving up (default 100; 0 = unbounded).
-    #[arg(long, value_name = "N")]
-    pub max_steps: Option<String>,
-    /// Time before giving up: seconds, or 90s, 30m, 2h (default 30m; 0 = unbounded).
-    #[arg(long, value_name = "SECS")]
-    pub max_time: Option<String>,
-    /// Seconds to wait after each turn's actions.
-    #[arg(long, value_name = "SECS")]
-    pub step_delay: Option<String>,
-    /// human (default) or fast.
-    #[arg(long)]
-    pub motion: Option<String>,
-    /// Where run directories go.
-    #[arg(long, value_name = "DIR")]
-    pub runs_dir: Option<String>,
-    /// flat (default) or turn_dirs.
-    #[arg(long)]
-    pub log_layout: Option<String>,
-    /// norm (0..1000, default) or pixels (of the image sent).
-    #[arg(long)]
-    pub coords: Option<String>,
-    /// Force a reply dialect (auto, json, calls, tools, qwen, uitars, anthropic, openai).
-    #[arg(long)]
-    pub dialect: Option<String>,
-    /// Do not draw the last actions onto the next screenshot.
-    #[arg(long)]
-    pub no_feedback: bool,
-    /// Do not stop when the pointer is in the top-left corner.
-    #[arg(long)]
-    pub no_failsafe: bool,
+    /// Every setting's flag (`flags.rs`).
+    #[command(flatten)]
+    pub settings: RunSettings,
     /// Replace the strategy's system prompt with this file's text.
     #[arg(long, value_name = "FILE")]
     pub system_prompt: Option<PathBuf>,
@@ -286,6 +209,24 @@ pub struct RunArgs {
     /// The panel draws the overlays and the engine waits for its annotated image each turn.
     #[arg(long, requires = "panel")]
     pub annotate_in_panel: bool,
+}
+
+/// Flags of `franz config`: those of `franz run`, whose resolution it shows.
+#[derive(Debug, Clone, Args, Default)]
+pub struct ConfigArgs {
+    /// Print docs/config.md (every setting: key, flag, environment names, default, meaning)
+    /// instead of the effective configuration.
+    #[arg(long)]
+    pub markdown: bool,
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+/// Flags of `franz doctor`: the model server's settings.
+#[derive(Debug, Clone, Args, Default)]
+pub struct DoctorArgs {
+    #[command(flatten)]
+    pub settings: ModelSettings,
 }
 
 #[derive(Debug, Args)]

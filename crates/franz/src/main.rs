@@ -6,6 +6,7 @@ mod approve;
 mod cli;
 mod commands;
 mod exit;
+mod flags;
 mod panel;
 mod printer;
 mod reporting;

@@ -3,13 +3,20 @@
 
 use crate::cli::{GlobalArgs, RunArgs};
 use crate::exit::usage;
+use crate::flags::Given;
 use franz_core::config::{Config, ConfigBuilder, Effective};
 use franz_core::geometry::{ImageSize, SizeRule};
 use franz_core::scenario::Scenario;
+use std::path::Path;
 
-/// The effective configuration for these flags, and the scenario if one was given.
-pub fn resolve(g: &GlobalArgs, a: &RunArgs) -> anyhow::Result<(Effective, Option<Scenario>)> {
-    let scenario = match &a.scenario {
+/// The effective configuration of the global flags and a command's own setting flags (flags >
+/// environment > scenario > config file > defaults), and the scenario if one was given.
+pub fn resolve(
+    g: &GlobalArgs,
+    given: &[Given],
+    scenario: Option<&Path>,
+) -> anyhow::Result<(Effective, Option<Scenario>)> {
+    let scenario = match scenario {
         Some(p) => Some(Scenario::load(p).map_err(|e| usage(e.to_string()))?),
         None => None,
     };
@@ -21,51 +28,22 @@ pub fn resolve(g: &GlobalArgs, a: &RunArgs) -> anyhow::Result<(Effective, Option
         b = b.scenario(&s.path, s.config.clone());
     }
     b = b.env(std::env::vars());
-    let opt = [
-        ("strategy", "--strategy", &a.strategy),
-        ("api_url", "--api-url", &a.api_url),
-        ("model", "--model", &a.model),
-        ("temperature", "--temperature", &a.temperature),
-        ("top_p", "--top-p", &a.top_p),
-        ("max_tokens", "--max-tokens", &a.max_tokens),
-        ("timeout", "--timeout", &a.timeout),
-        ("max_steps", "--max-steps", &a.max_steps),
-        ("max_time", "--max-time", &a.max_time),
-        ("step_delay", "--step-delay", &a.step_delay),
-        ("motion", "--motion", &a.motion),
-        ("runs_dir", "--runs-dir", &a.runs_dir),
-        ("log_layout", "--log-layout", &a.log_layout),
-        ("coords", "--coords", &a.coords),
-        ("dialect", "--dialect", &a.dialect),
-    ];
-    for (key, flag, value) in opt {
-        if let Some(v) = value {
-            b = b.flag(key, flag, v.clone());
-        }
+    let global = &g.settings;
+    if let (Some(_), Some(_)) = (global.get("size"), global.get("scale")) {
+        return Err(usage(
+            "--size and --scale cannot be used together: give the exact image size or a scale",
+        ));
     }
-    let switches = [
-        ("stream", "--stream", a.stream, "true"),
-        ("feedback", "--no-feedback", a.no_feedback, "false"),
-        ("failsafe", "--no-failsafe", a.no_failsafe, "false"),
-        ("dry_run", "--dry-run", g.dry_run, "true"),
-        ("cursor", "--no-cursor", g.no_cursor, "false"),
-    ];
-    for (key, flag, on, value) in switches {
-        if on {
-            b = b.flag(key, flag, value);
-        }
-    }
-    if let Some(c) = &g.crop {
-        b = b.flag("crop", "--crop", c.to_string());
-    }
-    if let Some(s) = &g.size {
-        b = b.flag("size", "--size", s.to_string());
-    }
-    if let Some(s) = g.scale {
-        b = b.flag("scale", "--scale", s.to_string());
+    for x in global.given.iter().chain(given) {
+        b = b.flag(x.key, &x.flag, x.value.clone());
     }
     let effective = b.build().map_err(|e| usage(e.to_string()))?;
     Ok((effective, scenario))
+}
+
+/// `resolve` for `franz run` and `franz config`: every setting flag, and `--scenario`.
+pub fn resolve_run(g: &GlobalArgs, a: &RunArgs) -> anyhow::Result<(Effective, Option<Scenario>)> {
+    resolve(g, &a.settings.given, a.scenario.as_deref())
 }
 
 /// The image size rule of a configuration.

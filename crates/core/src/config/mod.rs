@@ -6,9 +6,11 @@
 //! value. The API key is a secret: it is shown and written only as `***`.
 
 mod choice;
+mod doc;
 mod settings;
 
 pub use choice::{Choice, Coords, by_name};
+pub use doc::markdown;
 pub use settings::{Flag, Group, Kind, SETTINGS, Setting};
 
 use crate::executor::MotionProfile;

@@ -43,7 +43,7 @@ pub fn run(g: &GlobalArgs, args: &ActArgs) -> anyhow::Result<ExitCode> {
     for a in &args.actions {
         actions.extend(parse_action_arg(a).map_err(|e| Exit(exit::USAGE, e.message))?);
     }
-    let config = config(g, args.motion, args.no_failsafe)?;
+    let config = config(g, &args.settings.given)?;
     let mut session = setup::open_session(g)?;
     let mut ex = executor(&config, session.desktop.monitor().rect)?;
     let stdout = std::io::stdout();

@@ -3,15 +3,16 @@
 use crate::acting::{config, executor, fatal};
 use crate::cli::{
     BenchActArgs, BenchCommand, BenchObserveArgs, BenchOverlayArgs, BenchRunlogArgs, GlobalArgs,
-    RunArgs,
 };
 use crate::exit::{self, Exit};
+use crate::flags::InputSettings;
 use crate::settings::{resolve, size_rule};
 use crate::setup;
 use crate::stats::stats;
 #[cfg(target_os = "linux")]
 use anyhow::Context;
 use franz_core::action::{Action, ActionKind, ActionResult};
+use franz_core::config::Choice;
 use franz_core::event::{Event, EventKind};
 use franz_core::executor::MotionProfile;
 use franz_core::geometry::{GeometryError, NormBox};
@@ -34,7 +35,7 @@ pub fn run(g: &GlobalArgs, cmd: &BenchCommand) -> anyhow::Result<ExitCode> {
 
 fn observe(g: &GlobalArgs, args: &BenchObserveArgs) -> anyhow::Result<ExitCode> {
     // the configuration every command resolves: crop, image size and cursor as a run has them
-    let (effective, _) = resolve(g, &RunArgs::default())?;
+    let (effective, _) = resolve(g, &[], None)?;
     let c = &effective.config;
     let crop = c
         .crop
@@ -256,7 +257,8 @@ fn act(g: &GlobalArgs, args: &BenchActArgs) -> anyhow::Result<ExitCode> {
     use franz_desktop::witness::{Witness, WitnessKind};
     use std::time::{Duration, Instant};
 
-    let config = config(g, Some(MotionProfile::Fast), false)?;
+    let fast = InputSettings::default().with("motion", MotionProfile::Fast.name());
+    let config = config(g, &fast.given)?;
     let mut session = setup::open_session(g)?;
     let display = session.display().ok_or_else(|| {
         Exit(

@@ -4,6 +4,7 @@
 
 use crate::cli::{DemoArgs, GlobalArgs, RunArgs};
 use crate::exit::{self, Exit};
+use crate::flags::RunSettings;
 use crate::setup;
 use anyhow::Context;
 use franz_core::event::Outcome;
@@ -44,14 +45,15 @@ pub fn run(g: &GlobalArgs, args: &DemoArgs) -> anyhow::Result<ExitCode> {
     let server = ScriptedServer::start(Script::list(DEMO_REPLIES.map(ScriptedReply::text)))
         .context("cannot start the scripted model server")?;
     let run_args = RunArgs {
-        api_url: Some(server.url()),
-        model: Some("scripted-demo".into()),
-        runs_dir: Some(args.runs_dir.display().to_string()),
-        max_steps: Some("8".into()),
-        step_delay: Some("0.2".into()),
+        settings: RunSettings::default()
+            .with("api_url", server.url())
+            .with("model", "scripted-demo")
+            .with("runs_dir", args.runs_dir.display().to_string())
+            .with("max_steps", "8")
+            .with("step_delay", "0.2"),
         ..RunArgs::default()
     };
-    let (effective, _) = crate::settings::resolve(&global, &run_args)?;
+    let (effective, _) = crate::settings::resolve_run(&global, &run_args)?;
     let summary = crate::runner::run_engine(&mut session, &effective, DEMO_TASK.into(), &run_args)?;
 
     // the run directory is the newest one in runs_dir

@@ -11,7 +11,7 @@
 //! It honours the global flags and the run configuration (`--api-url`, `--model`, environment,
 //! config file). Exit 0 when every check passes, 1 otherwise.
 
-use crate::cli::{GlobalArgs, RunArgs};
+use crate::cli::{DoctorArgs, GlobalArgs};
 use crate::setup;
 use franz_core::config::Config;
 use franz_core::model::{ChatRequest, ClientConfig, Message, ModelClient, data_url};
@@ -54,8 +54,8 @@ impl Check {
     }
 }
 
-pub fn run(g: &GlobalArgs, a: &RunArgs) -> anyhow::Result<ExitCode> {
-    let (effective, _) = crate::settings::resolve(g, a)?;
+pub fn run(g: &GlobalArgs, a: &DoctorArgs) -> anyhow::Result<ExitCode> {
+    let (effective, _) = crate::settings::resolve(g, &a.settings.given, None)?;
     let mut checks = desktop_checks(g);
     checks.extend(model_checks(&effective.config));
     for c in &checks {

@@ -162,8 +162,8 @@ fn recorded(log: &runlog::RunLog) -> Recorded {
 /// The configuration to replay with: the current one (flags > environment > config file >
 /// defaults: dry_run, failsafe, ...) with the run's crop (unless `--crop` is given) and motion.
 fn replay_config(g: &GlobalArgs, rec: &Recorded) -> anyhow::Result<Config> {
-    let mut c = crate::acting::config(g, None, false)?;
-    if let (None, Some(crop)) = (g.crop, &rec.crop) {
+    let mut c = crate::acting::config(g, &[])?;
+    if let (None, Some(crop)) = (g.settings.get("crop"), &rec.crop) {
         c.crop = crop.clone();
     }
     if let Some(m) = rec.motion {

@@ -4,7 +4,7 @@
 use crate::cli::{GlobalArgs, RunArgs};
 use crate::exit::usage;
 use crate::runner::run_engine;
-use crate::settings::resolve;
+use crate::settings::resolve_run;
 use crate::setup;
 use anyhow::Context;
 use std::io::IsTerminal;
@@ -29,7 +29,7 @@ fn ask_for_task() -> anyhow::Result<String> {
 }
 
 pub fn run(g: &GlobalArgs, a: &RunArgs) -> anyhow::Result<ExitCode> {
-    let (effective, scenario) = resolve(g, a)?;
+    let (effective, scenario) = resolve_run(g, a)?;
     let task = match (&a.task, &scenario) {
         (Some(t), _) => t.clone(),
         (None, Some(s)) => s.task.clone(),

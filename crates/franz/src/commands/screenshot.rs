@@ -5,7 +5,7 @@
 //! defaults), so `crop`, `cursor` and a configured `size` or `scale` apply here too; `W H`
 //! beat them and take the same bounds as `--size` (1 to 16384 each).
 
-use crate::cli::{GlobalArgs, RunArgs, ScreenshotArgs};
+use crate::cli::{GlobalArgs, ScreenshotArgs};
 use crate::setup;
 use anyhow::Context;
 use franz_core::geometry::{Crop, GeometryError, ImageSize, SizeRule};
@@ -17,7 +17,7 @@ fn usage(msg: impl Into<String>) -> anyhow::Error {
 }
 
 pub fn run(g: &GlobalArgs, args: &ScreenshotArgs) -> anyhow::Result<ExitCode> {
-    let (effective, _) = crate::settings::resolve(g, &RunArgs::default())?;
+    let (effective, _) = crate::settings::resolve(g, &[], None)?;
     let c = &effective.config;
     let size = match (args.width, args.height) {
         // the bounds of `--size` (ImageSize's parser), said the same way
