@@ -1,9 +1,17 @@
 //! Configuration: every setting, its default, and where its value came from.
 //!
+//! One table (`settings.rs`, [`SETTINGS`]) defines each setting: group, key, type, default,
+//! environment names, secret or not, help. Everything else derives from it: the environment
+//! reader and the TOML reader here, `franz config` ([`Effective::explain`]), the CLI's flags
+//! ([`Setting::flag`], built into clap by `crates/franz/src/flags.rs`), docs/config.md
+//! ([`markdown`]) and the other structs' defaults ([`Config::defaults`]). Enum-like settings are
+//! Rust enums parsed once, each from one list of names (`choice.rs`).
+//!
 //! Precedence (docs/architecture.md): flags > environment > scenario file > config file > defaults.
 //! Every setting has an environment name `FRANZ_<KEY>`; the designs' names work too
 //! (`LMSTUDIO_*`, `AGENT_*`). A bad value is an error that names the key, its source and the
-//! value. The API key is a secret: it is shown and written only as `***`.
+//! value. The API key is a secret: it is shown and written only as `***`. The `[overlay]` table
+//! of the config file or a scenario sets [`OverlayConfig`].
 
 mod choice;
 mod doc;

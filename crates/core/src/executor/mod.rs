@@ -50,13 +50,11 @@ pub struct ExecConfig {
     pub failsafe: bool,
 }
 
+/// The settings table's defaults (`config/settings.rs`): human motion, 8 actions a turn, the
+/// failsafe on.
 impl Default for ExecConfig {
     fn default() -> Self {
-        ExecConfig {
-            motion: Motion::human(),
-            max_actions_per_turn: DEFAULT_MAX_ACTIONS_PER_TURN,
-            failsafe: true,
-        }
+        Self::from_config(crate::config::Config::defaults())
     }
 }
 
