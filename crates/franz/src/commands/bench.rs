@@ -1,20 +1,14 @@
 //! `franz bench ...`: measurements that print medians. Never used as test assertions.
 
-use crate::acting::{config, executor, fatal};
 use crate::cli::{
     BenchActArgs, BenchCommand, BenchObserveArgs, BenchOverlayArgs, BenchRunlogArgs, GlobalArgs,
 };
 use crate::exit::{self, Exit};
-use crate::flags::InputSettings;
 use crate::settings::{resolve, size_rule};
 use crate::setup;
 use crate::stats::stats;
-#[cfg(target_os = "linux")]
-use anyhow::Context;
 use franz_core::action::{Action, ActionKind, ActionResult};
-use franz_core::config::Choice;
 use franz_core::event::{Event, EventKind};
-use franz_core::executor::MotionProfile;
 use franz_core::geometry::{GeometryError, NormBox};
 use franz_core::observe::{
     ImageFormat, ObserveConfig, Pipeline, RgbaImage, StageTimings, encode_image,
@@ -254,8 +248,13 @@ fn ms(since: Instant) -> f64 {
 /// median time from the click action starting to the press arriving at the window.
 #[cfg(target_os = "linux")]
 fn act(g: &GlobalArgs, args: &BenchActArgs) -> anyhow::Result<ExitCode> {
+    use crate::acting::{config, executor, fatal};
+    use crate::flags::InputSettings;
+    use anyhow::Context;
+    use franz_core::config::Choice;
+    use franz_core::executor::MotionProfile;
     use franz_desktop::witness::{Witness, WitnessKind};
-    use std::time::{Duration, Instant};
+    use std::time::Duration;
 
     let fast = InputSettings::default().with("motion", MotionProfile::Fast.name());
     let config = config(g, &fast.given)?;
