@@ -42,16 +42,8 @@ pub fn run_engine(
         .map_err(|e| usage(e.to_string()))?;
     let executor = Executor::new(work_area, ExecConfig::from_config(c), c.dry_run)
         .with_interrupt(setup::interrupt_flag());
-    let client = ModelClient::new(ClientConfig {
-        api_url: c.api_url.clone(),
-        api_key: (!c.api_key.is_empty()).then(|| c.api_key.clone()),
-        connect_timeout: Duration::from_secs_f64(c.connect_timeout),
-        timeout: Duration::from_secs_f64(c.timeout),
-        retries: c.retries as u32,
-        backoff: Duration::from_millis(500),
-        max_response_bytes: c.max_response_bytes,
-    })
-    .map_err(|e| usage(e.to_string()))?;
+    let client =
+        ModelClient::new(ClientConfig::from_config(c)).map_err(|e| usage(e.to_string()))?;
     let system_prompt = match &a.system_prompt {
         Some(p) => Some(
             std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?,

@@ -205,14 +205,18 @@ fn input_check(_session: &mut setup::Session) -> Check {
 }
 
 fn model_checks(c: &Config) -> Vec<Check> {
+    // a check answers quickly: a short connect, no retries, and never an unbounded request
+    let timeout = if c.timeout > 0.0 {
+        c.timeout
+    } else {
+        Config::defaults().timeout
+    };
     let client = match ModelClient::new(ClientConfig {
-        api_url: c.api_url.clone(),
-        api_key: (!c.api_key.is_empty()).then(|| c.api_key.clone()),
         connect_timeout: Duration::from_secs_f64(c.connect_timeout.min(5.0)),
-        timeout: Duration::from_secs_f64(if c.timeout > 0.0 { c.timeout } else { 240.0 }),
+        timeout: Duration::from_secs_f64(timeout),
         retries: 0,
         backoff: Duration::from_millis(200),
-        max_response_bytes: c.max_response_bytes,
+        ..ClientConfig::from_config(c)
     }) {
         Ok(client) => client,
         Err(e) => {
