@@ -69,8 +69,11 @@ pub enum ConfigError {
     File { path: PathBuf, problem: String },
 }
 
-/// The effective configuration.
+/// The effective configuration: one typed field per row of the table (a row without its field,
+/// or a field without its row, fails every build: `deny_unknown_fields` and serde's missing
+/// field).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Config {
     pub api_url: String,
     pub model: String,
