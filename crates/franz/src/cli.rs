@@ -242,3 +242,60 @@ pub struct ScenariosArgs {
     #[arg(default_value = "scenarios")]
     pub dir: PathBuf,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn each_command_takes_its_groups_of_setting_flags() {
+        let parse = |args: &[&str]| {
+            Cli::try_parse_from(std::iter::once("franz").chain(args.iter().copied()))
+        };
+        let Ok(Cli {
+            command: Command::Run(run),
+            global,
+        }) = parse(&[
+            "--crop",
+            "0,0,500,500",
+            "run",
+            "t",
+            "--max-steps",
+            "3",
+            "--no-feedback",
+            "--size",
+            "80x60",
+        ])
+        else {
+            panic!("run takes every setting flag");
+        };
+        assert_eq!(run.settings.get("max_steps"), Some("3"));
+        assert_eq!(run.settings.get("feedback"), Some("false"));
+        // global flags, before or after the command
+        assert_eq!(global.settings.get("crop"), Some("0,0,500,500"));
+        assert_eq!(global.settings.get("size"), Some("80x60"));
+        let Ok(Cli {
+            command: Command::Doctor(doctor),
+            ..
+        }) = parse(&["doctor", "--model", "m", "--dry-run"])
+        else {
+            panic!("doctor takes the model's flags");
+        };
+        assert_eq!(doctor.settings.get("model"), Some("m"));
+        for bad in [
+            &["doctor", "--approve"][..],
+            &["doctor", "--motion", "fast"][..],
+            &["act", "--max-steps", "1", "{}"][..],
+            &["parse", "--model", "m"][..],
+        ] {
+            let e = parse(bad).expect_err("a flag the command does not use");
+            assert_eq!(e.kind(), clap::error::ErrorKind::UnknownArgument, "{bad:?}");
+        }
+    }
+}
