@@ -1,10 +1,15 @@
 //! The command line: global flags (docs/architecture.md) and subcommands, parsed by clap.
 //!
-//! Global flags are accepted before or after the subcommand (`global = true`). What the user
-//! typed is validated here; turning it into real objects is `setup`'s job.
+//! Global flags are accepted before or after the subcommand (`global = true`). The setting
+//! flags come from the settings table (`flags.rs`); each command takes the groups it uses.
+//! Turning what the user typed into real objects is `settings`' and `setup`'s job.
 
+use crate::flags::{GlobalSettings, InputSettings, ModelSettings, RunSettings};
+use clap::builder::PossibleValuesParser;
 use clap::{Args, Parser, Subcommand};
-use franz_core::{Crop, ImageSize};
+use franz_core::ImageSize;
+use franz_core::config::{Choice, Coords};
+use franz_core::parser::Dialect;
 use std::path::PathBuf;
 
 #[derive(Debug, Parser)]
@@ -34,34 +39,9 @@ pub struct GlobalArgs {
     /// Which monitor to use (default: the primary).
     #[arg(long, global = true, value_name = "N")]
     pub monitor: Option<usize>,
-    /// The working area, x1,y1,x2,y2 in 0..1000 of the screen.
-    #[arg(long, global = true, value_name = "x1,y1,x2,y2")]
-    pub crop: Option<Crop>,
-    /// The exact size of the image sent to the model.
-    #[arg(long, global = true, value_name = "WxH", conflicts_with = "scale")]
-    pub size: Option<ImageSize>,
-    /// Scale the working area uniformly, in percent.
-    #[arg(long, global = true, value_name = "PCT", value_parser = parse_scale)]
-    pub scale: Option<f64>,
-    /// Decide everything, execute nothing.
-    #[arg(long, global = true)]
-    pub dry_run: bool,
-    /// Do not draw the mouse cursor into the screenshot.
-    #[arg(long, global = true)]
-    pub no_cursor: bool,
-}
-
-fn parse_scale(s: &str) -> Result<f64, String> {
-    let v: f64 = s
-        .trim_end_matches('%')
-        .parse()
-        .map_err(|_| format!("{s:?} is not a number"))?;
-    if !(1.0..=400.0).contains(&v) {
-        return Err(format!(
-            "{v} is out of range: give a percentage from 1 to 400"
-        ));
-    }
-    Ok(v)
+    /// The global settings: crop, size, scale, cursor, dry run (`flags.rs`).
+    #[command(flatten)]
+    pub settings: GlobalSettings,
 }
 
 #[derive(Debug, Subcommand)]
@@ -71,9 +51,9 @@ pub enum Command {
     /// Run a complete scripted loop on a sandboxed desktop (no GPU or model needed).
     Demo(DemoArgs),
     /// Print the effective configuration and where each value came from.
-    Config(Box<RunArgs>),
+    Config(Box<ConfigArgs>),
     /// Check the display, capture, input injection and the model server; say what to fix.
-    Doctor(Box<RunArgs>),
+    Doctor(DoctorArgs),
     /// List the scenarios in a folder.
     Scenarios(ScenariosArgs),
     /// Capture the screen to a PNG file.
@@ -82,7 +62,7 @@ pub enum Command {
     #[command(subcommand)]
     Bench(BenchCommand),
     /// Execute actions (canonical JSON) on the desktop, printing each result as JSON.
-    Act(crate::commands::act::ActArgs),
+    Act(ActArgs),
     /// Write a self-contained HTML report of a run directory.
     Report(ReportArgs),
     /// Print a run's turns; with --execute, perform its actions again.
@@ -123,20 +103,14 @@ pub struct ReplayArgs {
 #[derive(Debug, Args)]
 pub struct ParseArgs {
     /// The reply's dialect, or auto to detect it.
-    #[arg(long, default_value = "auto", value_parser = ["auto", "json", "calls", "tools", "qwen", "uitars", "anthropic", "openai"])]
+    #[arg(long, default_value = "auto", value_parser = PossibleValuesParser::new(<Option<Dialect> as Choice>::NAMES))]
     pub dialect: String,
     /// How the model gives coordinates: 0..1000 (norm) or pixels of the image.
-    #[arg(long, value_enum, default_value_t = CoordsArg::Norm)]
-    pub coords: CoordsArg,
+    #[arg(long, default_value = "norm", value_parser = PossibleValuesParser::new(Coords::NAMES))]
+    pub coords: String,
     /// The size of the image the model saw, for --coords pixels.
     #[arg(long, value_name = "WxH")]
     pub image_size: Option<ImageSize>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum CoordsArg {
-    Norm,
-    Pixels,
 }
 
 #[derive(Debug, Args)]
@@ -156,11 +130,30 @@ pub enum BenchCommand {
     /// Run the observation pipeline N times and print per-stage medians.
     Observe(BenchObserveArgs),
     /// Time from a click action to the event arriving at the witness window.
-    Act(crate::commands::act::BenchActArgs),
+    Act(BenchActArgs),
     /// Draw the overlays N times on a 1536x864 frame and print the median.
     Overlay(BenchOverlayArgs),
     /// Write N turns through the run-directory writer and print the per-turn cost.
     Runlog(BenchRunlogArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ActArgs {
+    /// Actions to perform, in order; each is canonical Action JSON,
+    /// e.g. '{"type":"click","x":500,"y":300}'.
+    #[arg(required = true, value_name = "ACTION")]
+    pub actions: Vec<String>,
+    /// `--motion` (human: smooth paths, typing cadence; fast: no cosmetic delays) and
+    /// `--no-failsafe`.
+    #[command(flatten)]
+    pub settings: InputSettings,
+}
+
+#[derive(Debug, Args)]
+pub struct BenchActArgs {
+    /// How many clicks to time.
+    #[arg(long, default_value_t = 100)]
+    pub clicks: usize,
 }
 
 #[derive(Debug, Args)]
@@ -195,56 +188,9 @@ pub struct RunArgs {
     /// A scenario file: task, strategy, limits and programs to launch.
     #[arg(long, value_name = "FILE.toml")]
     pub scenario: Option<PathBuf>,
-    /// narrative (default), vision, tools or commander.
-    #[arg(long)]
-    pub strategy: Option<String>,
-    /// The model server: base URL (http://localhost:1234/v1) or full endpoint.
-    #[arg(long, value_name = "URL")]
-    pub api_url: Option<String>,
-    #[arg(long)]
-    pub model: Option<String>,
-    #[arg(long)]
-    pub temperature: Option<String>,
-    #[arg(long)]
-    pub top_p: Option<String>,
-    #[arg(long)]
-    pub max_tokens: Option<String>,
-    /// Whole-request timeout in seconds (0 = none).
-    #[arg(long, value_name = "SECS")]
-    pub timeout: Option<String>,
-    /// Stream replies (SSE).
-    #[arg(long)]
-    pub stream: bool,
-    /// Turns before giving up (default 100; 0 = unbounded).
-    #[arg(long, value_name = "N")]
-    pub max_steps: Option<String>,
-    /// Time before giving up: seconds, or 90s, 30m, 2h (default 30m; 0 = unbounded).
-    #[arg(long, value_name = "SECS")]
-    pub max_time: Option<String>,
-    /// Seconds to wait after each turn's actions.
-    #[arg(long, value_name = "SECS")]
-    pub step_delay: Option<String>,
-    /// human (default) or fast.
-    #[arg(long)]
-    pub motion: Option<String>,
-    /// Where run directories go.
-    #[arg(long, value_name = "DIR")]
-    pub runs_dir: Option<String>,
-    /// flat (default) or turn_dirs.
-    #[arg(long)]
-    pub log_layout: Option<String>,
-    /// norm (0..1000, default) or pixels (of the image sent).
-    #[arg(long)]
-    pub coords: Option<String>,
-    /// Force a reply dialect (auto, json, calls, tools, qwen, uitars, anthropic, openai).
-    #[arg(long)]
-    pub dialect: Option<String>,
-    /// Do not draw the last actions onto the next screenshot.
-    #[arg(long)]
-    pub no_feedback: bool,
-    /// Do not stop when the pointer is in the top-left corner.
-    #[arg(long)]
-    pub no_failsafe: bool,
+    /// Every setting's flag (`flags.rs`).
+    #[command(flatten)]
+    pub settings: RunSettings,
     /// Replace the strategy's system prompt with this file's text.
     #[arg(long, value_name = "FILE")]
     pub system_prompt: Option<PathBuf>,
@@ -265,6 +211,24 @@ pub struct RunArgs {
     pub annotate_in_panel: bool,
 }
 
+/// Flags of `franz config`: those of `franz run`, whose resolution it shows.
+#[derive(Debug, Clone, Args, Default)]
+pub struct ConfigArgs {
+    /// Print docs/config.md (every setting: key, flag, environment names, default, meaning)
+    /// instead of the effective configuration.
+    #[arg(long)]
+    pub markdown: bool,
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+/// Flags of `franz doctor`: the model server's settings.
+#[derive(Debug, Clone, Args, Default)]
+pub struct DoctorArgs {
+    #[command(flatten)]
+    pub settings: ModelSettings,
+}
+
 #[derive(Debug, Args)]
 pub struct DemoArgs {
     /// Where the run directory goes.
@@ -277,4 +241,61 @@ pub struct ScenariosArgs {
     /// The folder to list.
     #[arg(default_value = "scenarios")]
     pub dir: PathBuf,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn each_command_takes_its_groups_of_setting_flags() {
+        let parse = |args: &[&str]| {
+            Cli::try_parse_from(std::iter::once("franz").chain(args.iter().copied()))
+        };
+        let Ok(Cli {
+            command: Command::Run(run),
+            global,
+        }) = parse(&[
+            "--crop",
+            "0,0,500,500",
+            "run",
+            "t",
+            "--max-steps",
+            "3",
+            "--no-feedback",
+            "--size",
+            "80x60",
+        ])
+        else {
+            panic!("run takes every setting flag");
+        };
+        assert_eq!(run.settings.get("max_steps"), Some("3"));
+        assert_eq!(run.settings.get("feedback"), Some("false"));
+        // global flags, before or after the command
+        assert_eq!(global.settings.get("crop"), Some("0,0,500,500"));
+        assert_eq!(global.settings.get("size"), Some("80x60"));
+        let Ok(Cli {
+            command: Command::Doctor(doctor),
+            ..
+        }) = parse(&["doctor", "--model", "m", "--dry-run"])
+        else {
+            panic!("doctor takes the model's flags");
+        };
+        assert_eq!(doctor.settings.get("model"), Some("m"));
+        for bad in [
+            &["doctor", "--approve"][..],
+            &["doctor", "--motion", "fast"][..],
+            &["act", "--max-steps", "1", "{}"][..],
+            &["parse", "--model", "m"][..],
+        ] {
+            let e = parse(bad).expect_err("a flag the command does not use");
+            assert_eq!(e.kind(), clap::error::ErrorKind::UnknownArgument, "{bad:?}");
+        }
+    }
 }

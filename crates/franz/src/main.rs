@@ -1,12 +1,19 @@
 //! The `franz` binary: parses the command line, runs one command, maps errors to the exit
 //! codes of docs/events.md and prints them cleanly.
 
+mod acting;
 mod approve;
 mod cli;
 mod commands;
+mod exit;
+mod flags;
 mod panel;
 mod printer;
+mod reporting;
+mod runner;
+mod settings;
 mod setup;
+mod stats;
 
 use clap::Parser;
 use std::process::ExitCode;
@@ -32,7 +39,7 @@ fn main() -> ExitCode {
             for cause in err.chain().skip(1) {
                 eprintln!("  caused by: {cause}");
             }
-            ExitCode::from(commands::exit_code_of(&err))
+            ExitCode::from(exit::exit_code_of(&err))
         }
     }
 }

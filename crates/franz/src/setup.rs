@@ -2,7 +2,7 @@
 //! programs, the monitor, and Ctrl+C handling shared by every command.
 
 use crate::cli::GlobalArgs;
-use crate::commands::{Exit, exit};
+use crate::exit::{self, Exit};
 #[cfg(target_os = "linux")]
 use anyhow::Context;
 use franz_desktop::{Desktop, DesktopOptions};

@@ -1,13 +1,31 @@
 //! Configuration: every setting, its default, and where its value came from.
 //!
+//! One table (`settings.rs`, [`SETTINGS`]) defines each setting: group, key, type, default,
+//! environment names, secret or not, help. Everything else derives from it: the environment
+//! reader and the TOML reader here, `franz config` ([`Effective::explain`]), the CLI's flags
+//! ([`Setting::flag`], built into clap by `crates/franz/src/flags.rs`), docs/config.md
+//! ([`markdown`]) and the other structs' defaults ([`Config::defaults`]). Enum-like settings are
+//! Rust enums parsed once, each from one list of names (`choice.rs`).
+//!
 //! Precedence (docs/architecture.md): flags > environment > scenario file > config file > defaults.
 //! Every setting has an environment name `FRANZ_<KEY>`; the designs' names work too
 //! (`LMSTUDIO_*`, `AGENT_*`). A bad value is an error that names the key, its source and the
-//! value. The API key is a secret: it is shown and written only as `***`.
+//! value. The API key is a secret: it is shown and written only as `***`. The `[overlay]` table
+//! of the config file or a scenario sets [`OverlayConfig`].
 
+mod choice;
+mod doc;
 mod settings;
 
-pub use settings::{Kind, SETTINGS, Setting};
+pub use choice::{Choice, Coords, by_name};
+pub use doc::markdown;
+pub use settings::{Flag, Group, Kind, SETTINGS, Setting};
+
+use crate::executor::MotionProfile;
+use crate::overlay::OverlayConfig;
+use crate::parser::Dialect;
+use crate::runlog::Layout;
+use crate::strategy::StrategyName;
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -51,8 +69,11 @@ pub enum ConfigError {
     File { path: PathBuf, problem: String },
 }
 
-/// The effective configuration.
+/// The effective configuration: one typed field per row of the table (a row without its field,
+/// or a field without its row, fails every build: `deny_unknown_fields` and serde's missing
+/// field).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Config {
     pub api_url: String,
     pub model: String,
@@ -66,24 +87,30 @@ pub struct Config {
     pub retries: u64,
     pub max_response_bytes: u64,
     pub stream: bool,
-    pub strategy: String,
+    #[serde(with = "by_name")]
+    pub strategy: StrategyName,
     pub max_steps: u64,
     pub max_time: f64,
     pub step_delay: f64,
-    pub motion: String,
+    #[serde(with = "by_name")]
+    pub motion: MotionProfile,
     pub max_actions: u64,
     pub max_empty_turns: u64,
     pub failsafe: bool,
     pub dry_run: bool,
     pub runs_dir: PathBuf,
-    pub log_layout: String,
+    #[serde(with = "by_name")]
+    pub log_layout: Layout,
     pub crop: String,
     pub size: String,
     pub scale: f64,
     pub cursor: bool,
     pub feedback: bool,
-    pub coords: String,
-    pub dialect: String,
+    #[serde(with = "by_name")]
+    pub coords: Coords,
+    /// `None` is `auto`.
+    #[serde(with = "by_name")]
+    pub dialect: Option<Dialect>,
     pub keep_last_screenshots: u64,
     pub keep_last_thinks: u64,
     pub history_max_chars: u64,
@@ -98,6 +125,23 @@ pub struct Config {
     pub min_evidence: u64,
     pub snapshot_summary_chars: u64,
     pub snapshot_loop_chars: u64,
+    /// The `[overlay]` table of the config file (or a scenario): colours, sizes and trails of
+    /// what is drawn onto the screenshots.
+    #[serde(default)]
+    pub overlay: OverlayConfig,
+}
+
+impl Config {
+    /// Every setting at its default (the table's), without the environment or any file.
+    pub fn defaults() -> &'static Config {
+        static DEFAULTS: std::sync::LazyLock<Config> = std::sync::LazyLock::new(|| {
+            ConfigBuilder::new()
+                .build()
+                .map(|e| e.config)
+                .unwrap_or_else(|e| panic!("the settings table's defaults are invalid: {e}"))
+        });
+        &DEFAULTS
+    }
 }
 
 /// A resolved value and its source.
@@ -160,7 +204,10 @@ impl ConfigBuilder {
         .into_iter()
         .flatten()
         {
-            if let Some(key) = table.keys().find(|k| Setting::find(k).is_none()) {
+            if let Some(key) = table
+                .keys()
+                .find(|k| Setting::find(k).is_none() && k.as_str() != OVERLAY)
+            {
                 return Err(ConfigError::UnknownKey {
                     key: key.clone(),
                     from: source,
@@ -172,6 +219,7 @@ impl ConfigBuilder {
             let resolved = self.resolve(s)?;
             values.insert(s.key, resolved);
         }
+        values.insert(OVERLAY, self.overlay()?);
         let table: toml::Table = values
             .iter()
             .map(|(k, r)| (k.to_string(), r.value.clone()))
@@ -214,12 +262,57 @@ impl ConfigBuilder {
         })
     }
 
+    /// The `[overlay]` table: the defaults, then the config file's table, then the scenario's
+    /// (each replaces the keys it gives). A key the overlay does not have is an error.
+    fn overlay(&self) -> Result<Resolved, ConfigError> {
+        let defaults = overlay_defaults();
+        let mut merged = defaults.clone();
+        let mut source = Source::Default;
+        for (path, table, scenario) in [(self.file.as_ref(), false), (self.scenario.as_ref(), true)]
+            .into_iter()
+            .filter_map(|(x, sc)| x.map(|(p, t)| (p, t, sc)))
+        {
+            let Some(given) = table.get(OVERLAY) else {
+                continue;
+            };
+            source = if scenario {
+                Source::Scenario(path.clone())
+            } else {
+                Source::ConfigFile(path.clone())
+            };
+            let bad = |problem: String| ConfigError::BadValue {
+                key: OVERLAY.into(),
+                from: source.clone(),
+                value: given.to_string(),
+                problem,
+            };
+            let toml::Value::Table(given) = given else {
+                return Err(bad(
+                    "expected a table: [overlay] with keys such as marks.left = \"#ff00ff\"".into(),
+                ));
+            };
+            if let Some(path) = unknown_key(&defaults, given, OVERLAY) {
+                return Err(bad(format!(
+                    "{path} is not an overlay setting: docs/config.md lists them"
+                )));
+            }
+            merge(&mut merged, given);
+            let checked: OverlayConfig = toml::Value::Table(merged.clone())
+                .try_into()
+                .map_err(|e: toml::de::Error| bad(e.message().to_string()))?;
+            // as the overlay reads it: colours as rgba(..)
+            merged = overlay_table(&checked);
+        }
+        Ok(Resolved {
+            value: toml::Value::Table(merged),
+            source,
+        })
+    }
+
     fn env_value(&self, s: &Setting) -> Result<Option<Resolved>, ConfigError> {
-        let own = format!("FRANZ_{}", s.key.to_uppercase());
-        let names = std::iter::once(own.as_str()).chain(s.seed_env.iter().copied());
-        for name in names {
-            if let Some(v) = self.env.get(name) {
-                return s.parse_str(v, Source::Env(name.to_string())).map(Some);
+        for name in s.env_names() {
+            if let Some(v) = self.env.get(&name) {
+                return s.parse_str(v, Source::Env(name)).map(Some);
             }
         }
         // the designs (docs/seeds.md) give the image size as two variables
@@ -245,14 +338,62 @@ impl ConfigBuilder {
                 (None, None) => {}
             }
         }
-        if s.key == "api_key"
-            && let Some(v) = self.env.get("OPENAI_API_KEY")
-        {
-            return s
-                .parse_str(v, Source::Env("OPENAI_API_KEY".into()))
-                .map(Some);
-        }
         Ok(None)
+    }
+}
+
+/// The key of the overlay's table.
+pub const OVERLAY: &str = "overlay";
+
+/// The overlay's defaults as a TOML table.
+pub fn overlay_defaults() -> toml::Table {
+    overlay_table(&OverlayConfig::default())
+}
+
+/// An overlay configuration as a TOML table, floats written as their `f32` (0.55, not
+/// 0.550000011920929).
+fn overlay_table(o: &OverlayConfig) -> toml::Table {
+    match toml::Value::try_from(o) {
+        Ok(toml::Value::Table(t)) => tidy_floats(t),
+        _ => toml::Table::new(),
+    }
+}
+
+fn tidy_floats(t: toml::Table) -> toml::Table {
+    fn tidy(v: toml::Value) -> toml::Value {
+        match v {
+            toml::Value::Float(f) => {
+                toml::Value::Float((f as f32).to_string().parse().unwrap_or(f))
+            }
+            toml::Value::Array(a) => toml::Value::Array(a.into_iter().map(tidy).collect()),
+            toml::Value::Table(t) => toml::Value::Table(tidy_floats(t)),
+            other => other,
+        }
+    }
+    t.into_iter().map(|(k, v)| (k, tidy(v))).collect()
+}
+
+/// The first key of `given` (as `overlay.marks.left`) that `known` does not have.
+fn unknown_key(known: &toml::Table, given: &toml::Table, at: &str) -> Option<String> {
+    given.iter().find_map(|(k, v)| {
+        let path = format!("{at}.{k}");
+        match (known.get(k), v) {
+            (None, _) => Some(path),
+            (Some(toml::Value::Table(kt)), toml::Value::Table(gt)) => unknown_key(kt, gt, &path),
+            _ => None,
+        }
+    })
+}
+
+/// `given`'s keys replace `base`'s, table by table.
+fn merge(base: &mut toml::Table, given: &toml::Table) {
+    for (k, v) in given {
+        match (base.get_mut(k), v) {
+            (Some(toml::Value::Table(b)), toml::Value::Table(g)) => merge(b, g),
+            _ => {
+                base.insert(k.clone(), v.clone());
+            }
+        }
     }
 }
 
@@ -273,6 +414,9 @@ pub struct Effective {
     pub config: Config,
     pub values: BTreeMap<&'static str, Resolved>,
 }
+
+/// What the `[overlay]` table is, for `franz config` and docs/config.md.
+pub const OVERLAY_HELP: &str = "the [overlay] table: colours, sizes and trails of what is drawn onto the screenshots (docs/config.md lists its keys)";
 
 /// What a secret is shown as.
 pub const MASK: &str = "***";
@@ -311,7 +455,11 @@ impl Effective {
                 toml::Value::String(x) if secret && !x.is_empty() => format!("\"{MASK}\""),
                 v => v.to_string(),
             };
-            let help = setting.map(|s| format!(": {}", s.help)).unwrap_or_default();
+            let help = match setting {
+                Some(s) => format!(": {}", s.help),
+                None if *k == OVERLAY => format!(": {OVERLAY_HELP}"),
+                None => String::new(),
+            };
             out.push_str(&format!("{k} = {shown}  # {}{help}\n", r.source));
         }
         out

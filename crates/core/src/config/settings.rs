@@ -1,7 +1,12 @@
 //! The table of settings: key, type, default, the designs' environment names (docs/seeds.md), and
 //! help.
 
+use super::choice::{Choice, Coords};
 use super::{ConfigError, Resolved, Source};
+use crate::executor::MotionProfile;
+use crate::parser::Dialect;
+use crate::runlog::Layout;
+use crate::strategy::StrategyName;
 
 /// The type of a setting's value, and its bounds.
 #[derive(Debug, Clone, Copy)]
@@ -27,11 +32,82 @@ pub enum Kind {
     Size,
     /// `x1,y1,x2,y2`.
     Crop,
+    /// A percentage, with or without `%`: `50`, `50%`.
+    Percent {
+        max: f64,
+    },
+}
+
+/// Which commands take a setting's flag: `franz run` and `franz config` take every group;
+/// other commands take only the groups they use (see the CLI's `settings` module).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Group {
+    /// Global flags, accepted before or after any subcommand: the desktop and the image.
+    Global,
+    /// The model server and the request.
+    Model,
+    /// The run's loop: strategy, limits, the run directory, how replies are read.
+    Run,
+    /// How input is performed (also `franz act`).
+    Input,
+    /// What is drawn onto the screenshots.
+    Image,
+    /// The tools strategy's history.
+    History,
+    /// The commander strategy.
+    Commander,
+}
+
+impl Group {
+    pub const ALL: [Group; 7] = [
+        Group::Global,
+        Group::Model,
+        Group::Run,
+        Group::Input,
+        Group::Image,
+        Group::History,
+        Group::Commander,
+    ];
+
+    pub const fn bit(self) -> u8 {
+        1 << self as u8
+    }
+
+    /// A heading for the documentation.
+    pub fn title(self) -> &'static str {
+        match self {
+            Group::Global => "Desktop and image (global flags)",
+            Group::Model => "Model server",
+            Group::Run => "Run",
+            Group::Input => "Input",
+            Group::Image => "Annotation",
+            Group::History => "History (tools strategy)",
+            Group::Commander => "Commander strategy",
+        }
+    }
+}
+
+/// How a setting is given on the command line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Flag {
+    /// `--long VALUE`.
+    Value { long: String },
+    /// `--long` alone sets the setting to `value` (`--stream` is true, `--no-feedback` false).
+    Switch { long: String, value: &'static str },
+}
+
+impl Flag {
+    pub fn long(&self) -> &str {
+        match self {
+            Flag::Value { long } | Flag::Switch { long, .. } => long,
+        }
+    }
 }
 
 /// One setting.
 #[derive(Debug, Clone, Copy)]
 pub struct Setting {
+    pub group: Group,
     pub key: &'static str,
     pub kind: Kind,
     /// The default, written as a user would write it.
@@ -42,8 +118,15 @@ pub struct Setting {
     pub help: &'static str,
 }
 
-const fn s(key: &'static str, kind: Kind, default: &'static str, help: &'static str) -> Setting {
+const fn s(
+    group: Group,
+    key: &'static str,
+    kind: Kind,
+    default: &'static str,
+    help: &'static str,
+) -> Setting {
     Setting {
+        group,
         key,
         kind,
         default,
@@ -62,6 +145,7 @@ const fn seed(mut x: Setting, names: &'static [&'static str]) -> Setting {
 pub const SETTINGS: &[Setting] = &[
     seed(
         s(
+            Group::Model,
             "api_url",
             Kind::NonEmpty,
             "http://localhost:1234/v1",
@@ -71,6 +155,7 @@ pub const SETTINGS: &[Setting] = &[
     ),
     seed(
         s(
+            Group::Model,
             "model",
             Kind::NonEmpty,
             "qwen3-vl-8b-instruct",
@@ -80,7 +165,9 @@ pub const SETTINGS: &[Setting] = &[
     ),
     Setting {
         secret: true,
+        seed_env: &["OPENAI_API_KEY"],
         ..s(
+            Group::Model,
             "api_key",
             Kind::Str,
             "",
@@ -89,6 +176,7 @@ pub const SETTINGS: &[Setting] = &[
     },
     seed(
         s(
+            Group::Model,
             "temperature",
             Kind::Float { min: 0.0, max: 2.0 },
             "0.6",
@@ -97,6 +185,7 @@ pub const SETTINGS: &[Setting] = &[
         &["LMSTUDIO_TEMPERATURE"],
     ),
     s(
+        Group::Model,
         "top_p",
         Kind::Float { min: 0.0, max: 1.0 },
         "1.0",
@@ -104,6 +193,7 @@ pub const SETTINGS: &[Setting] = &[
     ),
     seed(
         s(
+            Group::Model,
             "max_tokens",
             Kind::Int {
                 min: 1,
@@ -116,6 +206,7 @@ pub const SETTINGS: &[Setting] = &[
     ),
     seed(
         s(
+            Group::Model,
             "timeout",
             Kind::Float {
                 min: 0.0,
@@ -127,6 +218,7 @@ pub const SETTINGS: &[Setting] = &[
         &["LMSTUDIO_TIMEOUT"],
     ),
     s(
+        Group::Model,
         "connect_timeout",
         Kind::Float {
             min: 0.1,
@@ -136,12 +228,14 @@ pub const SETTINGS: &[Setting] = &[
         "connect timeout in seconds",
     ),
     s(
+        Group::Model,
         "retries",
         Kind::Int { min: 0, max: 20 },
         "3",
         "retries on connection errors, 429 and 5xx",
     ),
     s(
+        Group::Model,
         "max_response_bytes",
         Kind::Int {
             min: 1024,
@@ -150,15 +244,23 @@ pub const SETTINGS: &[Setting] = &[
         "33554432",
         "the largest model reply body read, in bytes (32 MiB)",
     ),
-    s("stream", Kind::Bool, "false", "stream replies (SSE)"),
     s(
+        Group::Model,
+        "stream",
+        Kind::Bool,
+        "false",
+        "stream replies (SSE)",
+    ),
+    s(
+        Group::Run,
         "strategy",
-        Kind::Choice(&["narrative", "vision", "tools", "commander"]),
+        Kind::Choice(<StrategyName as Choice>::NAMES),
         "narrative",
         "how the model is asked and read",
     ),
     seed(
         s(
+            Group::Run,
             "max_steps",
             Kind::Int {
                 min: 0,
@@ -170,6 +272,7 @@ pub const SETTINGS: &[Setting] = &[
         &["AGENT_MAX_STEPS"],
     ),
     s(
+        Group::Run,
         "max_time",
         Kind::Duration { max: 1e9 },
         "30m",
@@ -177,6 +280,7 @@ pub const SETTINGS: &[Setting] = &[
     ),
     seed(
         s(
+            Group::Run,
             "step_delay",
             Kind::Float {
                 min: 0.0,
@@ -188,30 +292,35 @@ pub const SETTINGS: &[Setting] = &[
         &["AGENT_STEP_DELAY"],
     ),
     s(
+        Group::Input,
         "motion",
-        Kind::Choice(&["human", "fast"]),
+        Kind::Choice(<MotionProfile as Choice>::NAMES),
         "human",
         "human-like cursor paths and typing, or no cosmetic delays",
     ),
     s(
+        Group::Run,
         "max_actions",
         Kind::Int { min: 1, max: 100 },
         "8",
         "actions executed per turn at most",
     ),
     s(
+        Group::Run,
         "max_empty_turns",
         Kind::Int { min: 1, max: 1000 },
         "5",
         "consecutive turns without a valid action before the run stops",
     ),
     s(
+        Group::Input,
         "failsafe",
         Kind::Bool,
         "true",
         "stop when the pointer is in the top-left corner",
     ),
     s(
+        Group::Global,
         "dry_run",
         Kind::Bool,
         "false",
@@ -219,6 +328,7 @@ pub const SETTINGS: &[Setting] = &[
     ),
     seed(
         s(
+            Group::Run,
             "runs_dir",
             Kind::NonEmpty,
             "runs",
@@ -227,67 +337,64 @@ pub const SETTINGS: &[Setting] = &[
         &["AGENT_DUMP_DIR"],
     ),
     s(
+        Group::Run,
         "log_layout",
-        Kind::Choice(&["flat", "turn_dirs"]),
+        Kind::Choice(<Layout as Choice>::NAMES),
         "flat",
         "run directory layout",
     ),
     s(
+        Group::Global,
         "crop",
         Kind::Crop,
         "0,0,1000,1000",
         "the working area, x1,y1,x2,y2 in 0..1000 of the screen",
     ),
     s(
+        Group::Global,
         "size",
         Kind::Size,
         "",
         "exact model image size WxH (empty: fit inside 1536x864)",
     ),
     s(
+        Group::Global,
         "scale",
-        Kind::Float {
-            min: 0.0,
-            max: 400.0,
-        },
+        Kind::Percent { max: 400.0 },
         "0",
         "uniform image scale in percent (0: not used)",
     ),
     s(
+        Group::Global,
         "cursor",
         Kind::Bool,
         "true",
         "draw the mouse cursor into the image",
     ),
     s(
+        Group::Image,
         "feedback",
         Kind::Bool,
         "true",
         "draw the last actions onto the next screenshot",
     ),
     s(
+        Group::Run,
         "coords",
-        Kind::Choice(&["norm", "pixels"]),
+        Kind::Choice(Coords::NAMES),
         "norm",
         "how the model gives coordinates",
     ),
     s(
+        Group::Run,
         "dialect",
-        Kind::Choice(&[
-            "auto",
-            "json",
-            "calls",
-            "tools",
-            "qwen",
-            "uitars",
-            "anthropic",
-            "openai",
-        ]),
+        Kind::Choice(<Option<Dialect> as Choice>::NAMES),
         "auto",
         "reply dialect",
     ),
     seed(
         s(
+            Group::History,
             "keep_last_screenshots",
             Kind::Int { min: 1, max: 100 },
             "2",
@@ -297,6 +404,7 @@ pub const SETTINGS: &[Setting] = &[
     ),
     seed(
         s(
+            Group::History,
             "keep_last_thinks",
             Kind::Int { min: 0, max: 100 },
             "2",
@@ -305,6 +413,7 @@ pub const SETTINGS: &[Setting] = &[
         &["AGENT_KEEP_LAST_THINKS"],
     ),
     s(
+        Group::History,
         "history_max_chars",
         Kind::Int {
             min: 1_000,
@@ -315,6 +424,7 @@ pub const SETTINGS: &[Setting] = &[
         "tools: the history's size budget in characters (an image counts as its token estimate, 4 characters a token); beyond it the oldest turns are dropped, keeping the system prompt, the task and the last 3 turns",
     ),
     s(
+        Group::Commander,
         "review_interval",
         Kind::Int {
             min: 1,
@@ -324,6 +434,7 @@ pub const SETTINGS: &[Setting] = &[
         "commander: the leader reviews progress every N turns",
     ),
     s(
+        Group::Commander,
         "compression_threshold",
         Kind::Int {
             min: 1,
@@ -333,12 +444,14 @@ pub const SETTINGS: &[Setting] = &[
         "commander: active history turns that make the leader compress memory",
     ),
     s(
+        Group::Commander,
         "leader_temperature",
         Kind::Float { min: 0.0, max: 2.0 },
         "0.35",
         "commander: the leader's sampling temperature",
     ),
     s(
+        Group::Commander,
         "leader_max_tokens",
         Kind::Int {
             min: 1,
@@ -348,12 +461,14 @@ pub const SETTINGS: &[Setting] = &[
         "commander: the leader's max completion tokens",
     ),
     s(
+        Group::Commander,
         "operator_temperature",
         Kind::Float { min: 0.0, max: 2.0 },
         "0.5",
         "commander: the operator's sampling temperature",
     ),
     s(
+        Group::Commander,
         "operator_max_tokens",
         Kind::Int {
             min: 1,
@@ -363,12 +478,14 @@ pub const SETTINGS: &[Setting] = &[
         "commander: the operator's max completion tokens",
     ),
     s(
+        Group::Commander,
         "loop_recovery",
         Kind::Bool,
         "true",
         "commander: break detected loops (escape, pointer to the centre)",
     ),
     s(
+        Group::Commander,
         "loop_recovery_cooldown",
         Kind::Int {
             min: 0,
@@ -378,6 +495,7 @@ pub const SETTINGS: &[Setting] = &[
         "commander: turns between two loop recoveries",
     ),
     s(
+        Group::Commander,
         "min_evidence",
         Kind::Int {
             min: 0,
@@ -387,6 +505,7 @@ pub const SETTINGS: &[Setting] = &[
         "commander: characters of evidence report_completion needs",
     ),
     s(
+        Group::Commander,
         "snapshot_summary_chars",
         Kind::Int {
             min: 1,
@@ -396,6 +515,7 @@ pub const SETTINGS: &[Setting] = &[
         "commander: length of a memory snapshot's summary",
     ),
     s(
+        Group::Commander,
         "snapshot_loop_chars",
         Kind::Int {
             min: 1,
@@ -409,6 +529,49 @@ pub const SETTINGS: &[Setting] = &[
 impl Setting {
     pub fn find(key: &str) -> Option<&'static Setting> {
         SETTINGS.iter().find(|s| s.key == key)
+    }
+
+    /// Its flag: `--max-steps VALUE`; a boolean is a switch that turns its default around
+    /// (`--stream`, `--no-feedback`). A secret has none (it would show in `ps`).
+    pub fn flag(&self) -> Option<Flag> {
+        if self.secret {
+            return None;
+        }
+        let dashed = self.key.replace('_', "-");
+        Some(match (self.kind, self.default) {
+            (Kind::Bool, "true") => Flag::Switch {
+                long: format!("no-{dashed}"),
+                value: "false",
+            },
+            (Kind::Bool, _) => Flag::Switch {
+                long: dashed,
+                value: "true",
+            },
+            _ => Flag::Value { long: dashed },
+        })
+    }
+
+    /// Its environment names, in the order they are read: `FRANZ_<KEY>`, then the designs'
+    /// (docs/seeds.md).
+    pub fn env_names(&self) -> Vec<String> {
+        std::iter::once(format!("FRANZ_{}", self.key.to_uppercase()))
+            .chain(self.seed_env.iter().map(|n| n.to_string()))
+            .collect()
+    }
+
+    /// How a value is written: `WxH`, `x1,y1,x2,y2`, one of the names, ...
+    pub fn value_name(&self) -> String {
+        match self.kind {
+            Kind::Str | Kind::NonEmpty => "TEXT".into(),
+            Kind::Float { .. } => "NUMBER".into(),
+            Kind::Int { .. } => "N".into(),
+            Kind::Duration { .. } => "SECS".into(),
+            Kind::Bool => "BOOL".into(),
+            Kind::Choice(names) => names.join("|"),
+            Kind::Size => "WxH".into(),
+            Kind::Crop => "x1,y1,x2,y2".into(),
+            Kind::Percent { .. } => "PCT".into(),
+        }
     }
 
     /// The default as a typed value.
@@ -440,6 +603,19 @@ impl Setting {
                 return Err(self.bad(source, raw, "must not be empty"));
             }
             Kind::NonEmpty => toml::Value::String(v.to_string()),
+            Kind::Percent { max } => {
+                let f: f64 = v.trim_end_matches('%').trim().parse().map_err(|_| {
+                    self.bad(source.clone(), raw, "expected a percentage, e.g. 50 or 50%")
+                })?;
+                if !f.is_finite() || !(0.0..=max).contains(&f) {
+                    return Err(self.bad(
+                        source,
+                        raw,
+                        format!("expected a percentage from 0 to {max} (0: not used)"),
+                    ));
+                }
+                toml::Value::Float(f)
+            }
             Kind::Float { min, max } => {
                 let f: f64 = v
                     .parse()

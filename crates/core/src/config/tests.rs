@@ -182,3 +182,227 @@ fn max_time_takes_seconds_or_a_unit() {
     assert!(t("-1").is_err());
     assert!(t("5d").is_err());
 }
+
+#[test]
+fn enum_settings_are_parsed_once_and_bad_names_list_the_valid_ones() {
+    let e = ConfigBuilder::new()
+        .env(env(&[
+            ("FRANZ_STRATEGY", "Tools"),
+            ("FRANZ_DIALECT", "qwen"),
+            ("FRANZ_COORDS", "pixels"),
+            ("FRANZ_LOG_LAYOUT", "turn_dirs"),
+            ("FRANZ_MOTION", "fast"),
+        ]))
+        .build()
+        .unwrap();
+    let c = &e.config;
+    assert_eq!(c.strategy, crate::strategy::StrategyName::Tools);
+    assert_eq!(c.dialect, Some(crate::parser::Dialect::Qwen));
+    assert_eq!(c.coords, Coords::Pixels);
+    assert_eq!(c.log_layout, crate::runlog::Layout::TurnDirs);
+    assert_eq!(c.motion, crate::executor::MotionProfile::Fast);
+    assert_eq!(ConfigBuilder::new().build().unwrap().config.dialect, None);
+    // the masked table writes them as their names
+    assert_eq!(e.masked_table()["log_layout"].as_str(), Some("turn_dirs"));
+    for (key, bad, valid) in [
+        ("coords", "inches", "norm, pixels"),
+        ("log_layout", "nested", "flat, turn_dirs"),
+        ("motion", "slow", "human, fast"),
+        (
+            "dialect",
+            "klingon",
+            "auto, json, calls, tools, qwen, uitars, anthropic, openai",
+        ),
+        (
+            "strategy",
+            "telepathy",
+            "narrative, vision, tools, commander",
+        ),
+    ] {
+        let err = ConfigBuilder::new()
+            .flag(key, "--x", bad)
+            .build()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains(key) && err.contains(bad) && err.contains(valid),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn every_setting_reads_from_its_flag_env_names_and_toml_key() {
+    let dir = tempfile::tempdir().unwrap();
+    for s in SETTINGS {
+        let value = match (s.kind, s.default) {
+            (Kind::Bool, "true") => "false",
+            (Kind::Bool, _) => "true",
+            (_, "") if s.key == "size" => "640x480",
+            (_, "") => "x",
+            (_, d) => d,
+        };
+        // flag: the table's spelling, or none for a secret
+        match s.flag() {
+            Some(flag) => {
+                assert!(!flag.long().contains('_'), "{}", flag.long());
+                let e = ConfigBuilder::new()
+                    .flag(s.key, &format!("--{}", flag.long()), value)
+                    .build()
+                    .unwrap();
+                assert!(
+                    matches!(e.values[s.key].source, Source::Flag(_)),
+                    "{}",
+                    s.key
+                );
+            }
+            None => assert!(s.secret, "{} has no flag", s.key),
+        }
+        // every environment name, FRANZ_<KEY> first
+        let names = s.env_names();
+        assert_eq!(names[0], format!("FRANZ_{}", s.key.to_uppercase()));
+        for name in &names {
+            let e = ConfigBuilder::new()
+                .env(env(&[(name, value)]))
+                .build()
+                .unwrap();
+            assert_eq!(e.values[s.key].source, Source::Env(name.clone()), "{name}");
+        }
+        // its TOML key
+        let file = dir.path().join(format!("{}.toml", s.key));
+        let mut t = toml::Table::new();
+        t.insert(s.key.into(), toml::Value::String(value.into()));
+        std::fs::write(&file, toml::to_string(&t).unwrap()).unwrap();
+        let e = ConfigBuilder::new()
+            .config_file(&file)
+            .unwrap()
+            .build()
+            .unwrap();
+        assert!(
+            matches!(e.values[s.key].source, Source::ConfigFile(_)),
+            "{}",
+            s.key
+        );
+    }
+    let flag = |k: &str| Setting::find(k).and_then(Setting::flag);
+    assert_eq!(
+        flag("feedback"),
+        Some(Flag::Switch {
+            long: "no-feedback".into(),
+            value: "false"
+        })
+    );
+    assert_eq!(
+        flag("stream"),
+        Some(Flag::Switch {
+            long: "stream".into(),
+            value: "true"
+        })
+    );
+    assert_eq!(
+        flag("max_steps"),
+        Some(Flag::Value {
+            long: "max-steps".into()
+        })
+    );
+    assert_eq!(flag("api_key"), None);
+    // a percentage takes its sign
+    let e = ConfigBuilder::new()
+        .flag("scale", "--scale", "50%")
+        .build()
+        .unwrap();
+    assert_eq!(e.config.scale, 50.0);
+}
+
+#[test]
+fn the_overlay_table_reaches_the_overlay_config() {
+    use crate::overlay::{Color, OverlayConfig};
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("franz.toml");
+    std::fs::write(
+        &file,
+        "model = \"m\"\n[overlay]\nmarks.left = \"#ff00ff\"\nmarks.crosshair_size = 30\n[overlay.labels]\nenabled = false\n",
+    )
+    .unwrap();
+    let e = ConfigBuilder::new()
+        .config_file(&file)
+        .unwrap()
+        .build()
+        .unwrap();
+    let o = &e.config.overlay;
+    assert_eq!(o.marks.left, Color::rgb(255, 0, 255));
+    assert_eq!(o.marks.crosshair_size, 30.0);
+    assert!(!o.labels.enabled);
+    // the rest keeps its defaults
+    let d = OverlayConfig::default();
+    assert_eq!(o.marks.right, d.marks.right);
+    assert_eq!(o.executed_heat, d.executed_heat);
+    assert!(matches!(e.values["overlay"].source, Source::ConfigFile(_)));
+    assert!(e.explain().contains("overlay = {"), "{}", e.explain());
+    assert_eq!(
+        e.masked_table()["overlay"]["marks"]["left"].as_str(),
+        Some("rgba(255, 0, 255, 1)")
+    );
+    // a scenario's keys replace the file's, key by key
+    let scenario: toml::Table = "[overlay.marks]\nright = \"#00ff00\"\n".parse().unwrap();
+    let e = ConfigBuilder::new()
+        .config_file(&file)
+        .unwrap()
+        .scenario(Path::new("s.toml"), scenario)
+        .build()
+        .unwrap();
+    assert_eq!(e.config.overlay.marks.left, Color::rgb(255, 0, 255));
+    assert_eq!(e.config.overlay.marks.right, Color::rgb(0, 255, 0));
+    // without a table: the defaults
+    assert_eq!(ConfigBuilder::new().build().unwrap().config.overlay, d);
+    // a key it does not have, a bad colour, a value that is not a table
+    for (text, words) in [
+        (
+            "[overlay]\nmarks.lefty = \"#ff00ff\"\n",
+            &["overlay.marks.lefty", "docs/config.md"][..],
+        ),
+        (
+            "[overlay]\nmarks.left = \"purple\"\n",
+            &["overlay", "rgba(r, g, b, a)"][..],
+        ),
+        ("overlay = 3\n", &["overlay", "table"][..]),
+    ] {
+        std::fs::write(&file, text).unwrap();
+        let err = ConfigBuilder::new()
+            .config_file(&file)
+            .unwrap()
+            .build()
+            .unwrap_err()
+            .to_string();
+        for w in words {
+            assert!(err.contains(w), "{w:?} not in {err}");
+        }
+    }
+}
+
+#[test]
+fn defaults_exist_once_in_the_table() {
+    use crate::model::ClientConfig;
+    use crate::strategy::{CommanderSettings, ReadOptions};
+    let c = Config::defaults();
+    assert_eq!(
+        CommanderSettings::default(),
+        CommanderSettings::from_config(c)
+    );
+    let client = ClientConfig::new("http://localhost:1/v1");
+    assert_eq!(client.timeout.as_secs_f64(), c.timeout);
+    assert_eq!(client.connect_timeout.as_secs_f64(), c.connect_timeout);
+    assert_eq!(u64::from(client.retries), c.retries);
+    assert_eq!(client.max_response_bytes, c.max_response_bytes);
+    assert_eq!(client.api_url, "http://localhost:1/v1");
+    let read = ReadOptions::default();
+    assert_eq!(read.keep_last_screenshots as u64, c.keep_last_screenshots);
+    assert_eq!(read.history_max_chars as u64, c.history_max_chars);
+    for s in SETTINGS {
+        assert!(
+            s.parse_str(s.default, Source::Default).is_ok(),
+            "{}'s default does not parse",
+            s.key
+        );
+    }
+}

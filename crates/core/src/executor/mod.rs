@@ -50,13 +50,11 @@ pub struct ExecConfig {
     pub failsafe: bool,
 }
 
+/// The settings table's defaults (`config/settings.rs`): human motion, 8 actions a turn, the
+/// failsafe on.
 impl Default for ExecConfig {
     fn default() -> Self {
-        ExecConfig {
-            motion: Motion::human(),
-            max_actions_per_turn: DEFAULT_MAX_ACTIONS_PER_TURN,
-            failsafe: true,
-        }
+        Self::from_config(crate::config::Config::defaults())
     }
 }
 
@@ -65,7 +63,7 @@ impl ExecConfig {
     /// `failsafe`); the configuration has validated them already.
     pub fn from_config(c: &crate::config::Config) -> Self {
         ExecConfig {
-            motion: Motion::of(c.motion.parse().unwrap_or_default()),
+            motion: Motion::of(c.motion),
             max_actions_per_turn: usize::try_from(c.max_actions).unwrap_or(usize::MAX),
             failsafe: c.failsafe,
         }

@@ -69,18 +69,34 @@ impl std::fmt::Debug for ClientConfig {
 }
 
 impl ClientConfig {
-    /// The designs' defaults (docs/seeds.md): 240 s per request, 10 s to connect, 3 retries from
-    /// 500 ms, replies up to 32 MiB; the key from the environment.
+    /// The settings table's defaults (`config/settings.rs`, the designs' numbers of
+    /// docs/seeds.md): 240 s per request, 10 s to connect, 3 retries from 500 ms, replies up
+    /// to 32 MiB; the key from the environment.
     pub fn new(api_url: impl Into<String>) -> Self {
         Self {
-            api_url: api_url.into(),
             api_key: api_key_from_env(),
-            connect_timeout: Duration::from_secs(10),
-            timeout: Duration::from_secs(240),
-            retries: 3,
-            backoff: Duration::from_millis(500),
-            max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
+            ..Self::from_config(crate::config::Config::defaults())
         }
+        .with_url(api_url)
+    }
+
+    /// The client settings of a configuration (`api_url`, `api_key`, timeouts, retries,
+    /// `max_response_bytes`).
+    pub fn from_config(c: &crate::config::Config) -> Self {
+        Self {
+            api_url: c.api_url.clone(),
+            api_key: (!c.api_key.is_empty()).then(|| c.api_key.clone()),
+            connect_timeout: Duration::from_secs_f64(c.connect_timeout),
+            timeout: Duration::from_secs_f64(c.timeout),
+            retries: u32::try_from(c.retries).unwrap_or(u32::MAX),
+            backoff: Duration::from_millis(500),
+            max_response_bytes: c.max_response_bytes,
+        }
+    }
+
+    fn with_url(mut self, api_url: impl Into<String>) -> Self {
+        self.api_url = api_url.into();
+        self
     }
 }
 

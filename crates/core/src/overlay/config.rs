@@ -12,6 +12,9 @@
 //!
 //! Colours are written as CSS strings like the vision loop's: `"rgba(255, 140, 0, 0.6)"`,
 //! `"rgb(..)"` or `"#rrggbb"` / `"#rrggbbaa"`.
+//!
+//! A run takes them from the `[overlay]` table of its config file or scenario (docs/config.md,
+//! `config::ConfigBuilder`); what the table leaves out keeps these defaults.
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;

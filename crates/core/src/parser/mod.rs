@@ -68,7 +68,7 @@ impl Dialect {
         Dialect::Openai,
     ];
 
-    pub fn as_str(&self) -> &'static str {
+    pub const fn as_str(&self) -> &'static str {
         match self {
             Dialect::Json => "json",
             Dialect::Calls => "calls",
@@ -95,7 +95,10 @@ impl FromStr for Dialect {
             .into_iter()
             .find(|d| d.as_str().eq_ignore_ascii_case(s.trim()))
             .ok_or_else(|| {
-                format!("unknown dialect {s:?}: use auto, json, calls, tools, qwen, uitars, anthropic or openai")
+                format!(
+                    "unknown dialect {s:?}: use auto or one of {}",
+                    Dialect::ALL.map(|d| d.as_str()).join(", ")
+                )
             })
     }
 }

@@ -9,6 +9,7 @@
 
 mod budget;
 pub mod commander;
+mod name;
 mod narrative;
 mod plain;
 mod prompts;
@@ -19,6 +20,7 @@ pub mod tools;
 mod vision;
 
 pub use commander::{Commander, CommanderSettings};
+pub use name::StrategyName;
 pub use narrative::Narrative;
 pub use plain::{PlainReply, read_plain};
 pub use tools::Tools;
@@ -107,6 +109,7 @@ pub struct ReadOptions {
     pub commander: CommanderSettings,
 }
 
+/// The settings table's defaults (`config/settings.rs`).
 impl Default for ReadOptions {
     fn default() -> Self {
         Self {
@@ -114,11 +117,12 @@ impl Default for ReadOptions {
             pixel_coords: false,
             system_prompt: None,
             boot_reply: None,
-            keep_last_screenshots: 2,
-            keep_last_thinks: 2,
-            history_max_chars: budget::DEFAULT_HISTORY_MAX_CHARS,
+            keep_last_screenshots: 0,
+            keep_last_thinks: 0,
+            history_max_chars: 0,
             commander: CommanderSettings::default(),
         }
+        .with_config(crate::config::Config::defaults())
     }
 }
 
@@ -133,15 +137,9 @@ impl ReadOptions {
     }
 }
 
-/// The strategy called `name`.
+/// The strategy called `name` (one of [`StrategyName::NAMES`]).
 pub fn create(name: &str, options: ReadOptions) -> Option<Box<dyn Strategy>> {
-    match name {
-        "narrative" => Some(Box::new(Narrative::new(options))),
-        "vision" => Some(Box::new(Vision::new(options))),
-        "tools" => Some(Box::new(Tools::new(options))),
-        "commander" => Some(Box::new(Commander::new(options))),
-        _ => None,
-    }
+    name.parse::<StrategyName>().ok().map(|n| n.create(options))
 }
 
 /// One line per action result, for the next prompt: `click(500, 300): ok`.

@@ -1,9 +1,12 @@
 //! `franz bench ...`: measurements that print medians. Never used as test assertions.
 
 use crate::cli::{
-    BenchCommand, BenchObserveArgs, BenchOverlayArgs, BenchRunlogArgs, GlobalArgs, RunArgs,
+    BenchActArgs, BenchCommand, BenchObserveArgs, BenchOverlayArgs, BenchRunlogArgs, GlobalArgs,
 };
+use crate::exit::{self, Exit};
+use crate::settings::{resolve, size_rule};
 use crate::setup;
+use crate::stats::stats;
 use franz_core::action::{Action, ActionKind, ActionResult};
 use franz_core::event::{Event, EventKind};
 use franz_core::geometry::{GeometryError, NormBox};
@@ -20,33 +23,21 @@ pub fn run(g: &GlobalArgs, cmd: &BenchCommand) -> anyhow::Result<ExitCode> {
         BenchCommand::Observe(args) => observe(g, args),
         BenchCommand::Overlay(args) => overlay(args),
         BenchCommand::Runlog(args) => runlog(args),
-        BenchCommand::Act(args) => super::act::bench(g, args),
+        BenchCommand::Act(args) => act(g, args),
     }
-}
-
-/// Median, min and max of a sample (sorted in place).
-pub(crate) fn stats(v: &mut [f64]) -> (f64, f64, f64) {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    let median = if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    };
-    (median, v[0], v[n - 1])
 }
 
 fn observe(g: &GlobalArgs, args: &BenchObserveArgs) -> anyhow::Result<ExitCode> {
     // the configuration every command resolves: crop, image size and cursor as a run has them
-    let (effective, _) = super::run::resolve(g, &RunArgs::default())?;
+    let (effective, _) = resolve(g, &[], None)?;
     let c = &effective.config;
     let crop = c
         .crop
         .parse()
-        .map_err(|e: GeometryError| super::Exit(super::exit::USAGE, e.to_string()))?;
+        .map_err(|e: GeometryError| Exit(exit::USAGE, e.to_string()))?;
     let config = ObserveConfig {
         crop,
-        size: super::run::size_rule(c)?,
+        size: size_rule(c)?,
         cursor: c.cursor,
         ..ObserveConfig::default()
     };
@@ -251,4 +242,80 @@ fn runlog_in(root: &std::path::Path, turns: usize) -> anyhow::Result<ExitCode> {
 
 fn ms(since: Instant) -> f64 {
     since.elapsed().as_secs_f64() * 1000.0
+}
+
+/// `franz bench act`: clicks on the witness window with the fast profile and prints the
+/// median time from the click action starting to the press arriving at the window.
+#[cfg(target_os = "linux")]
+fn act(g: &GlobalArgs, args: &BenchActArgs) -> anyhow::Result<ExitCode> {
+    use crate::acting::{config, executor, fatal};
+    use crate::flags::InputSettings;
+    use anyhow::Context;
+    use franz_core::config::Choice;
+    use franz_core::executor::MotionProfile;
+    use franz_desktop::witness::{Witness, WitnessKind};
+    use std::time::Duration;
+
+    let fast = InputSettings::default().with("motion", MotionProfile::Fast.name());
+    let config = config(g, &fast.given)?;
+    let mut session = setup::open_session(g)?;
+    let display = session.display().ok_or_else(|| {
+        Exit(
+            exit::USAGE,
+            "bench act needs an X display: set DISPLAY or pass --sandbox".into(),
+        )
+    })?;
+    let mut ex = executor(&config, session.desktop.monitor().rect)?;
+    let area = ex.area();
+    let witness = Witness::open(&display, area.rect).context("cannot open the witness window")?;
+    let mut latency = Vec::with_capacity(args.clicks);
+    let mut call = Vec::with_capacity(args.clicks);
+    for i in 0..args.clicks.max(1) + 1 {
+        if setup::interrupted() {
+            return Err(setup::interrupted_error());
+        }
+        // a spread of points, never the same twice in a row
+        let (x, y) = (((i * 37) % 900 + 50) as i32, ((i * 53) % 900 + 50) as i32);
+        let click: Action = franz_core::ActionKind::Click {
+            x: Some(x),
+            y: Some(y),
+        }
+        .into();
+        witness.clear();
+        let t0 = Instant::now();
+        ex.execute(session.desktop.as_mut(), &[click])
+            .map_err(fatal)?;
+        let returned = t0.elapsed();
+        let (ok, events) = witness.wait_for(
+            |e| e.iter().any(|e| e.is(WitnessKind::ButtonPress)),
+            Duration::from_secs(5),
+        );
+        anyhow::ensure!(ok, "the witness window never saw click {i}");
+        let seen = events
+            .iter()
+            .find(|e| e.is(WitnessKind::ButtonPress))
+            .map(|e| e.seen - t0);
+        if i > 0 {
+            // the first click warms up connections and caches
+            latency.push(seen.unwrap_or_default().as_secs_f64() * 1000.0);
+            call.push(returned.as_secs_f64() * 1000.0);
+        }
+    }
+    let (lm, lmin, lmax) = stats(&mut latency);
+    let (cm, _, _) = stats(&mut call);
+    println!(
+        "act click -> witness ButtonPress over {} clicks (fast profile, {}): median {lm:.3} ms (min {lmin:.3}, max {lmax:.3}); execute() returns after median {cm:.3} ms",
+        latency.len(),
+        session.desktop.describe()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn act(_g: &GlobalArgs, _args: &BenchActArgs) -> anyhow::Result<ExitCode> {
+    Err(Exit(
+        exit::USAGE,
+        "bench act needs X11 (the witness window)".into(),
+    )
+    .into())
 }

@@ -2,8 +2,9 @@
 //! scripted model (no GPU, no model server): capture, annotation, actions on the app, the run
 //! directory and the report. It says plainly that the model is scripted.
 
-use super::{Exit, exit};
 use crate::cli::{DemoArgs, GlobalArgs, RunArgs};
+use crate::exit::{self, Exit};
+use crate::flags::RunSettings;
 use crate::setup;
 use anyhow::Context;
 use franz_core::event::Outcome;
@@ -44,20 +45,21 @@ pub fn run(g: &GlobalArgs, args: &DemoArgs) -> anyhow::Result<ExitCode> {
     let server = ScriptedServer::start(Script::list(DEMO_REPLIES.map(ScriptedReply::text)))
         .context("cannot start the scripted model server")?;
     let run_args = RunArgs {
-        api_url: Some(server.url()),
-        model: Some("scripted-demo".into()),
-        runs_dir: Some(args.runs_dir.display().to_string()),
-        max_steps: Some("8".into()),
-        step_delay: Some("0.2".into()),
+        settings: RunSettings::default()
+            .with("api_url", server.url())
+            .with("model", "scripted-demo")
+            .with("runs_dir", args.runs_dir.display().to_string())
+            .with("max_steps", "8")
+            .with("step_delay", "0.2"),
         ..RunArgs::default()
     };
-    let (effective, _) = super::run::resolve(&global, &run_args)?;
-    let summary = super::run::run_engine(&mut session, &effective, DEMO_TASK.into(), &run_args)?;
+    let (effective, _) = crate::settings::resolve_run(&global, &run_args)?;
+    let summary = crate::runner::run_engine(&mut session, &effective, DEMO_TASK.into(), &run_args)?;
 
     // the run directory is the newest one in runs_dir
     let run_dir = newest_run(&args.runs_dir)?;
     let report = run_dir.join("report.html");
-    super::report::write_report(&run_dir, &report)?;
+    crate::reporting::write_report(&run_dir, &report)?;
     // cat writes the line when Enter arrives; give it a moment to reach the file
     let deadline = Instant::now() + Duration::from_secs(5);
     let mut typed = String::new();

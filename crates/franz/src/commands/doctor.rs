@@ -11,7 +11,7 @@
 //! It honours the global flags and the run configuration (`--api-url`, `--model`, environment,
 //! config file). Exit 0 when every check passes, 1 otherwise.
 
-use crate::cli::{GlobalArgs, RunArgs};
+use crate::cli::{DoctorArgs, GlobalArgs};
 use crate::setup;
 use franz_core::config::Config;
 use franz_core::model::{ChatRequest, ClientConfig, Message, ModelClient, data_url};
@@ -54,8 +54,8 @@ impl Check {
     }
 }
 
-pub fn run(g: &GlobalArgs, a: &RunArgs) -> anyhow::Result<ExitCode> {
-    let (effective, _) = super::run::resolve(g, a)?;
+pub fn run(g: &GlobalArgs, a: &DoctorArgs) -> anyhow::Result<ExitCode> {
+    let (effective, _) = crate::settings::resolve(g, &a.settings.given, None)?;
     let mut checks = desktop_checks(g);
     checks.extend(model_checks(&effective.config));
     for c in &checks {
@@ -67,7 +67,7 @@ pub fn run(g: &GlobalArgs, a: &RunArgs) -> anyhow::Result<ExitCode> {
         Ok(ExitCode::SUCCESS)
     } else {
         println!("{failed} of {} checks failed", checks.len());
-        Ok(ExitCode::from(super::exit::FAILED))
+        Ok(ExitCode::from(crate::exit::FAILED))
     }
 }
 
@@ -205,14 +205,18 @@ fn input_check(_session: &mut setup::Session) -> Check {
 }
 
 fn model_checks(c: &Config) -> Vec<Check> {
+    // a check answers quickly: a short connect, no retries, and never an unbounded request
+    let timeout = if c.timeout > 0.0 {
+        c.timeout
+    } else {
+        Config::defaults().timeout
+    };
     let client = match ModelClient::new(ClientConfig {
-        api_url: c.api_url.clone(),
-        api_key: (!c.api_key.is_empty()).then(|| c.api_key.clone()),
         connect_timeout: Duration::from_secs_f64(c.connect_timeout.min(5.0)),
-        timeout: Duration::from_secs_f64(if c.timeout > 0.0 { c.timeout } else { 240.0 }),
+        timeout: Duration::from_secs_f64(timeout),
         retries: 0,
         backoff: Duration::from_millis(200),
-        max_response_bytes: c.max_response_bytes,
+        ..ClientConfig::from_config(c)
     }) {
         Ok(client) => client,
         Err(e) => {

@@ -3,17 +3,26 @@
 //! `{"dialect", "actions", "text", "errors"}`. Exits 0 even when nothing parsed (`errors` says
 //! why); bad flags exit 2.
 
-use super::{Exit, exit};
-use crate::cli::{CoordsArg, GlobalArgs, ParseArgs};
+use crate::cli::{GlobalArgs, ParseArgs};
+use crate::exit::{self, Exit};
+use franz_core::config::{Choice, Coords};
+use franz_core::geometry::{GeometryError, ImageSize};
 use franz_core::model::Reply;
-use franz_core::parser::{self, CoordMode, ParseOptions};
+use franz_core::parser::{self, CoordMode, Dialect, ParseOptions};
 use std::io::{Read, Write};
 use std::process::ExitCode;
 
 pub fn run(global: &GlobalArgs, args: &ParseArgs) -> anyhow::Result<ExitCode> {
-    let coords = match args.coords {
-        CoordsArg::Norm => CoordMode::Norm,
-        CoordsArg::Pixels => match args.image_size.or(global.size) {
+    let global_size = match global.settings.get("size") {
+        Some(s) => Some(
+            s.parse::<ImageSize>()
+                .map_err(|e: GeometryError| Exit(exit::USAGE, format!("--size: {e}")))?,
+        ),
+        None => None,
+    };
+    let coords = match Coords::parse_choice(&args.coords).map_err(|e| Exit(exit::USAGE, e))? {
+        Coords::Norm => CoordMode::Norm,
+        Coords::Pixels => match args.image_size.or(global_size) {
             Some(size) => CoordMode::Pixels(size),
             None => {
                 return Err(Exit(
@@ -25,10 +34,8 @@ pub fn run(global: &GlobalArgs, args: &ParseArgs) -> anyhow::Result<ExitCode> {
             }
         },
     };
-    let dialect = match args.dialect.as_str() {
-        "auto" => None,
-        d => Some(d.parse().map_err(|e: String| Exit(exit::USAGE, e))?),
-    };
+    let dialect =
+        <Option<Dialect>>::parse_choice(&args.dialect).map_err(|e| Exit(exit::USAGE, e))?;
     let mut input = Vec::new();
     std::io::stdin().read_to_end(&mut input)?;
     let reply = Reply::from_any_text(&String::from_utf8_lossy(&input));

@@ -6,8 +6,8 @@
 //! for every command, so a dry run executes nothing. One JSON line per action, as `franz act`
 //! prints them, or saying why it was skipped.
 
-use super::{Exit, exit};
 use crate::cli::{GlobalArgs, ReplayArgs};
+use crate::exit::{self, Exit};
 use crate::setup;
 use franz_core::action::{ActionKind, ActionResult};
 use franz_core::config::Config;
@@ -129,7 +129,7 @@ fn would(k: &ActionKind) -> String {
 /// was a dry run, and the size of its screen (`run.json`).
 struct Recorded {
     crop: Option<String>,
-    motion: Option<String>,
+    motion: Option<MotionProfile>,
     dry_run: bool,
     screen: Option<ImageSize>,
 }
@@ -150,7 +150,7 @@ fn recorded(log: &runlog::RunLog) -> Recorded {
     let text = |k: &str| table.get(k).and_then(|v| v.as_str()).map(str::to_string);
     Recorded {
         crop: text("crop"),
-        motion: text("motion").filter(|m| m.parse::<MotionProfile>().is_ok()),
+        motion: text("motion").and_then(|m| m.parse().ok()),
         dry_run: table
             .get("dry_run")
             .and_then(toml::Value::as_bool)
@@ -162,12 +162,12 @@ fn recorded(log: &runlog::RunLog) -> Recorded {
 /// The configuration to replay with: the current one (flags > environment > config file >
 /// defaults: dry_run, failsafe, ...) with the run's crop (unless `--crop` is given) and motion.
 fn replay_config(g: &GlobalArgs, rec: &Recorded) -> anyhow::Result<Config> {
-    let mut c = super::act::config(g, None, false)?;
-    if let (None, Some(crop)) = (g.crop, &rec.crop) {
+    let mut c = crate::acting::config(g, &[])?;
+    if let (None, Some(crop)) = (g.settings.get("crop"), &rec.crop) {
         c.crop = crop.clone();
     }
-    if let Some(m) = &rec.motion {
-        c.motion = m.clone();
+    if let Some(m) = rec.motion {
+        c.motion = m;
     }
     Ok(c)
 }
@@ -240,7 +240,7 @@ fn execute(
         ImageSize::new(screen.width, screen.height),
         args.rescale,
     )?;
-    let mut ex = super::act::executor(&config, screen)?;
+    let mut ex = crate::acting::executor(&config, screen)?;
     let mut all_ok = true;
     for t in log
         .turns
@@ -262,7 +262,7 @@ fn execute(
             .execute_with(session.desktop.as_mut(), &actions, |j, result| {
                 print_line(&serde_json::json!({ "turn": turn, "index": runnable[j], "action": &actions[j], "result": result }));
             })
-            .map_err(super::act::fatal)?;
+            .map_err(crate::acting::fatal)?;
         all_ok &= results.iter().all(|r| r.is_ok());
         if setup::interrupted() {
             return Err(setup::interrupted_error());

@@ -1,12 +1,13 @@
 //! `franz scenarios [DIR]`: lists the scenarios in a folder.
 
 use crate::cli::ScenariosArgs;
+use franz_core::config::Config;
 use franz_core::scenario::Scenario;
 use std::process::ExitCode;
 
 pub fn run(args: &ScenariosArgs) -> anyhow::Result<ExitCode> {
-    let list =
-        Scenario::list(&args.dir).map_err(|e| super::Exit(super::exit::USAGE, e.to_string()))?;
+    let list = Scenario::list(&args.dir)
+        .map_err(|e| crate::exit::Exit(crate::exit::USAGE, e.to_string()))?;
     for item in list {
         match item {
             Ok(s) => {
@@ -14,7 +15,7 @@ pub fn run(args: &ScenariosArgs) -> anyhow::Result<ExitCode> {
                     .config
                     .get("strategy")
                     .and_then(|v| v.as_str())
-                    .unwrap_or("narrative");
+                    .unwrap_or(Config::defaults().strategy.as_str());
                 println!("{:<22} {:<10} {}", s.name, strategy, s.path.display());
                 if !s.description.is_empty() {
                     println!("{:<22} {}", "", s.description);

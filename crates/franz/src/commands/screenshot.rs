@@ -5,7 +5,7 @@
 //! defaults), so `crop`, `cursor` and a configured `size` or `scale` apply here too; `W H`
 //! beat them and take the same bounds as `--size` (1 to 16384 each).
 
-use crate::cli::{GlobalArgs, RunArgs, ScreenshotArgs};
+use crate::cli::{GlobalArgs, ScreenshotArgs};
 use crate::setup;
 use anyhow::Context;
 use franz_core::geometry::{Crop, GeometryError, ImageSize, SizeRule};
@@ -13,11 +13,11 @@ use franz_core::observe::{ImageFormat, ObserveConfig, Pipeline};
 use std::process::ExitCode;
 
 fn usage(msg: impl Into<String>) -> anyhow::Error {
-    super::Exit(super::exit::USAGE, msg.into()).into()
+    crate::exit::Exit(crate::exit::USAGE, msg.into()).into()
 }
 
 pub fn run(g: &GlobalArgs, args: &ScreenshotArgs) -> anyhow::Result<ExitCode> {
-    let (effective, _) = super::run::resolve(g, &RunArgs::default())?;
+    let (effective, _) = crate::settings::resolve(g, &[], None)?;
     let c = &effective.config;
     let size = match (args.width, args.height) {
         // the bounds of `--size` (ImageSize's parser), said the same way
@@ -26,7 +26,7 @@ pub fn run(g: &GlobalArgs, args: &ScreenshotArgs) -> anyhow::Result<ExitCode> {
                 .parse::<ImageSize>()
                 .map_err(|e: GeometryError| usage(e.to_string()))?,
         ),
-        _ if !c.size.is_empty() || c.scale > 0.0 => super::run::size_rule(c)?,
+        _ if !c.size.is_empty() || c.scale > 0.0 => crate::settings::size_rule(c)?,
         _ => SizeRule::Native,
     };
     let crop: Crop = c

@@ -1,7 +1,7 @@
 //! The panel's endpoints and its guard (token, origin). Bodies are read as bytes and parsed
 //! here so that malformed JSON gets 400 with serde's message, and oversized bodies 413.
 
-use super::PanelState;
+use super::state::PanelState;
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::{Request, State};

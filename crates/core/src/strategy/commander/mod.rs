@@ -52,21 +52,10 @@ pub struct CommanderSettings {
     pub loop_chars: usize,
 }
 
+/// The settings table's defaults (`config/settings.rs`).
 impl Default for CommanderSettings {
     fn default() -> Self {
-        Self {
-            review_interval: 5,
-            compression_threshold: 8,
-            leader_temperature: 0.35,
-            leader_max_tokens: 1200,
-            operator_temperature: 0.5,
-            operator_max_tokens: 1024,
-            loop_recovery: true,
-            loop_recovery_cooldown: 3,
-            min_evidence: 100,
-            summary_chars: 180,
-            loop_chars: 120,
-        }
+        Self::from_config(crate::config::Config::defaults())
     }
 }
 

@@ -1,0 +1,131 @@
+//! `docs/config.md`, generated from the settings table (`settings.rs`) and the overlay's
+//! defaults; `franz config --markdown` prints it and a test keeps the committed file current.
+
+use super::settings::{Group, Kind, SETTINGS, Setting};
+use super::{OVERLAY, overlay_defaults};
+use std::fmt::Write as _;
+
+const INTRO: &str = "# Configuration
+
+> Generated from the settings table (`crates/core/src/config/settings.rs`) by
+> `franz config --markdown > docs/config.md`; a test (`crates/core/src/config/doc.rs`) fails when
+> this file is not current. Edit the table, not this file.
+
+Every setting has a key (the TOML key of the config file, `--config FILE`, and of a scenario),
+an environment name `FRANZ_<KEY>` (the designs' `LMSTUDIO_*` / `AGENT_*` names, docs/seeds.md,
+work too) and, unless it is a secret, a flag. Precedence: flags > environment > scenario file >
+config file > defaults. `franz config` prints every value and where it came from, as
+`key = value  # source: help`. A bad value is an error that names the key, its source, the value
+and what is valid.
+
+Which commands take which flags: `franz run` and `franz config` take every flag; `franz doctor`
+the model server's; `franz act` the input's; the global flags (the first group) are accepted by
+every command, before or after its name. A boolean's flag turns its default around (`--stream`,
+`--no-feedback`). The image size can also be given as `AGENT_IMAGE_W` and `AGENT_IMAGE_H`
+(both needed).
+";
+
+/// The type of a setting's value, in words.
+fn kind(k: Kind) -> String {
+    match k {
+        Kind::Str => "text".into(),
+        Kind::NonEmpty => "text, not empty".into(),
+        Kind::Float { min, max } => format!("number, {min} to {max}"),
+        Kind::Int { min, max } => format!("whole number, {min} to {max}"),
+        Kind::Duration { max } => format!("seconds, or with s, m, h (`30m`); up to {max} s"),
+        Kind::Bool => "true or false".into(),
+        Kind::Choice(names) => format!("one of {}", code_list(names)),
+        Kind::Size => "`WxH`, or empty".into(),
+        Kind::Crop => "`x1,y1,x2,y2` in 0..1000".into(),
+        Kind::Percent { max } => format!("percent, 0 to {max} (`50` or `50%`)"),
+    }
+}
+
+fn code_list(names: &[&str]) -> String {
+    names
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn row(s: &Setting) -> String {
+    let flag = match s.flag() {
+        Some(f) => format!("`--{}`", f.long()),
+        None => "(none: secret)".into(),
+    };
+    let default = if s.default.is_empty() {
+        "(empty)".to_string()
+    } else {
+        format!("`{}`", s.default)
+    };
+    let env = code_list(&s.env_names().iter().map(String::as_str).collect::<Vec<_>>());
+    let help = s.help.replace('|', "\\|");
+    let secret = if s.secret {
+        " Secret: shown as `***`."
+    } else {
+        ""
+    };
+    format!(
+        "| `{}` | {flag} | {env} | {} | {default} | {help}.{secret} |\n",
+        s.key,
+        kind(s.kind)
+    )
+}
+
+/// The whole of `docs/config.md`.
+pub fn markdown() -> String {
+    let mut out = String::from(INTRO);
+    for group in Group::ALL {
+        let _ = write!(
+            out,
+            "\n## {}\n\n| key | flag | environment | value | default | meaning |\n|---|---|---|---|---|---|\n",
+            group.title()
+        );
+        for s in SETTINGS.iter().filter(|s| s.group == group) {
+            out.push_str(&row(s));
+        }
+    }
+    let overlay = toml::to_string(&toml::Table::from_iter([(
+        OVERLAY.to_string(),
+        toml::Value::Table(overlay_defaults()),
+    )]))
+    .unwrap_or_default();
+    let _ = write!(
+        out,
+        "\n## `[{OVERLAY}]`\n\nThe overlays drawn onto the screenshots (`crates/core/src/overlay/config.rs`): a table of the\nconfig file or a scenario; a scenario's keys replace the file's, one by one. Colours are CSS\nstrings: `rgba(r, g, b, a)`, `rgb(r, g, b)`, `#rrggbb`, `#rrggbbaa`. A key not listed here is an\nerror. The defaults:\n\n```toml\n{overlay}```\n"
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The committed `docs/config.md` is what the table generates.
+    #[test]
+    fn docs_config_md_is_current() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/config.md");
+        let want = markdown();
+        if std::env::var_os("FRANZ_WRITE_DOCS").is_some() {
+            std::fs::write(path, &want).expect("write docs/config.md");
+        }
+        let have = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(
+            have == want,
+            "docs/config.md is not what the settings table generates: regenerate it with \
+             `cargo run -p franz -- config --markdown > docs/config.md` \
+             (or `FRANZ_WRITE_DOCS=1 cargo test -p franz-core --lib config::doc`)"
+        );
+    }
+
+    #[test]
+    fn every_setting_and_overlay_key_is_documented() {
+        let md = markdown();
+        for s in SETTINGS {
+            assert!(md.contains(&format!("| `{}` |", s.key)), "{}", s.key);
+        }
+        assert!(md.contains("crosshair_size = 20.0"), "{md}");
+        assert!(md.contains("`--no-feedback`") && md.contains("`LMSTUDIO_MODEL`"));
+    }
+}

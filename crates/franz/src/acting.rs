@@ -1,0 +1,42 @@
+//! What the commands that act share (`franz act`, `franz replay --execute`, `franz bench
+//! act`): their configuration and the executor built from it.
+
+use crate::cli::GlobalArgs;
+use crate::exit::{self, Exit};
+use crate::flags::Given;
+use crate::settings::resolve;
+use crate::setup;
+use franz_core::config::Config;
+use franz_core::executor::{ExecConfig, ExecError, Executor};
+use franz_core::{Crop, WorkArea};
+
+/// The configuration a command that acts resolves, the same way `franz run` does (flags >
+/// environment > config file > defaults), so `dry_run`, `crop`, `motion` and `failsafe` apply
+/// to it as they do to a run. `given` are the command's own setting flags.
+pub fn config(g: &GlobalArgs, given: &[Given]) -> anyhow::Result<Config> {
+    Ok(resolve(g, given, None)?.0.config)
+}
+
+/// The executor of a configuration on the desktop's monitor. A command line is not a model
+/// turn: every action given is performed (no per-turn cap).
+pub fn executor(c: &Config, desktop_rect: franz_desktop::PixelRect) -> anyhow::Result<Executor> {
+    let crop: Crop = c
+        .crop
+        .parse()
+        .map_err(|e: franz_core::geometry::GeometryError| Exit(exit::USAGE, e.to_string()))?;
+    let area: WorkArea = crop
+        .work_area(desktop_rect)
+        .map_err(|e| Exit(exit::USAGE, e.to_string()))?;
+    let config = ExecConfig {
+        max_actions_per_turn: usize::MAX,
+        ..ExecConfig::from_config(c)
+    };
+    Ok(Executor::new(area, config, c.dry_run).with_interrupt(setup::interrupt_flag()))
+}
+
+pub fn fatal(e: ExecError) -> anyhow::Error {
+    match e {
+        ExecError::Failsafe(t) => Exit(exit::SAFETY, t.to_string()).into(),
+        other => anyhow::Error::new(other),
+    }
+}
