@@ -2,33 +2,8 @@
 //! leader, replies are fed to `read` and results to `record`.
 
 use super::*;
-use crate::geometry::{ImageSize, WorkArea};
-use crate::observe::{ImageFormat, Observation, RgbaImage, StageTimings};
-use franz_desktop::PixelRect;
+use crate::strategy::test_support::observation;
 use serde_json::json;
-
-fn observation() -> Observation {
-    Observation {
-        work_area: WorkArea {
-            rect: PixelRect {
-                x: 0,
-                y: 0,
-                width: 100,
-                height: 100,
-            },
-        },
-        size: ImageSize::new(100, 100),
-        image: RgbaImage {
-            width: 1,
-            height: 1,
-            data: vec![0; 4],
-        },
-        encoded: Vec::new(),
-        format: ImageFormat::Png,
-        data_url: "data:image/png;base64,AA".into(),
-        timings: StageTimings::default(),
-    }
-}
 
 fn call(text: &str, name: &str, args: Value) -> Reply {
     Reply {
