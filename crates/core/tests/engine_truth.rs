@@ -19,7 +19,6 @@ use franz_core::strategy::{self, ReadOptions};
 use franz_desktop::DesktopOptions;
 use franz_desktop::sandbox::{Sandbox, SandboxOptions};
 use std::path::Path;
-use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -77,14 +76,14 @@ fn run(
             },
             false,
         ),
-        client: Arc::new(ModelClient::new(client).unwrap()),
+        model: Arc::new(ModelClient::new(client).unwrap()),
         strategy: strategy::create(strategy, ReadOptions::default()).unwrap(),
         overlay: Some(Overlay::new(OverlayConfig::default()).unwrap()),
         writer: Some(writer),
         subscribers: vec![Box::new(move |e: &Event| {
             seen.lock().unwrap().push(e.clone())
         })],
-        interrupt: Arc::new(AtomicBool::new(false)),
+        cancel: franz_core::cancel::Cancel::new(),
         options: RunOptions {
             task: "click".into(),
             model: "scripted".into(),

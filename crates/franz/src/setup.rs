@@ -5,17 +5,19 @@ use crate::cli::GlobalArgs;
 use crate::commands::{Exit, exit};
 #[cfg(target_os = "linux")]
 use anyhow::Context;
+use franz_core::cancel::Cancel;
 use franz_desktop::{Desktop, DesktopOptions};
+use std::sync::LazyLock;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, LazyLock};
 
 #[cfg(target_os = "linux")]
 use franz_desktop::sandbox::{Programs, Sandbox, SandboxOptions};
 
-static INTERRUPTED: LazyLock<Arc<AtomicBool>> = LazyLock::new(|| Arc::new(AtomicBool::new(false)));
+static INTERRUPTED: LazyLock<Cancel> = LazyLock::new(Cancel::new);
 
-/// The flag Ctrl+C sets, for the engine to poll.
-pub fn interrupt_flag() -> Arc<AtomicBool> {
+/// The token Ctrl+C sets: whatever waits on it (the engine, the executor, the model call)
+/// wakes at once.
+pub fn interrupt_flag() -> Cancel {
     INTERRUPTED.clone()
 }
 
@@ -23,7 +25,7 @@ pub fn interrupt_flag() -> Arc<AtomicBool> {
 /// point; a second one exits at once (children die with us through PDEATHSIG).
 pub fn install_interrupt_handler() {
     let result = ctrlc::set_handler(|| {
-        if INTERRUPTED.swap(true, Ordering::SeqCst) {
+        if INTERRUPTED.cancel_again() {
             eprintln!("franz: interrupted again, exiting now");
             std::process::exit(exit::INTERRUPTED as i32);
         }
@@ -36,7 +38,7 @@ pub fn install_interrupt_handler() {
 
 /// Whether Ctrl+C was pressed.
 pub fn interrupted() -> bool {
-    INTERRUPTED.load(Ordering::SeqCst)
+    INTERRUPTED.is_cancelled()
 }
 
 /// The error a command returns when it stops for Ctrl+C.

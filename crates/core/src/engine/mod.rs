@@ -5,21 +5,20 @@
 
 mod control;
 mod hooks;
-mod model_call;
 
 pub use control::{Controller, Decision, Gate, Remote, RemoteError};
 
 use crate::action::{ActionKind, ActionResult};
+use crate::cancel::Cancel;
 use crate::event::{Event, EventKind, Outcome};
 use crate::executor::{ExecError, Executor};
-use crate::model::{ChatRequest, ModelClient, Reply, sanitize};
+use crate::model::{ChatRequest, Model, ModelError, Progress, Reply, sanitize};
 use crate::observe::{Observation, Pipeline, RgbaImage};
 use crate::overlay::{FeedbackHistory, Overlay, TurnFeedback};
 use crate::runlog::{RunWriter, TurnEntry, TurnImage, TurnTimings, trace};
 use crate::strategy::{Prompt, Reading, Strategy, TurnContext};
 use franz_desktop::Desktop;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// Limits and model settings of a run.
@@ -63,13 +62,13 @@ pub struct Engine<'a> {
     pub desktop: &'a mut dyn Desktop,
     pub pipeline: Pipeline,
     pub executor: Executor,
-    pub client: Arc<ModelClient>,
+    pub model: Arc<dyn Model>,
     pub strategy: Box<dyn Strategy>,
     pub overlay: Option<Overlay>,
     pub writer: Option<RunWriter>,
     pub subscribers: Vec<Subscriber>,
-    /// Set by Ctrl+C: the engine stops at the next safe point.
-    pub interrupt: Arc<AtomicBool>,
+    /// Set by Ctrl+C (or a stop): the engine stops at once, whatever it waits for.
+    pub cancel: Cancel,
     pub options: RunOptions,
     /// Outside control (panel, approver); `None` runs on its own. See [`Controller`].
     pub controller: Option<Arc<dyn Controller>>,
@@ -83,8 +82,8 @@ struct Stop(Outcome, String);
 struct Channel<'e> {
     writer: &'e mut Option<RunWriter>,
     subscribers: &'e mut Vec<Subscriber>,
-    client: &'e Arc<ModelClient>,
-    interrupt: &'e Arc<AtomicBool>,
+    model: &'e Arc<dyn Model>,
+    cancel: &'e Cancel,
 }
 
 impl Engine<'_> {
@@ -92,8 +91,8 @@ impl Engine<'_> {
         Channel {
             writer: &mut self.writer,
             subscribers: &mut self.subscribers,
-            client: &self.client,
-            interrupt: &self.interrupt,
+            model: &self.model,
+            cancel: &self.cancel,
         }
     }
 
@@ -102,7 +101,7 @@ impl Engine<'_> {
     }
 
     fn interrupted(&self) -> bool {
-        self.interrupt.load(Ordering::SeqCst)
+        self.cancel.is_cancelled()
     }
 
     /// Runs until the task ends; always emits `run_finished` and closes the run directory.
@@ -244,16 +243,9 @@ impl Engine<'_> {
         (span, None)
     }
 
-    /// Sleeps, waking early for Ctrl+C. False when interrupted.
+    /// Sleeps, waking at once for Ctrl+C. False when interrupted.
     fn sleep_interruptibly(&self, d: Duration) -> bool {
-        let end = Instant::now() + d;
-        while Instant::now() < end {
-            if self.interrupted() {
-                return false;
-            }
-            std::thread::sleep((end - Instant::now()).min(Duration::from_millis(50)));
-        }
-        !self.interrupted()
+        self.cancel.sleep(d)
     }
 
     fn observe(&mut self, history: &FeedbackHistory) -> Result<(Observation, RgbaImage), Stop> {
@@ -322,8 +314,8 @@ impl Engine<'_> {
         let mut channel = Channel {
             writer: &mut self.writer,
             subscribers: &mut self.subscribers,
-            client: &self.client,
-            interrupt: &self.interrupt,
+            model: &self.model,
+            cancel: &self.cancel,
         };
         let mut ask = |prompt: Prompt| {
             if failed.is_some() {
@@ -510,8 +502,8 @@ impl Channel<'_> {
         }
     }
 
-    /// Sends the request (in a worker thread, so Ctrl+C is not stuck behind it). Emits one
-    /// `model_request` per attempt: the first, then one for each retry with its reason.
+    /// Asks the model (which gives up at once on Ctrl+C). Emits one `model_request` per
+    /// attempt: the first, then one for each retry with its reason.
     fn ask(&mut self, turn: u32, request: &ChatRequest) -> Result<Reply, Stop> {
         let body = request.to_body();
         let text = body.to_string();
@@ -525,23 +517,26 @@ impl Channel<'_> {
         };
         self.emit(turn, request_event(1, None));
         self.exchange(turn, "request", sanitize::sanitized(&body));
-        let client = self.client.clone();
-        let interrupt = self.interrupt;
-        let result = model_call::call(client, request.clone(), interrupt, &mut |r| {
-            self.emit(turn, request_event(r.attempt, Some(r.reason.clone())));
+        let model = self.model.clone();
+        let cancel = self.cancel;
+        let result = model.complete(request, cancel, &mut |p| match p {
+            Progress::Retry(r) => {
+                self.emit(turn, request_event(r.attempt, Some(r.reason.clone())));
+            }
+            Progress::Delta(_) => {}
         });
         match result {
-            model_call::CallResult::Reply(reply) => {
+            Ok(reply) => {
                 let response = serde_json::json!({
                     "content": reply.content, "reasoning": reply.reasoning,
                     "tool_calls": reply.tool_calls, "finish_reason": reply.finish_reason});
                 self.exchange(turn, "response", response);
                 Ok(reply)
             }
-            model_call::CallResult::Interrupted => {
+            Err(ModelError::Cancelled) => {
                 Err(Stop(Outcome::Interrupted, "interrupted (Ctrl+C)".into()))
             }
-            model_call::CallResult::Failed(e) => {
+            Err(e) => {
                 self.exchange(turn, "error", serde_json::Value::from(e.to_string()));
                 let outcome = if e.is_unreachable() {
                     Outcome::Unreachable

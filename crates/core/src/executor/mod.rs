@@ -10,7 +10,7 @@
 //!   `wait` sleeps its seconds (not in dry-run).
 //! - No input stays held: every button and key pressed down is tracked ([`held`]) and released
 //!   at the end of each turn (each `execute_with` call), on any error, on Ctrl+C (the
-//!   [`interrupt`](Executor::with_interrupt) flag, checked during every wait and hold) and on the
+//!   [`cancel`](Executor::with_cancel) token, checked during every wait and hold) and on the
 //!   failsafe; the engine calls [`Executor::release_all`] when a run ends. `long_press`,
 //!   `hold_key` and a key combo are one action each, so they run whole or are released whole.
 
@@ -20,6 +20,7 @@ pub mod held;
 pub mod motion;
 
 use crate::action::{Action, ActionError, ActionKind, ActionResult, ErrorKind, Warning};
+use crate::cancel::Cancel;
 use crate::geometry::WorkArea;
 use crate::keys;
 use fence::Fence;
@@ -27,8 +28,6 @@ use franz_desktop::{Button, Desktop, DesktopError, Key, PixelPoint, Press};
 use held::{Held, HeldItem};
 use motion::{Motion, pause};
 use serde::{Deserialize, Serialize};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 pub use failsafe::Tripped;
@@ -130,7 +129,7 @@ pub struct Executor {
     /// The buttons and keys franz holds down now.
     held: Held,
     /// Set by Ctrl+C: waits and holds end early, the turn's remaining actions are skipped.
-    interrupt: Option<Arc<AtomicBool>>,
+    cancel: Option<Cancel>,
 }
 
 impl Executor {
@@ -141,21 +140,30 @@ impl Executor {
             dry_run,
             placed: None,
             held: Held::default(),
-            interrupt: None,
+            cancel: None,
         }
     }
 
-    /// The executor with a Ctrl+C flag: once it is set, a `wait`, `long_press` or `hold_key`
-    /// stops early (releasing what it holds) and the turn's remaining actions are not performed.
-    pub fn with_interrupt(mut self, flag: Arc<AtomicBool>) -> Self {
-        self.interrupt = Some(flag);
+    /// The executor with the run's cancel token (Ctrl+C): once it is set, a `wait`,
+    /// `long_press` or `hold_key` stops at once (releasing what it holds) and the turn's
+    /// remaining actions are not performed.
+    pub fn with_cancel(mut self, cancel: Cancel) -> Self {
+        self.cancel = Some(cancel);
         self
     }
 
     fn interrupted(&self) -> bool {
-        self.interrupt
-            .as_ref()
-            .is_some_and(|f| f.load(Ordering::SeqCst))
+        self.cancel.as_ref().is_some_and(Cancel::is_cancelled)
+    }
+
+    /// Sleeps `d`, waking at once when cancelled.
+    fn sleep(&self, d: Duration) {
+        match &self.cancel {
+            Some(c) => {
+                c.sleep(d);
+            }
+            None => std::thread::sleep(d),
+        }
     }
 
     /// What franz holds down now (empty between turns).
@@ -452,7 +460,7 @@ impl Executor {
             if now >= end {
                 return Ok(());
             }
-            std::thread::sleep((end - now).min(STEP));
+            self.sleep((end - now).min(STEP));
             if failsafe {
                 self.check_failsafe(desktop)?;
             }

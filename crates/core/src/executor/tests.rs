@@ -133,7 +133,7 @@ struct Recorder {
     refuse: Option<Key>,
     slam_on_down: bool,
     slammed: bool,
-    interrupt_on_down: Option<Arc<AtomicBool>>,
+    interrupt_on_down: Option<crate::cancel::Cancel>,
 }
 
 impl Recorder {
@@ -209,7 +209,7 @@ impl Input for Recorder {
         if press == Press::Down {
             self.slammed |= self.slam_on_down;
             if let Some(flag) = &self.interrupt_on_down {
-                flag.store(true, Ordering::SeqCst);
+                flag.cancel();
             }
         }
         Ok(())
@@ -417,10 +417,10 @@ fn the_failsafe_during_a_long_press_releases_the_button() {
 
 #[test]
 fn ctrl_c_during_a_long_press_releases_it_and_skips_the_rest_of_the_turn() {
-    let flag = Arc::new(AtomicBool::new(false));
+    let flag = crate::cancel::Cancel::new();
     let mut d = Recorder::new();
     d.interrupt_on_down = Some(flag.clone());
-    let mut ex = live().with_interrupt(flag);
+    let mut ex = live().with_cancel(flag);
     let started = Instant::now();
     let r = ex
         .execute(

@@ -103,7 +103,7 @@ pub(crate) fn executor(
         max_actions_per_turn: usize::MAX,
         ..ExecConfig::from_config(c)
     };
-    Ok(Executor::new(area, config, c.dry_run).with_interrupt(setup::interrupt_flag()))
+    Ok(Executor::new(area, config, c.dry_run).with_cancel(setup::interrupt_flag()))
 }
 
 pub(crate) fn fatal(e: ExecError) -> anyhow::Error {

@@ -171,7 +171,7 @@ pub fn run_engine(
         .work_area(session.desktop.as_ref())
         .map_err(|e| usage(e.to_string()))?;
     let executor = Executor::new(work_area, ExecConfig::from_config(c), c.dry_run)
-        .with_interrupt(setup::interrupt_flag());
+        .with_cancel(setup::interrupt_flag());
     let client = ModelClient::new(ClientConfig {
         api_url: c.api_url.clone(),
         api_key: (!c.api_key.is_empty()).then(|| c.api_key.clone()),
@@ -248,12 +248,12 @@ pub fn run_engine(
         desktop: session.desktop.as_mut(),
         pipeline,
         executor,
-        client: Arc::new(client),
+        model: Arc::new(client),
         strategy,
         overlay,
         writer: Some(writer),
         subscribers,
-        interrupt: setup::interrupt_flag(),
+        cancel: setup::interrupt_flag(),
         options,
         controller,
     };
