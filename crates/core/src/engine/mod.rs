@@ -5,6 +5,8 @@
 
 mod control;
 mod hooks;
+#[cfg(test)]
+mod tests;
 
 pub use control::{Controller, Decision, Gate, Remote, RemoteError};
 
