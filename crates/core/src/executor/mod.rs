@@ -26,7 +26,7 @@ use crate::keys;
 use fence::Fence;
 use franz_desktop::{Button, Desktop, DesktopError, Key, PixelPoint, Press};
 use held::{Held, HeldItem};
-use motion::{Motion, pause};
+use motion::Motion;
 use serde::{Deserialize, Serialize};
 use std::time::{Duration, Instant};
 
@@ -156,6 +156,25 @@ impl Executor {
         self.cancel.as_ref().is_some_and(Cancel::is_cancelled)
     }
 
+    /// A motion pause inside an action: an error (the action stops there) when cancelled.
+    fn pause(&self, ms: u64, what: &str) -> Result<(), Fault> {
+        if ms > 0 {
+            self.sleep(Duration::from_millis(ms));
+        }
+        if self.interrupted() {
+            return Err(self.cut_short(what, "part way".into()));
+        }
+        Ok(())
+    }
+
+    /// The error of an action cut short by a cancel.
+    fn cut_short(&self, what: &str, when: String) -> Fault {
+        Fault::Action(ActionError::new(
+            ErrorKind::ExecutionFailed,
+            format!("{what}: interrupted (Ctrl+C) {when}; everything held was released"),
+        ))
+    }
+
     /// Sleeps `d`, waking at once when cancelled.
     fn sleep(&self, d: Duration) {
         match &self.cancel {
@@ -271,7 +290,7 @@ impl Executor {
                 ))
             } else {
                 if i > 0 && touched_os && !self.dry_run {
-                    pause(self.config.motion.action_delay_ms);
+                    self.sleep(Duration::from_millis(self.config.motion.action_delay_ms));
                 }
                 match self.perform(desktop, &action.kind) {
                     Ok(warnings) => {
@@ -292,7 +311,7 @@ impl Executor {
             results.push(result);
         }
         if touched_os && !self.dry_run {
-            pause(self.config.motion.ui_settle_ms);
+            self.sleep(Duration::from_millis(self.config.motion.ui_settle_ms));
         }
         Ok(results)
     }
@@ -338,7 +357,7 @@ impl Executor {
                     Press::Up
                 };
                 if !self.dry_run {
-                    pause(m.click_settle_ms);
+                    self.pause(m.click_settle_ms, kind.name())?;
                     self.button(desktop, *button, press)?;
                 }
             }
@@ -346,7 +365,7 @@ impl Executor {
                 let p = self.at(desktop, *x, *y, kind.name(), &mut warnings)?;
                 self.move_to(desktop, p)?;
                 if !self.dry_run {
-                    pause(m.click_settle_ms);
+                    self.pause(m.click_settle_ms, kind.name())?;
                     self.button(desktop, Button::Left, Press::Down)?;
                     self.hold(desktop, *seconds, kind.name(), true)?;
                     self.button(desktop, Button::Left, Press::Up)?;
@@ -383,7 +402,7 @@ impl Executor {
                     // `execute_with` releases them (and everything else held) at once
                     for (i, k) in combo.keys.iter().enumerate() {
                         if i > 0 {
-                            pause(m.key_delay_ms);
+                            self.pause(m.key_delay_ms, kind.name())?;
                         }
                         self.key(desktop, *k, Press::Down)?;
                     }
@@ -391,14 +410,15 @@ impl Executor {
                         self.hold(desktop, *seconds, kind.name(), true)?;
                     }
                     for k in combo.keys.iter().rev() {
-                        pause(m.key_delay_ms);
+                        // the release goes on even when cancelled: execute_with releases too
+                        self.sleep(Duration::from_millis(m.key_delay_ms));
                         self.key(desktop, *k, Press::Up)?;
                     }
                 }
             }
             ActionKind::Wait { seconds } => {
                 if !self.dry_run {
-                    self.hold(desktop, *seconds, kind.name(), false)?;
+                    self.hold(desktop, *seconds, kind.name(), true)?;
                 }
             }
             ActionKind::Observe
@@ -523,7 +543,7 @@ impl Executor {
                 for q in motion::path(from, p, m.move_steps) {
                     desktop.input().move_to(q)?;
                     self.placed = Some(q);
-                    pause(m.move_step_delay_ms);
+                    self.pause(m.move_step_delay_ms, "move")?;
                 }
             }
             _ => desktop.input().move_to(p)?,
@@ -549,10 +569,10 @@ impl Executor {
             return Ok(());
         }
         let m = self.config.motion;
-        pause(m.click_settle_ms);
+        self.pause(m.click_settle_ms, kind.name())?;
         for i in 0..times {
             if i > 0 {
-                pause(m.click_interval_ms);
+                self.pause(m.click_interval_ms, kind.name())?;
             }
             desktop.input().button(button, Press::Click)?;
         }
@@ -577,14 +597,16 @@ impl Executor {
             Some(p) => p,
             None => desktop.pointer()?,
         };
-        pause(m.click_settle_ms);
+        self.pause(m.click_settle_ms, "drag")?;
         self.button(desktop, Button::Left, Press::Down)?;
         for q in motion::path(from, to, m.drag_steps.max(1)) {
-            pause(m.drag_step_delay_ms);
+            // a cancel or the failsafe mid-drag ends it; execute_with releases the button
+            self.pause(m.drag_step_delay_ms, "drag")?;
+            self.check_failsafe(desktop)?;
             desktop.input().move_to(q)?;
             self.placed = Some(q);
         }
-        pause(m.click_settle_ms);
+        self.pause(m.click_settle_ms, "drag")?;
         self.button(desktop, Button::Left, Press::Up)?;
         Ok(())
     }
@@ -596,11 +618,18 @@ impl Executor {
             return Ok(());
         }
         let mut buf = [0u8; 4];
-        for c in text.chars() {
+        for (typed, c) in text.chars().enumerate() {
+            if self.interrupted() {
+                return Err(self.cut_short("type", format!("after {typed} characters")));
+            }
+            if typed > 0 && (c == ' ' || c == '\n') {
+                // the failsafe is watched while typing, once a word
+                self.check_failsafe(desktop)?;
+            }
             desktop.input().text(c.encode_utf8(&mut buf))?;
-            pause(m.char_delay_ms);
+            self.pause(m.char_delay_ms, "type")?;
             if c == ' ' || c == '\n' {
-                pause(m.word_delay_ms);
+                self.pause(m.word_delay_ms, "type")?;
             }
         }
         Ok(())
