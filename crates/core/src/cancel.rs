@@ -8,11 +8,23 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-#[derive(Debug, Default)]
+/// Called once when the token is set.
+type Hook = Box<dyn FnOnce() + Send>;
+
+#[derive(Default)]
 struct Inner {
     flag: AtomicBool,
     lock: Mutex<()>,
     woken: Condvar,
+    hooks: Mutex<Vec<Hook>>,
+}
+
+impl std::fmt::Debug for Inner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Cancel")
+            .field("cancelled", &self.flag.load(Ordering::SeqCst))
+            .finish()
+    }
 }
 
 /// A shared "stop now" signal that wakes whoever sleeps on it.
@@ -32,6 +44,26 @@ impl Cancel {
         // taking the lock orders the store before any sleeper's check-then-wait
         drop(self.inner.lock.lock().unwrap_or_else(|p| p.into_inner()));
         self.inner.woken.notify_all();
+        let hooks = std::mem::take(&mut *self.hooks());
+        for hook in hooks {
+            hook();
+        }
+    }
+
+    fn hooks(&self) -> std::sync::MutexGuard<'_, Vec<Hook>> {
+        self.inner.hooks.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Runs `hook` once when the token is set (at once if it is set already): to wake a
+    /// waiter that sleeps on something else, or to pass the signal on to another token.
+    pub fn on_cancel(&self, hook: impl FnOnce() + Send + 'static) {
+        let mut hooks = self.hooks();
+        if self.is_cancelled() {
+            drop(hooks);
+            hook();
+        } else {
+            hooks.push(Box::new(hook));
+        }
     }
 
     /// Sets the token and returns whether it was set before (the second Ctrl+C).
@@ -102,6 +134,19 @@ mod tests {
             "{:?}",
             start.elapsed()
         );
+    }
+
+    #[test]
+    fn hooks_run_once_on_cancel_or_at_once_when_late() {
+        let c = Cancel::new();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let t = tx.clone();
+        c.on_cancel(move || t.send("early").unwrap());
+        assert!(rx.try_recv().is_err());
+        c.cancel();
+        c.cancel();
+        c.on_cancel(move || tx.send("late").unwrap());
+        assert_eq!(rx.try_iter().collect::<Vec<_>>(), ["early", "late"]);
     }
 
     #[test]

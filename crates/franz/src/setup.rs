@@ -50,7 +50,7 @@ pub fn interrupted_error() -> anyhow::Error {
 /// then the sandbox stops Xvfb and every launched program.
 #[allow(dead_code)] // fields are held for their Drop; `display` is for later commands
 pub struct Session {
-    pub desktop: Box<dyn Desktop>,
+    pub desktop: Box<dyn Desktop + Send>,
     /// Programs `--launch` started on the user's own display (no sandbox).
     #[cfg(target_os = "linux")]
     pub programs: Option<Programs>,
@@ -58,8 +58,30 @@ pub struct Session {
     pub sandbox: Option<Sandbox>,
 }
 
+/// What keeps a desktop alive once it moved to a session's engine: the sandbox and the
+/// launched programs (stopped when this drops).
+#[allow(dead_code)] // held for its Drop
+pub struct Keep {
+    #[cfg(target_os = "linux")]
+    programs: Option<Programs>,
+    #[cfg(target_os = "linux")]
+    sandbox: Option<Sandbox>,
+}
+
 #[allow(dead_code)]
 impl Session {
+    /// The desktop, to move to an engine, and what must outlive it.
+    pub fn into_parts(self) -> (Box<dyn Desktop + Send>, Keep) {
+        #[cfg(target_os = "linux")]
+        let keep = Keep {
+            programs: self.programs,
+            sandbox: self.sandbox,
+        };
+        #[cfg(not(target_os = "linux"))]
+        let keep = Keep {};
+        (self.desktop, keep)
+    }
+
     /// The X display in use, for programs a command starts itself.
     pub fn display(&self) -> Option<String> {
         #[cfg(target_os = "linux")]

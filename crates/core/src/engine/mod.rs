@@ -5,10 +5,12 @@
 
 mod control;
 mod hooks;
+mod session;
 #[cfg(test)]
 mod tests;
 
-pub use control::{Controller, Decision, Gate, Remote, RemoteError};
+pub use control::{Decision, Gate, Remote, RemoteError, Screenshot};
+pub use session::{EventStream, Op, Session, SessionConfig, SessionError, SessionHandle};
 
 use crate::action::{ActionKind, ActionResult};
 use crate::cancel::Cancel;
@@ -59,21 +61,22 @@ impl RunSummary {
 /// Receives every event, in order.
 pub type Subscriber = Box<dyn FnMut(&Event) + Send>;
 
-/// One run of one strategy on one desktop.
+/// One run of one strategy on one desktop. Built only inside this module: clients start one
+/// with [`Session::spawn`].
 pub struct Engine<'a> {
-    pub desktop: &'a mut dyn Desktop,
-    pub pipeline: Pipeline,
-    pub executor: Executor,
-    pub model: Arc<dyn Model>,
-    pub strategy: Box<dyn Strategy>,
-    pub overlay: Option<Overlay>,
-    pub writer: Option<RunWriter>,
-    pub subscribers: Vec<Subscriber>,
+    desktop: &'a mut dyn Desktop,
+    pipeline: Pipeline,
+    executor: Executor,
+    model: Arc<dyn Model>,
+    strategy: Box<dyn Strategy>,
+    overlay: Option<Overlay>,
+    writer: Option<RunWriter>,
+    subscribers: Vec<Subscriber>,
     /// Set by Ctrl+C (or a stop): the engine stops at once, whatever it waits for.
-    pub cancel: Cancel,
-    pub options: RunOptions,
-    /// Outside control (panel, approver); `None` runs on its own. See [`Controller`].
-    pub controller: Option<Arc<dyn Controller>>,
+    cancel: Cancel,
+    options: RunOptions,
+    /// The session's controls (pause, step, stop, inject, approve, annotate); see [`Remote`].
+    controls: Arc<Remote>,
 }
 
 /// Why the loop stopped early.
@@ -86,6 +89,7 @@ struct Channel<'e> {
     subscribers: &'e mut Vec<Subscriber>,
     model: &'e Arc<dyn Model>,
     cancel: &'e Cancel,
+    controls: &'e Arc<Remote>,
 }
 
 impl Engine<'_> {
@@ -95,6 +99,7 @@ impl Engine<'_> {
             subscribers: &mut self.subscribers,
             model: &self.model,
             cancel: &self.cancel,
+            controls: &self.controls,
         }
     }
 
@@ -112,6 +117,13 @@ impl Engine<'_> {
     pub fn run(mut self) -> RunSummary {
         let (span, no_log) = self.run_span();
         let _in_run = span.enter();
+        // a cancel (Ctrl+C) wakes whatever the engine waits for on its controls
+        let controls = Arc::downgrade(&self.controls);
+        self.cancel.on_cancel(move || {
+            if let Some(c) = controls.upgrade() {
+                c.stop(hooks::INTERRUPTED);
+            }
+        });
         self.emit_started(no_log);
         let started = Instant::now();
         let mut history = self
@@ -123,7 +135,7 @@ impl Engine<'_> {
         let mut turn = 0u32;
         let stop = loop {
             if self.interrupted() {
-                break Stop(Outcome::Interrupted, "interrupted (Ctrl+C)".into());
+                break self.cancelled();
             }
             if self.options.max_steps > 0 && turn as u64 >= self.options.max_steps {
                 break Stop(
@@ -159,7 +171,7 @@ impl Engine<'_> {
                 Err(stop) => break stop,
             }
             if !self.sleep_interruptibly(self.options.step_delay) {
-                break Stop(Outcome::Interrupted, "interrupted (Ctrl+C)".into());
+                break self.cancelled();
             }
         };
         let Stop(outcome, reason) = stop;
@@ -252,7 +264,7 @@ impl Engine<'_> {
 
     fn observe(&mut self, history: &FeedbackHistory) -> Result<(Observation, RgbaImage), Stop> {
         let mut raw = None;
-        let annotating = self.controller.as_ref().is_some_and(|c| c.annotating());
+        let annotating = self.controls.annotate_mode();
         let overlay = if self.options.feedback && !annotating {
             self.overlay.as_ref()
         } else {
@@ -277,6 +289,7 @@ impl Engine<'_> {
         let turn_start = Instant::now();
         self.emit(turn, EventKind::TurnStarted {});
         let (mut obs, raw) = self.observe(history)?;
+        self.controls.observed(turn, &obs);
         self.emit(
             turn,
             EventKind::Observation {
@@ -309,7 +322,7 @@ impl Engine<'_> {
         };
         // an injected reply stands for every model call of this turn: the strategy's own
         // calls (the commander's leader) wait for the next turn the model is asked
-        let injected = self.controller.as_ref().and_then(|c| c.injected_reply());
+        let injected = self.controls.injected_reply();
         // the strategy's own calls first (the commander's leader), logged like the turn's
         let mut failed: Option<Stop> = None;
         let options = &self.options;
@@ -318,6 +331,7 @@ impl Engine<'_> {
             subscribers: &mut self.subscribers,
             model: &self.model,
             cancel: &self.cancel,
+            controls: &self.controls,
         };
         let mut ask = |prompt: Prompt| {
             if failed.is_some() {
@@ -536,7 +550,9 @@ impl Channel<'_> {
                 Ok(reply)
             }
             Err(ModelError::Cancelled) => {
-                Err(Stop(Outcome::Interrupted, "interrupted (Ctrl+C)".into()))
+                let reason = self.controls.stop_requested();
+                let reason = reason.unwrap_or_else(|| hooks::INTERRUPTED.into());
+                Err(Stop(Outcome::Interrupted, reason))
             }
             Err(e) => {
                 self.exchange(turn, "error", serde_json::Value::from(e.to_string()));

@@ -37,7 +37,7 @@ struct Run {
     strategy: &'static str,
     model: Arc<MemoryModel>,
     options: RunOptions,
-    controller: Option<Arc<dyn Controller>>,
+    controls: Arc<Remote>,
     /// Called with each event, on the engine's thread (e.g. to decide an approval).
     on_event: Option<Box<dyn FnMut(&Event) + Send>>,
     cancel: Cancel,
@@ -69,7 +69,7 @@ impl Run {
             strategy,
             model: Arc::new(MemoryModel::new(answers)),
             options: options(10),
-            controller: None,
+            controls: Arc::new(Remote::new(false, false)),
             on_event: None,
             cancel: Cancel::new(),
         }
@@ -108,7 +108,7 @@ impl Run {
             })],
             cancel: self.cancel,
             options: self.options,
-            controller: self.controller,
+            controls: self.controls,
         };
         let summary = engine.run();
         let events = events.lock().unwrap().clone();
@@ -268,7 +268,7 @@ fn a_rejected_turn_runs_nothing_and_tells_the_model_why() {
         Decision::Approve,
         Decision::Approve,
     ]);
-    run.controller = Some(remote);
+    run.controls = remote;
     run.on_event = Some(on_event);
     let model = run.model.clone();
     let ran = run.go();
@@ -301,7 +301,7 @@ fn a_replaced_reply_is_read_and_approved_again() {
         Decision::Replace("done(\"edited\")\nthe person finished it".into()),
         Decision::Approve,
     ]);
-    run.controller = Some(remote);
+    run.controls = remote;
     run.on_event = Some(on_event);
     let ran = run.go();
     assert_eq!(ran.summary.outcome, Outcome::Done);
@@ -315,7 +315,7 @@ fn an_injected_reply_stands_for_the_model() {
     let remote = Arc::new(Remote::new(false, false));
     remote.inject("click(500, 500)\ninjected");
     let mut run = Run::texts("narrative", &["done(\"from the model\")\nok"]);
-    run.controller = Some(remote);
+    run.controls = remote;
     let model = run.model.clone();
     let ran = run.go();
     assert_eq!(ran.summary.outcome, Outcome::Done);
@@ -351,7 +351,7 @@ fn pause_step_and_stop_from_the_controller() {
         }
     });
     let mut run = Run::texts("narrative", &["move(500, 500)\none"; 3]);
-    run.controller = Some(remote);
+    run.controls = remote;
     run.on_event = Some(on_event);
     let model = run.model.clone();
     let ran = run.go();
@@ -555,4 +555,150 @@ fn commander_asks_its_leader_then_the_operator_acts_and_completes() {
             .count()
     };
     assert_eq!((turn1("model_request"), turn1("model_reply")), (2, 2));
+}
+
+/// A session's config on a fake desktop (returned with its log).
+fn session_config(
+    strategy: &str,
+    options: RunOptions,
+    approve: bool,
+) -> (SessionConfig, Box<FakeDesktop>, FakeLog) {
+    let desktop = Box::new(FakeDesktop::new(W, H));
+    let log = desktop.log();
+    let pipeline = Pipeline::new(ObserveConfig {
+        cursor: false,
+        ..ObserveConfig::default()
+    });
+    let area = pipeline.work_area(desktop.as_ref()).unwrap();
+    let config = SessionConfig {
+        pipeline,
+        executor: Executor::new(area, ExecConfig::with_profile(MotionProfile::Fast), false),
+        strategy: strategy::create(strategy, ReadOptions::default()).unwrap(),
+        overlay: None,
+        writer: None,
+        options,
+        annotate: false,
+        approve,
+    };
+    (config, desktop, log)
+}
+
+#[test]
+fn a_session_runs_on_its_own_thread_and_streams_its_events() {
+    let (config, desktop, log) = session_config("narrative", options(10), true);
+    let model = Arc::new(MemoryModel::texts([
+        "click(500, 500)\nclick",
+        "done(\"ok\")\nok",
+    ]));
+    let (handle, mut events) = Session::spawn(config, desktop, model).unwrap();
+    let mut names = Vec::new();
+    while let Some(e) = events.next() {
+        if let EventKind::AwaitingApproval { .. } = e.kind {
+            assert_eq!(handle.pending_decision(), Some(e.turn));
+            assert!(
+                handle
+                    .screenshot()
+                    .is_some_and(|s| s.seq == e.turn && s.width > 0)
+            );
+            let decision = Decision::Approve;
+            handle
+                .submit(Op::Approve {
+                    seq: e.turn,
+                    decision,
+                })
+                .unwrap();
+        }
+        names.push(e.name());
+    }
+    let summary = events.finish().unwrap();
+    assert_eq!(summary.outcome, Outcome::Done);
+    assert_eq!(names.first(), Some(&"run_started"));
+    assert_eq!(names.last(), Some(&"run_finished"));
+    assert_eq!(
+        names.iter().filter(|n| **n == "awaiting_approval").count(),
+        2
+    );
+    assert!(
+        log.sent()
+            .contains(&Sent::Button(Button::Left, Press::Click))
+    );
+    // a decision for a turn nobody waits for is refused
+    let late = handle.submit(Op::Approve {
+        seq: 9,
+        decision: Decision::Approve,
+    });
+    assert!(late.is_err());
+}
+
+#[test]
+fn stop_ends_a_session_at_once_during_a_hung_model_call() {
+    let (config, desktop, _) = session_config("narrative", options(10), false);
+    let model = Arc::new(MemoryModel::new([Canned::Hang]));
+    let (handle, mut events) = Session::spawn(config, desktop, model.clone()).unwrap();
+    assert!(model.wait_requests(1, Duration::from_secs(10)));
+    let at = Instant::now();
+    handle
+        .submit(Op::Stop("stopped by the test".into()))
+        .unwrap();
+    let mut last = None;
+    while let Ok(Some(e)) = events.next_timeout(Duration::from_secs(5)) {
+        last = Some(e);
+    }
+    let took = at.elapsed();
+    assert!(took < Duration::from_secs(2), "{took:?}");
+    match last.map(|e| e.kind) {
+        Some(EventKind::RunFinished { reason, .. }) => assert_eq!(reason, "stopped by the test"),
+        other => panic!("the last event: {other:?}"),
+    }
+    assert_eq!(events.finish().unwrap().outcome, Outcome::Interrupted);
+}
+
+#[test]
+fn a_cancel_wakes_a_paused_session() {
+    let (config, desktop, _) = session_config("narrative", options(10), false);
+    let model = Arc::new(MemoryModel::texts(["move(500, 500)\nx"]));
+    let handle = SessionHandle::new(false, false);
+    handle.submit(Op::Pause).unwrap();
+    let mut events = Session::spawn_with(&handle, config, desktop, model.clone()).unwrap();
+    loop {
+        let e = events.next().unwrap();
+        if e.name() == "paused" {
+            break;
+        }
+    }
+    let at = Instant::now();
+    handle.cancel_token().cancel();
+    let summary = events.finish().unwrap();
+    assert!(at.elapsed() < Duration::from_secs(2));
+    assert_eq!(summary.outcome, Outcome::Interrupted);
+    assert_eq!(summary.reason, "interrupted (Ctrl+C)");
+    assert!(model.requests().is_empty());
+}
+
+#[test]
+fn two_sessions_run_at_once_each_on_its_own_desktop() {
+    let start = |text: &str| {
+        let (config, desktop, log) = session_config("narrative", options(10), false);
+        let model = Arc::new(MemoryModel::texts([
+            text.to_string(),
+            "done(\"ok\")\nok".into(),
+        ]));
+        let (_, events) = Session::spawn(config, desktop, model).unwrap();
+        (events, log)
+    };
+    let (a, log_a) = start("type(\"from a\")\ntyping");
+    let (b, log_b) = start("type(\"from b\")\ntyping");
+    assert_eq!(a.finish().unwrap().outcome, Outcome::Done);
+    assert_eq!(b.finish().unwrap().outcome, Outcome::Done);
+    let typed = |log: &FakeLog| {
+        log.sent()
+            .into_iter()
+            .filter_map(|s| match s {
+                Sent::Text(t) => Some(t),
+                _ => None,
+            })
+            .collect::<String>()
+    };
+    assert_eq!(typed(&log_a), "from a");
+    assert_eq!(typed(&log_b), "from b");
 }
