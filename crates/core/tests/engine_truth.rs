@@ -79,7 +79,7 @@ fn run(
     let (handle, mut stream) = Session::spawn(config, desktop, model).unwrap();
     // rejects the actions of turn 1 and approves every later turn's
     let mut events = Vec::new();
-    while let Some(e) = stream.next() {
+    for e in stream.by_ref() {
         if let EventKind::AwaitingApproval { .. } = e.kind {
             let decision = if e.turn == 1 {
                 Decision::Reject("not there".into())

@@ -1,7 +1,11 @@
 //! The engine: runs turns until the task ends. A turn is: observe (with the overlays of the
 //! last turns), let the strategy build the request, ask the model, let the strategy read the
 //! reply, execute the actions within the per-turn cap, then record events and the run
-//! directory. The engine never prints: subscribers get [`Event`]s.
+//! directory. The engine never prints: subscribers get [`Event`]s. Clients run it through
+//! [`Session::spawn`] and drive it with [`Op`]s.
+//!
+//! No function here is over 80 lines (`clippy.toml`).
+#![deny(clippy::too_many_lines)]
 
 mod control;
 mod hooks;
@@ -10,7 +14,7 @@ mod session;
 mod tests;
 
 pub use control::{Decision, Gate, Remote, RemoteError, Screenshot};
-pub use session::{EventStream, Op, Session, SessionConfig, SessionError, SessionHandle};
+pub use session::{EventStream, Op, Session, SessionConfig, SessionError, SessionHandle, TimedOut};
 
 use crate::action::{ActionKind, ActionResult};
 use crate::cancel::Cancel;
@@ -125,6 +129,13 @@ impl Engine<'_> {
             }
         });
         self.emit_started(no_log);
+        let mut turn = 0u32;
+        let stop = self.turns(&mut turn);
+        self.finish(turn, stop)
+    }
+
+    /// Runs turns until one of them, a cap or a stop ends the run; `turn` counts them.
+    fn turns(&mut self, turn: &mut u32) -> Stop {
         let started = Instant::now();
         let mut history = self
             .overlay
@@ -132,34 +143,19 @@ impl Engine<'_> {
             .map(Overlay::history)
             .unwrap_or_else(|| FeedbackHistory::new(1));
         let mut empty_turns = 0u64;
-        let mut turn = 0u32;
-        let stop = loop {
-            if self.interrupted() {
-                break self.cancelled();
+        loop {
+            if let Some(stop) = self.cap(*turn, started) {
+                return stop;
             }
-            if self.options.max_steps > 0 && turn as u64 >= self.options.max_steps {
-                break Stop(
-                    Outcome::Failed,
-                    format!("gave up: reached --max-steps {}", self.options.max_steps),
-                );
+            if let Err(stop) = self.gate(*turn) {
+                return stop;
             }
-            if let Some(limit) = self.options.max_time
-                && started.elapsed() >= limit
-            {
-                break Stop(
-                    Outcome::Failed,
-                    format!("gave up: reached --max-time {}s", limit.as_secs_f64()),
-                );
-            }
-            if let Err(stop) = self.gate(turn) {
-                break stop;
-            }
-            turn += 1;
-            match self.turn(turn, &mut history) {
+            *turn += 1;
+            match self.turn(*turn, &mut history) {
                 Ok(TurnEnd::Continue { acted }) => {
                     empty_turns = if acted { 0 } else { empty_turns + 1 };
                     if empty_turns >= self.options.max_empty_turns {
-                        break Stop(
+                        return Stop(
                             Outcome::Failed,
                             format!(
                                 "gave up: {empty_turns} turns in a row without a usable action from the model"
@@ -167,13 +163,40 @@ impl Engine<'_> {
                         );
                     }
                 }
-                Ok(TurnEnd::Finished(outcome, reason)) => break Stop(outcome, reason),
-                Err(stop) => break stop,
+                Ok(TurnEnd::Finished(outcome, reason)) => return Stop(outcome, reason),
+                Err(stop) => return stop,
             }
             if !self.sleep_interruptibly(self.options.step_delay) {
-                break self.cancelled();
+                return self.cancelled();
             }
-        };
+        }
+    }
+
+    /// Before a turn: a cancel, `--max-steps` or `--max-time` ends the run.
+    fn cap(&self, turn: u32, started: Instant) -> Option<Stop> {
+        if self.interrupted() {
+            return Some(self.cancelled());
+        }
+        if self.options.max_steps > 0 && turn as u64 >= self.options.max_steps {
+            return Some(Stop(
+                Outcome::Failed,
+                format!("gave up: reached --max-steps {}", self.options.max_steps),
+            ));
+        }
+        if let Some(limit) = self.options.max_time
+            && started.elapsed() >= limit
+        {
+            return Some(Stop(
+                Outcome::Failed,
+                format!("gave up: reached --max-time {}s", limit.as_secs_f64()),
+            ));
+        }
+        None
+    }
+
+    /// Ends the run: releases what is held, emits the fatal error (if any) and
+    /// `run_finished`, closes the run directory.
+    fn finish(&mut self, turn: u32, stop: Stop) -> RunSummary {
         let Stop(outcome, reason) = stop;
         // whatever ended the run, no button or key stays held
         if let Err(e) = self.executor.release_all(self.desktop) {
@@ -285,9 +308,58 @@ impl Engine<'_> {
         Ok((obs, raw))
     }
 
+    /// One turn: look, ask, (wait for approval), act, record.
     fn turn(&mut self, turn: u32, history: &mut FeedbackHistory) -> Result<TurnEnd, Stop> {
         let turn_start = Instant::now();
         self.emit(turn, EventKind::TurnStarted {});
+        let obs = self.look(turn, history)?;
+
+        // ask
+        let task = self.options.task.clone();
+        let ctx = TurnContext {
+            task: &task,
+            turn,
+            observation: &obs,
+        };
+        let model_start = Instant::now();
+        let mut reading = self.ask(turn, &ctx)?;
+        let model_ms = model_start.elapsed().as_secs_f64() * 1000.0;
+        self.emit_reply_errors(turn, &reading.errors);
+        let rejected = self.approval(turn, &mut reading, &ctx)?;
+
+        // act
+        let act_start = Instant::now();
+        let (results, fatal) = match rejected {
+            Some(results) => (results, None),
+            None => self.act(turn, &reading),
+        };
+        let act_ms = act_start.elapsed().as_secs_f64() * 1000.0;
+        self.strategy.record(&reading, &results);
+        let acted = results.iter().any(ActionResult::is_ok);
+
+        // record
+        let timings = TurnTimings {
+            observe: Some(obs.timings),
+            model_ms: Some(model_ms),
+            act_ms: Some(act_ms),
+            turn_ms: Some(turn_start.elapsed().as_secs_f64() * 1000.0),
+        };
+        self.record(turn, &reading, &results, timings)?;
+        self.pipeline.recycle(obs);
+        history.push(TurnFeedback::executed(
+            &reading.actions,
+            &results,
+            &reading.bboxes,
+        ));
+        if let Some(stop) = fatal {
+            return Err(stop);
+        }
+        Ok(terminal_outcome(&reading, &results).unwrap_or(TurnEnd::Continue { acted }))
+    }
+
+    /// Observes the screen (`observation`), waits for an annotation in annotation mode, and
+    /// hands the images to the run directory. Returns the observation the model is shown.
+    fn look(&mut self, turn: u32, history: &FeedbackHistory) -> Result<Observation, Stop> {
         let (mut obs, raw) = self.observe(history)?;
         self.controls.observed(turn, &obs);
         self.emit(
@@ -312,18 +384,51 @@ impl Engine<'_> {
                 ));
             }
         }
+        Ok(obs)
+    }
 
-        // ask
-        let task = self.options.task.clone();
-        let ctx = TurnContext {
-            task: &task,
-            turn,
-            observation: &obs,
-        };
+    /// The turn's reading: the strategy's own calls first (the commander's leader), then the
+    /// turn's reply (the model's, an injected one or the boot reply), read by the strategy.
+    fn ask(&mut self, turn: u32, ctx: &TurnContext<'_>) -> Result<Reading, Stop> {
         // an injected reply stands for every model call of this turn: the strategy's own
         // calls (the commander's leader) wait for the next turn the model is asked
         let injected = self.controls.injected_reply();
-        // the strategy's own calls first (the commander's leader), logged like the turn's
+        let consulted = match injected {
+            Some(_) => None,
+            None => self.consult(turn, ctx)?,
+        };
+        if let Some(reading) = consulted {
+            return Ok(reading);
+        }
+        let model_start = Instant::now();
+        let prompt = self.strategy.prompt(ctx);
+        let request = build_request(&self.options, prompt);
+        let (scripted, source) = match injected {
+            Some(text) => (Some(text), "the injected reply"),
+            None => (
+                self.strategy.scripted_reply(turn),
+                "the configured boot reply",
+            ),
+        };
+        let reply = match scripted {
+            Some(text) => {
+                self.emit(
+                    turn,
+                    EventKind::Note {
+                        text: format!("using {source} instead of asking the model"),
+                    },
+                );
+                hooks::given_reply(text)
+            }
+            None => self.channel().ask(turn, &request)?,
+        };
+        let reading = self.strategy.read(&reply, ctx);
+        self.emit(turn, reply_event(&reply, model_start, Some(&reading)));
+        Ok(reading)
+    }
+
+    /// The strategy's own model calls, logged like the turn's; its reading if it made one.
+    fn consult(&mut self, turn: u32, ctx: &TurnContext<'_>) -> Result<Option<Reading>, Stop> {
         let mut failed: Option<Stop> = None;
         let options = &self.options;
         let mut channel = Channel {
@@ -350,91 +455,39 @@ impl Engine<'_> {
                 }
             }
         };
-        let consulted = match injected {
-            Some(_) => None,
-            None => self.strategy.consult(&ctx, &mut ask),
-        };
-        if let Some(stop) = failed {
-            return Err(stop);
+        let consulted = self.strategy.consult(ctx, &mut ask);
+        match failed {
+            Some(stop) => Err(stop),
+            None => Ok(consulted),
         }
-        let model_start = Instant::now();
-        let reading = match consulted {
-            Some(reading) => reading,
-            None => {
-                let prompt = self.strategy.prompt(&ctx);
-                let request = build_request(&self.options, prompt);
-                let (scripted, source) = match injected {
-                    Some(text) => (Some(text), "the injected reply"),
-                    None => (
-                        self.strategy.scripted_reply(turn),
-                        "the configured boot reply",
-                    ),
-                };
-                let reply = match scripted {
-                    Some(text) => {
-                        self.emit(
-                            turn,
-                            EventKind::Note {
-                                text: format!("using {source} instead of asking the model"),
-                            },
-                        );
-                        hooks::given_reply(text)
-                    }
-                    None => self.channel().ask(turn, &request)?,
-                };
-                let reading = self.strategy.read(&reply, &ctx);
-                self.emit(turn, reply_event(&reply, model_start, Some(&reading)));
-                reading
-            }
-        };
-        let model_ms = model_start.elapsed().as_secs_f64() * 1000.0;
-        self.emit_reply_errors(turn, &reading.errors);
-        let mut reading = reading;
-        let rejected = self.approval(turn, &mut reading, &ctx)?;
+    }
 
-        // act
-        let act_start = Instant::now();
-        let (results, fatal) = match rejected {
-            Some(results) => (results, None),
-            None => self.act(turn, &reading),
+    /// The turn's entry in the run directory.
+    fn record(
+        &mut self,
+        turn: u32,
+        reading: &Reading,
+        results: &[ActionResult],
+        timings: TurnTimings,
+    ) -> Result<(), Stop> {
+        let Some(w) = self.writer.as_mut() else {
+            return Ok(());
         };
-        let act_ms = act_start.elapsed().as_secs_f64() * 1000.0;
-        self.strategy.record(&reading, &results);
-        let acted = results.iter().any(ActionResult::is_ok);
-
-        // record
-        if let Some(w) = self.writer.as_mut() {
-            let entry = TurnEntry {
-                turn,
-                observation: reading.text.clone(),
-                bboxes: reading.bboxes.clone(),
-                actions: reading.actions.clone(),
-                results: results.clone(),
-                timings: TurnTimings {
-                    observe: Some(obs.timings),
-                    model_ms: Some(model_ms),
-                    act_ms: Some(act_ms),
-                    turn_ms: Some(turn_start.elapsed().as_secs_f64() * 1000.0),
-                },
-                error: (!reading.errors.is_empty()).then(|| reading.errors.join("; ")),
-            };
-            if let Err(e) = w.finish_turn(entry) {
-                return Err(Stop(
-                    Outcome::Failed,
-                    format!("cannot write the run directory: {e}"),
-                ));
-            }
-        }
-        self.pipeline.recycle(obs);
-        history.push(TurnFeedback::executed(
-            &reading.actions,
-            &results,
-            &reading.bboxes,
-        ));
-        if let Some(stop) = fatal {
-            return Err(stop);
-        }
-        Ok(terminal_outcome(&reading, &results).unwrap_or(TurnEnd::Continue { acted }))
+        let entry = TurnEntry {
+            turn,
+            observation: reading.text.clone(),
+            bboxes: reading.bboxes.clone(),
+            actions: reading.actions.clone(),
+            results: results.to_vec(),
+            timings,
+            error: (!reading.errors.is_empty()).then(|| reading.errors.join("; ")),
+        };
+        w.finish_turn(entry).map_err(|e| {
+            Stop(
+                Outcome::Failed,
+                format!("cannot write the run directory: {e}"),
+            )
+        })
     }
 
     /// One non-fatal `error` event per problem with a reply.

@@ -138,19 +138,19 @@ pub struct EventStream {
     engine: Option<JoinHandle<RunSummary>>,
 }
 
-impl EventStream {
-    /// The next event; `None` once the run has ended and every event was read.
-    pub fn next(&mut self) -> Option<Event> {
-        self.rx.recv().ok()
-    }
+/// No event came within the time given to [`EventStream::next_timeout`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("no event within the time given")]
+pub struct TimedOut;
 
-    /// The next event within `timeout`: `Ok(None)` when the run has ended, `Err(())` when
-    /// nothing came in time.
-    pub fn next_timeout(&mut self, timeout: Duration) -> Result<Option<Event>, ()> {
+impl EventStream {
+    /// The next event within `timeout`: `Ok(None)` when the run has ended and every event was
+    /// read. (`next()`, from [`Iterator`], waits as long as it takes.)
+    pub fn next_timeout(&mut self, timeout: Duration) -> Result<Option<Event>, TimedOut> {
         match self.rx.recv_timeout(timeout) {
             Ok(e) => Ok(Some(e)),
             Err(mpsc::RecvTimeoutError::Disconnected) => Ok(None),
-            Err(mpsc::RecvTimeoutError::Timeout) => Err(()),
+            Err(mpsc::RecvTimeoutError::Timeout) => Err(TimedOut),
         }
     }
 
@@ -166,8 +166,9 @@ impl EventStream {
 
 impl Iterator for EventStream {
     type Item = Event;
+    /// The next event; `None` once the run has ended and every event was read.
     fn next(&mut self) -> Option<Event> {
-        EventStream::next(self)
+        self.rx.recv().ok()
     }
 }
 

@@ -39,7 +39,7 @@ struct Run {
     options: RunOptions,
     controls: Arc<Remote>,
     /// Called with each event, on the engine's thread (e.g. to decide an approval).
-    on_event: Option<Box<dyn FnMut(&Event) + Send>>,
+    on_event: Option<Subscriber>,
     cancel: Cancel,
 }
 
@@ -240,7 +240,7 @@ fn a_model_error_ends_the_run_and_says_so() {
 
 /// A controller in approve mode that decides each awaited turn from a list, from inside the
 /// engine's own `awaiting_approval` event.
-fn approving(decisions: Vec<Decision>) -> (Arc<Remote>, Box<dyn FnMut(&Event) + Send>) {
+fn approving(decisions: Vec<Decision>) -> (Arc<Remote>, Subscriber) {
     let remote = Arc::new(Remote::new(false, true));
     let r = remote.clone();
     let mut decisions = decisions.into_iter();
@@ -592,7 +592,7 @@ fn a_session_runs_on_its_own_thread_and_streams_its_events() {
     ]));
     let (handle, mut events) = Session::spawn(config, desktop, model).unwrap();
     let mut names = Vec::new();
-    while let Some(e) = events.next() {
+    for e in events.by_ref() {
         if let EventKind::AwaitingApproval { .. } = e.kind {
             assert_eq!(handle.pending_decision(), Some(e.turn));
             assert!(

@@ -279,7 +279,7 @@ fn follow(
     tty_approver: bool,
 ) -> anyhow::Result<RunSummary> {
     let mut print = printer::subscriber();
-    while let Some(e) = events.next() {
+    for e in events.by_ref() {
         print(&e);
         if let Some(p) = panel {
             p.record(&e);
