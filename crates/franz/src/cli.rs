@@ -161,6 +161,8 @@ pub enum BenchCommand {
     Overlay(BenchOverlayArgs),
     /// Write N turns through the run-directory writer and print the per-turn cost.
     Runlog(BenchRunlogArgs),
+    /// Time from a stop to `run_finished` in a hung model call, a wait, a type and a drag.
+    Stop(crate::commands::bench_stop::BenchStopArgs),
 }
 
 #[derive(Debug, Args)]

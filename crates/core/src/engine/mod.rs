@@ -152,6 +152,8 @@ impl Engine<'_> {
             }
             *turn += 1;
             match self.turn(*turn, &mut history) {
+                // a turn cut short by a stop is not an empty turn
+                Ok(TurnEnd::Continue { .. }) if self.interrupted() => return self.cancelled(),
                 Ok(TurnEnd::Continue { acted }) => {
                     empty_turns = if acted { 0 } else { empty_turns + 1 };
                     if empty_turns >= self.options.max_empty_turns {

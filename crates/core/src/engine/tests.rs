@@ -394,6 +394,8 @@ fn cancel_during_a_hung_model_call_ends_the_run_at_once() {
 #[test]
 fn cancel_during_a_60_second_wait_ends_the_run_at_once() {
     let mut run = Run::texts("narrative", &["wait(60)\nwaiting"]);
+    // the cut-short wait is no usable action, but the run ends as interrupted, not given up
+    run.options.max_empty_turns = 1;
     let (tx, rx) = std::sync::mpsc::channel();
     let tx = Mutex::new(tx);
     // the reply is read, the wait begins right after its model_reply event

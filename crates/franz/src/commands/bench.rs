@@ -21,6 +21,7 @@ pub fn run(g: &GlobalArgs, cmd: &BenchCommand) -> anyhow::Result<ExitCode> {
         BenchCommand::Overlay(args) => overlay(args),
         BenchCommand::Runlog(args) => runlog(args),
         BenchCommand::Act(args) => super::act::bench(g, args),
+        BenchCommand::Stop(args) => super::bench_stop::bench(args),
     }
 }
 

@@ -2,6 +2,7 @@
 
 pub mod act;
 mod bench;
+pub mod bench_stop;
 pub mod demo;
 mod doctor;
 mod parse;
