@@ -202,6 +202,10 @@ pub enum EventKind {
         #[serde(default)]
         prompt: String,
     },
+    /// The model asked the person this (`ask_user`); the engine waits for the answer.
+    AwaitingAnswer {
+        question: String,
+    },
 }
 
 /// Every event kind, as its `"event"` tag, in declaration order. Lets docs and tools list the
@@ -220,6 +224,7 @@ pub const EVENT_NAMES: &[&str] = &[
     "resumed",
     "awaiting_approval",
     "awaiting_annotation",
+    "awaiting_answer",
 ];
 
 fn one() -> u32 {
@@ -242,6 +247,7 @@ impl EventKind {
             EventKind::Resumed {} => "resumed",
             EventKind::AwaitingApproval { .. } => "awaiting_approval",
             EventKind::AwaitingAnnotation { .. } => "awaiting_annotation",
+            EventKind::AwaitingAnswer { .. } => "awaiting_answer",
         }
     }
 }
@@ -382,6 +388,9 @@ mod tests {
             },
             EventKind::AwaitingAnnotation {
                 prompt: "circle the button".into(),
+            },
+            EventKind::AwaitingAnswer {
+                question: "which account?".into(),
             },
         ]
     }

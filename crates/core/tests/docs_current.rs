@@ -241,6 +241,9 @@ fn event_samples() -> Vec<EventKind> {
             actions: vec![click],
         },
         EventKind::AwaitingAnnotation { prompt: "p".into() },
+        EventKind::AwaitingAnswer {
+            question: "q".into(),
+        },
     ]
 }
 

@@ -1,9 +1,12 @@
 //! Approve mode without a panel (`franz run --approve` on a terminal): each turn's actions are
 //! shown on stderr and wait for y (run them), n (reject, with a reason for the model) or
 //! e (edit: type a replacement reply, read like the model's and shown again). `franz run`
-//! asks on each `awaiting_approval` event and submits the answer as `Op::Approve`.
+//! asks on each `awaiting_approval` event and submits the answer as `Op::Approve`. The model's
+//! questions (`ask_user`, the `awaiting_answer` event) are asked here too, and the answer goes
+//! back as `Op::Answer`.
 
 use franz_core::action::Action;
+use franz_core::cancel::Cancel;
 use franz_core::engine::Decision;
 use std::io::{BufRead, Write};
 
@@ -51,6 +54,34 @@ pub fn decide(seq: u32, actions: &[Action]) -> Decision {
                 }
             }
             _ => eprintln!("answer y, n or e"),
+        }
+    }
+}
+
+/// Shows the model's question and reads one line for the answer. Ctrl+C (`cancel`) ends the
+/// wait at once: the line is read on its own thread, which is left to the process's exit.
+/// `None` when cancelled or at the end of input.
+pub fn answer(turn: u32, question: &str, cancel: &Cancel) -> Option<String> {
+    eprintln!("turn {turn}: the model asks: {question}");
+    eprint!("your answer (one line): ");
+    let _ = std::io::stderr().flush();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let got = match std::io::stdin().lock().read_line(&mut line) {
+            Ok(0) | Err(_) => None,
+            Ok(_) => Some(line.trim().to_string()),
+        };
+        let _gone = tx.send(got);
+    });
+    loop {
+        match rx.recv_timeout(std::time::Duration::from_millis(20)) {
+            Ok(got) => return got,
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) if cancel.is_cancelled() => {
+                return None;
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return None,
         }
     }
 }

@@ -114,6 +114,9 @@ fn line(e: &Event) -> Option<String> {
         EventKind::AwaitingAnnotation { .. } => {
             format!("turn {t}: waiting for the panel's annotation")
         }
+        EventKind::AwaitingAnswer { question } => {
+            format!("turn {t}: the model asks: {}", short(question, 200))
+        }
         EventKind::ModelRequest {
             attempt,
             reason: Some(reason),

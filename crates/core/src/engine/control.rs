@@ -56,6 +56,9 @@ struct Shared {
     annotation: Option<(u32, Vec<u8>)>,
     decision: Option<(u32, Decision)>,
     screenshot: Option<Screenshot>,
+    /// The seq whose question waits for an answer, and the answer once given.
+    want_answer: Option<u32>,
+    answer: Option<String>,
 }
 
 /// The image the model was shown for a turn (before any annotation), encoded.
@@ -74,6 +77,8 @@ pub struct Screenshot {
 pub struct Remote {
     annotate: bool,
     approve: bool,
+    /// Someone can answer the model's questions (`ask_user`).
+    answering: bool,
     shared: Mutex<Shared>,
     changed: Condvar,
 }
@@ -151,6 +156,31 @@ impl Remote {
     }
     pub fn approve_mode(&self) -> bool {
         self.approve
+    }
+    /// Whether someone answers the model's questions.
+    pub fn answering(&self) -> bool {
+        self.answering
+    }
+    /// This state with someone to answer the model's questions.
+    pub fn with_answers(mut self, answering: bool) -> Self {
+        self.answering = answering;
+        self
+    }
+    /// The seq whose question waits for an answer, if any.
+    pub fn pending_answer(&self) -> Option<u32> {
+        self.lock().want_answer
+    }
+
+    /// Answers the question the run waits on; refused when none waits.
+    pub fn answer(&self, text: impl Into<String>) -> Result<(), RemoteError> {
+        let mut s = self.lock();
+        if s.want_answer.is_none() {
+            return Err(RemoteError::NotAwaiting("an answer"));
+        }
+        s.answer = Some(text.into());
+        drop(s);
+        self.changed.notify_all();
+        Ok(())
     }
     /// The seq waiting for an annotated image, if any.
     pub fn pending_annotation(&self) -> Option<u32> {
@@ -256,6 +286,17 @@ impl Remote {
         });
         if got.is_some() {
             self.lock().want_annotation = None;
+        }
+        got
+    }
+
+    /// The answer to the question of turn `seq`, once given within `timeout`. The first call
+    /// registers what is awaited.
+    pub fn answered(&self, seq: u32, timeout: Duration) -> Option<String> {
+        self.lock().want_answer = Some(seq);
+        let got = self.wait_for(timeout, |s| s.answer.take());
+        if got.is_some() {
+            self.lock().want_answer = None;
         }
         got
     }

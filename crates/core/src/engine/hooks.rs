@@ -5,13 +5,16 @@
 //! wakes at once.
 
 use super::{Engine, Stop};
-use crate::action::ActionResult;
+use crate::action::{ActionKind, ActionResult, Warning};
 use crate::engine::{Decision, Gate};
 use crate::event::{EventKind, Outcome};
 use crate::model::Reply;
 use crate::observe::Observation;
 use crate::strategy::{Reading, TurnContext};
 use std::time::Duration;
+
+/// The note on an answered `ask_user`'s result that carries the person's answer.
+pub const USER_ANSWER: &str = "user_answer";
 
 /// Why a run ends on Ctrl+C (a cancel without a stop's reason).
 pub(super) const INTERRUPTED: &str = "interrupted (Ctrl+C)";
@@ -156,6 +159,51 @@ impl Engine<'_> {
                 }
             }
         }
+    }
+
+    /// `ask_user` with someone to answer: shows the question (`awaiting_answer`), waits for
+    /// the answer and gives it to the model as the action's result (a `user_answer` note on its
+    /// `ok`), so the run goes on. Without anyone, nothing changes: the action ends the run.
+    pub(super) fn ask_user(
+        &mut self,
+        turn: u32,
+        reading: &Reading,
+        results: &mut [ActionResult],
+    ) -> Result<(), Stop> {
+        if !self.controls.answering() {
+            return Ok(());
+        }
+        for (action, result) in reading.actions.iter().zip(results.iter_mut()) {
+            let ActionKind::AskUser { text } = &action.kind else {
+                continue;
+            };
+            if !result.is_ok() {
+                continue;
+            }
+            let c = self.controls.clone();
+            let mut early = c.answered(turn, Duration::ZERO);
+            let question = text.clone();
+            self.emit(turn, EventKind::AwaitingAnswer { question });
+            let answer = loop {
+                if let Some(a) = early.take().or_else(|| c.answered(turn, WAIT)) {
+                    break a;
+                }
+                self.gate_stop()?;
+            };
+            self.emit(
+                turn,
+                EventKind::Note {
+                    text: format!("the user answered: {answer}"),
+                },
+            );
+            *result = ActionResult::Ok {
+                warnings: vec![Warning {
+                    kind: USER_ANSWER.into(),
+                    message: answer,
+                }],
+            };
+        }
+        Ok(())
     }
 
     /// While waiting on the controls: Ctrl+C or a stop ends the run.

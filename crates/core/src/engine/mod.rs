@@ -331,10 +331,13 @@ impl Engine<'_> {
 
         // act
         let act_start = Instant::now();
-        let (results, fatal) = match rejected {
+        let (mut results, fatal) = match rejected {
             Some(results) => (results, None),
             None => self.act(turn, &reading),
         };
+        if fatal.is_none() {
+            self.ask_user(turn, &reading, &mut results)?;
+        }
         let act_ms = act_start.elapsed().as_secs_f64() * 1000.0;
         self.strategy.record(&reading, &results);
         let acted = results.iter().any(ActionResult::is_ok);
@@ -690,7 +693,13 @@ enum TurnEnd {
     Finished(Outcome, String),
 }
 
-/// A performed done/fail/ask_user/report_completion ends the run.
+/// Whether a person answered this `ask_user`.
+fn answered(r: &ActionResult) -> bool {
+    matches!(r, ActionResult::Ok { warnings } if warnings.iter().any(|w| w.kind == hooks::USER_ANSWER))
+}
+
+/// A performed done/fail/report_completion ends the run, and so does an `ask_user` nobody
+/// answered.
 fn terminal_outcome(reading: &Reading, results: &[ActionResult]) -> Option<TurnEnd> {
     for (a, r) in reading.actions.iter().zip(results) {
         if !r.is_ok() {
@@ -704,6 +713,8 @@ fn terminal_outcome(reading: &Reading, results: &[ActionResult]) -> Option<TurnE
             ActionKind::Fail { text } => {
                 TurnEnd::Finished(Outcome::Failed, format!("the model gave up: {text}"))
             }
+            // answered by a person: the run goes on with the answer
+            ActionKind::AskUser { .. } if answered(r) => continue,
             ActionKind::AskUser { text } => TurnEnd::Finished(
                 Outcome::Failed,
                 format!("the model handed back to a person: {text}"),

@@ -36,6 +36,9 @@ pub struct SessionConfig {
     pub annotate: bool,
     /// Each turn's actions wait for a decision (`Op::Approve`).
     pub approve: bool,
+    /// Someone answers the model's questions (`ask_user` waits for `Op::Answer`); without,
+    /// `ask_user` ends the run.
+    pub answers: bool,
 }
 
 /// What a client can ask of a running session.
@@ -60,6 +63,8 @@ pub enum Op {
         seq: u32,
         png: Vec<u8>,
     },
+    /// The answer to the model's question (`ask_user`) the run waits on.
+    Answer(String),
 }
 
 /// The client's end of a session: submit ops, read its state. Cheap to clone.
@@ -79,6 +84,15 @@ impl SessionHandle {
         }
     }
 
+    /// This handle with someone to answer the model's questions (before it is cloned or
+    /// runs a session).
+    pub fn with_answers(mut self, answering: bool) -> Self {
+        let c = &self.controls;
+        let controls = Remote::new(c.annotate_mode(), c.approve_mode()).with_answers(answering);
+        self.controls = Arc::new(controls);
+        self
+    }
+
     /// Applies an op. An approval or an annotation is refused unless the run waits for
     /// that seq.
     pub fn submit(&self, op: Op) -> Result<(), RemoteError> {
@@ -94,6 +108,7 @@ impl SessionHandle {
             Op::Inject(text) => c.inject(text),
             Op::Approve { seq, decision } => c.decide(seq, decision)?,
             Op::Annotate { seq, png } => c.annotate(seq, png)?,
+            Op::Answer(text) => c.answer(text)?,
         }
         Ok(())
     }
@@ -125,6 +140,10 @@ impl SessionHandle {
     /// The seq waiting for a decision, if any.
     pub fn pending_decision(&self) -> Option<u32> {
         self.controls.pending_decision()
+    }
+    /// The seq whose question waits for an answer, if any.
+    pub fn pending_answer(&self) -> Option<u32> {
+        self.controls.pending_answer()
     }
     /// The latest screenshot the model was shown.
     pub fn screenshot(&self) -> Option<Screenshot> {
@@ -191,13 +210,14 @@ impl Session {
         desktop: Box<dyn Desktop + Send>,
         model: Arc<dyn Model>,
     ) -> Result<(SessionHandle, EventStream), SessionError> {
-        let handle = SessionHandle::new(config.annotate, config.approve);
+        let handle =
+            SessionHandle::new(config.annotate, config.approve).with_answers(config.answers);
         let events = Self::spawn_with(&handle, config, desktop, model)?;
         Ok((handle, events))
     }
 
-    /// Runs `config` under an existing handle (made with [`SessionHandle::new`] with the
-    /// same annotate and approve modes).
+    /// Runs `config` under an existing handle (made with [`SessionHandle::new`]); the
+    /// handle's annotate, approve and answer modes count, not the config's.
     pub fn spawn_with(
         handle: &SessionHandle,
         config: SessionConfig,

@@ -41,6 +41,7 @@ struct Run {
     /// Called with each event, on the engine's thread (e.g. to decide an approval).
     on_event: Option<Subscriber>,
     cancel: Cancel,
+    read: ReadOptions,
 }
 
 struct Ran {
@@ -72,6 +73,7 @@ impl Run {
             controls: Arc::new(Remote::new(false, false)),
             on_event: None,
             cancel: Cancel::new(),
+            read: ReadOptions::default(),
         }
     }
 
@@ -97,7 +99,7 @@ impl Run {
             pipeline,
             executor,
             model: self.model.clone(),
-            strategy: strategy::create(self.strategy, ReadOptions::default()).unwrap(),
+            strategy: strategy::create(self.strategy, self.read).unwrap(),
             overlay: None,
             writer: None,
             subscribers: vec![Box::new(move |e: &Event| {
@@ -581,6 +583,7 @@ fn session_config(
         options,
         annotate: false,
         approve,
+        answers: false,
     };
     (config, desktop, log)
 }
@@ -703,4 +706,83 @@ fn two_sessions_run_at_once_each_on_its_own_desktop() {
     };
     assert_eq!(typed(&log_a), "from a");
     assert_eq!(typed(&log_b), "from b");
+}
+
+/// A UI-TARS reply that asks the person (`call_user`; its thought is the question).
+fn asks(question: &str) -> String {
+    format!("Thought: {question}\nAction: call_user()")
+}
+
+/// The narrative strategy reading UI-TARS replies (and the calls of `done(...)`).
+fn uitars() -> Box<dyn Strategy> {
+    let read = ReadOptions {
+        dialect: Some(crate::parser::Dialect::Uitars),
+        ..ReadOptions::default()
+    };
+    strategy::create("narrative", read).unwrap()
+}
+
+#[test]
+fn ask_user_with_nobody_there_ends_the_run_with_the_question() {
+    let mut run = Run::texts("narrative", &[&asks("Which of the two files?")]);
+    run.read.dialect = Some(crate::parser::Dialect::Uitars);
+    let ran = run.go();
+    assert_eq!(ran.summary.outcome, Outcome::Failed, "{}", reason(&ran));
+    assert!(
+        reason(&ran).contains("Which of the two files?"),
+        "{}",
+        reason(&ran)
+    );
+    assert_eq!(ran.summary.exit_code(), 1);
+    assert_eq!(ran.count("awaiting_answer"), 0);
+}
+
+#[test]
+fn ask_user_with_someone_there_waits_and_the_answer_goes_to_the_model() {
+    let (mut config, desktop, _) = session_config("narrative", options(10), false);
+    config.answers = true;
+    config.strategy = uitars();
+    let done = "Thought: opened it\nAction: finished(content='opened it')";
+    let model = Arc::new(MemoryModel::texts([
+        asks("Which of the two files?"),
+        done.into(),
+    ]));
+    let (handle, mut events) = Session::spawn(config, desktop, model.clone()).unwrap();
+    assert!(
+        handle.submit(Op::Answer("too early".into())).is_err(),
+        "nothing asked yet"
+    );
+    let mut asked = None;
+    for e in events.by_ref() {
+        if let EventKind::AwaitingAnswer { question } = &e.kind {
+            assert_eq!(handle.pending_answer(), Some(e.turn));
+            asked = Some(question.clone());
+            handle.submit(Op::Answer("the blue one".into())).unwrap();
+        }
+    }
+    let summary = events.finish().unwrap();
+    assert_eq!(asked.as_deref(), Some("Which of the two files?"));
+    assert_eq!(summary.outcome, Outcome::Done, "{}", summary.reason);
+    let second = serde_json::to_string(&model.requests()[1].to_body()).unwrap();
+    assert!(
+        second.contains("the blue one"),
+        "the answer reached the model: {second}"
+    );
+}
+
+#[test]
+fn a_stop_ends_a_run_that_waits_for_an_answer() {
+    let (mut config, desktop, _) = session_config("narrative", options(10), false);
+    config.answers = true;
+    config.strategy = uitars();
+    let model = Arc::new(MemoryModel::texts([asks("Which?")]));
+    let (handle, mut events) = Session::spawn(config, desktop, model).unwrap();
+    for e in events.by_ref() {
+        if e.name() == "awaiting_answer" {
+            handle.submit(Op::Stop("nobody answered".into())).unwrap();
+        }
+    }
+    let summary = events.finish().unwrap();
+    assert_eq!(summary.outcome, Outcome::Interrupted);
+    assert_eq!(summary.reason, "nobody answered");
 }

@@ -418,7 +418,9 @@ impl Executor {
             }
             ActionKind::Wait { seconds } => {
                 if !self.dry_run {
-                    self.hold(desktop, *seconds, kind.name(), true)?;
+                    // the failsafe is checked before the wait, not during it: `franz act` reports a wait
+                    // whole and stops before the next action (tests/act.rs)
+                    self.hold(desktop, *seconds, kind.name(), false)?;
                 }
             }
             ActionKind::Observe

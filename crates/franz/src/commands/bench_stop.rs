@@ -81,6 +81,7 @@ fn once(answer: Canned) -> anyhow::Result<Duration> {
         options: options(),
         annotate: false,
         approve: false,
+        answers: false,
     };
     let (handle, mut events) = Session::spawn(config, desktop, model.clone())?;
     // busy: the model call has begun, or the reply was read and its action begun

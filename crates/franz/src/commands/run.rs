@@ -249,7 +249,11 @@ pub fn run_engine(
             "--approve needs a terminal to ask on, or --panel to approve in the browser",
         ));
     }
-    let handle = SessionHandle::new(a.annotate_in_panel && a.panel.is_some(), a.approve);
+    // the model's questions are asked on the terminal, else on the panel; with neither,
+    // ask_user ends the run
+    let terminal_answers = a.panel.is_none() && std::io::stdin().is_terminal();
+    let handle = SessionHandle::new(a.annotate_in_panel && a.panel.is_some(), a.approve)
+        .with_answers(terminal_answers || a.panel.is_some());
     let panel = panel(a, &pipeline, &session, &overlay, &handle)?;
     let config = SessionConfig {
         pipeline,
@@ -260,13 +264,20 @@ pub fn run_engine(
         options,
         annotate: handle.annotate_mode(),
         approve: handle.approve_mode(),
+        answers: handle.controls().answering(),
     };
     // Ctrl+C stops this session at once
     let cancel = handle.cancel_token().clone();
     setup::interrupt_flag().on_cancel(move || cancel.cancel());
     let (desktop, keep) = session.into_parts();
     let events = Session::spawn_with(&handle, config, desktop, Arc::new(client))?;
-    let summary = follow(events, &handle, panel.as_deref(), tty_approver)?;
+    let summary = follow(
+        events,
+        &handle,
+        panel.as_deref(),
+        tty_approver,
+        terminal_answers,
+    )?;
     Ok((summary, keep))
 }
 
@@ -277,12 +288,25 @@ fn follow(
     handle: &SessionHandle,
     panel: Option<&crate::panel::PanelState>,
     tty_approver: bool,
+    terminal_answers: bool,
 ) -> anyhow::Result<RunSummary> {
     let mut print = printer::subscriber();
     for e in events.by_ref() {
         print(&e);
         if let Some(p) = panel {
             p.record(&e);
+        }
+        if let (true, EventKind::AwaitingAnswer { question }) = (terminal_answers, &e.kind) {
+            let op = match crate::approve::answer(e.turn, question, handle.cancel_token()) {
+                Some(text) => Op::Answer(text),
+                // end of input: nobody answers (after Ctrl+C the run is ending anyway)
+                None => Op::Stop(format!(
+                    "the model handed back to a person, who did not answer: {question}"
+                )),
+            };
+            if let Err(err) = handle.submit(op) {
+                tracing::warn!("the answer came too late: {err}");
+            }
         }
         if let (true, EventKind::AwaitingApproval { actions }) = (tty_approver, &e.kind) {
             let decision = crate::approve::decide(e.turn, actions);

@@ -263,3 +263,21 @@ pub async fn approve(State(s): Shared, headers: HeaderMap, body: Bytes) -> Respo
         Err(e) => remote_error(e),
     }
 }
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Answer {
+    text: String,
+}
+
+/// The answer to the model's question (`ask_user`); 409 unless the run waits for one.
+pub async fn answer(State(s): Shared, headers: HeaderMap, body: Bytes) -> Response {
+    let req: Answer = match parse(&headers, &body) {
+        Ok(r) => r,
+        Err(e) => return e.into_response(),
+    };
+    match s.session.submit(Op::Answer(req.text)) {
+        Ok(()) => Json(serde_json::json!({"ok": true})).into_response(),
+        Err(e) => remote_error(e),
+    }
+}

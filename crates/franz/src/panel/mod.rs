@@ -32,6 +32,7 @@ pub fn app(state: Arc<PanelState>) -> Router {
         .route("/annotated", post(handlers::annotated))
         .route("/control", post(handlers::control))
         .route("/approve", post(handlers::approve))
+        .route("/answer", post(handlers::answer))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             handlers::guard,

@@ -35,8 +35,10 @@ pub struct View {
     pub observation: String,
     pub vlm_json: String,
     pub paused: bool,
-    /// `approval` or `annotation` while the engine waits for a person.
+    /// `approval`, `annotation` or `answer` while the engine waits for a person.
     pub awaiting: Option<String>,
+    /// The model's question while `awaiting` is `answer`.
+    pub question: Option<String>,
     pub annotate_mode: bool,
     pub approve_mode: bool,
     /// The last turn's milliseconds: observation stages, model, act.
@@ -89,7 +91,8 @@ impl PanelState {
         v.pending_seq = self
             .session
             .pending_annotation()
-            .or(self.session.pending_decision());
+            .or(self.session.pending_decision())
+            .or(self.session.pending_answer());
         v
     }
 
@@ -116,6 +119,7 @@ impl PanelState {
                 EventKind::TurnStarted {} => {
                     v.phase = "observing".into();
                     v.awaiting = None;
+                    v.question = None;
                     v.results.clear();
                     v.timings = Timings::default();
                 }
@@ -157,6 +161,11 @@ impl PanelState {
                 EventKind::AwaitingAnnotation { .. } => {
                     v.phase = "awaiting_annotation".into();
                     v.awaiting = Some("annotation".into());
+                }
+                EventKind::AwaitingAnswer { question } => {
+                    v.phase = "awaiting_answer".into();
+                    v.awaiting = Some("answer".into());
+                    v.question = Some(question.clone());
                 }
                 _ => {}
             }
