@@ -206,6 +206,11 @@ pub enum EventKind {
     AwaitingAnswer {
         question: String,
     },
+    /// Streamed text of the model's reply since the last `model_delta` (at most about ten a
+    /// second). Live only: subscribers get it, the event log does not.
+    ModelDelta {
+        text: String,
+    },
 }
 
 /// Every event kind, as its `"event"` tag, in declaration order. Lets docs and tools list the
@@ -225,6 +230,7 @@ pub const EVENT_NAMES: &[&str] = &[
     "awaiting_approval",
     "awaiting_annotation",
     "awaiting_answer",
+    "model_delta",
 ];
 
 fn one() -> u32 {
@@ -248,6 +254,7 @@ impl EventKind {
             EventKind::AwaitingApproval { .. } => "awaiting_approval",
             EventKind::AwaitingAnnotation { .. } => "awaiting_annotation",
             EventKind::AwaitingAnswer { .. } => "awaiting_answer",
+            EventKind::ModelDelta { .. } => "model_delta",
         }
     }
 }
@@ -391,6 +398,9 @@ mod tests {
             },
             EventKind::AwaitingAnswer {
                 question: "which account?".into(),
+            },
+            EventKind::ModelDelta {
+                text: "I see a".into(),
             },
         ]
     }

@@ -244,6 +244,7 @@ fn event_samples() -> Vec<EventKind> {
         EventKind::AwaitingAnswer {
             question: "q".into(),
         },
+        EventKind::ModelDelta { text: "t".into() },
     ]
 }
 

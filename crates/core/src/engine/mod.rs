@@ -593,11 +593,16 @@ impl Channel<'_> {
         self.exchange(turn, "request", sanitize::sanitized(&body));
         let model = self.model.clone();
         let cancel = self.cancel;
+        let mut live = Coalesce::default();
         let result = model.complete(request, cancel, &mut |p| match p {
             Progress::Retry(r) => {
                 self.emit(turn, request_event(r.attempt, Some(r.reason.clone())));
             }
-            Progress::Delta(_) => {}
+            Progress::Delta(d) => {
+                if let Some(text) = live.push(d) {
+                    self.emit_live(turn, EventKind::ModelDelta { text });
+                }
+            }
         });
         match result {
             Ok(reply) => {
@@ -624,6 +629,14 @@ impl Channel<'_> {
         }
     }
 
+    /// An event for subscribers only (not logged): streamed text.
+    fn emit_live(&mut self, turn: u32, kind: EventKind) {
+        let event = Event::now(turn, kind);
+        for s in self.subscribers.iter_mut() {
+            s(&event);
+        }
+    }
+
     /// Appends `{"turn", "t_ms", key: value}` to `exchange.jsonl`. The first failure of a run
     /// becomes one non-fatal `error` event; later ones are not repeated.
     fn exchange(&mut self, turn: u32, key: &str, value: serde_json::Value) {
@@ -645,6 +658,28 @@ impl Channel<'_> {
                 },
             );
         }
+    }
+}
+
+/// Joins stream deltas so that at most one `model_delta` goes out per [`Coalesce::EVERY`].
+#[derive(Default)]
+struct Coalesce {
+    pending: String,
+    last: Option<Instant>,
+}
+
+impl Coalesce {
+    const EVERY: Duration = Duration::from_millis(100);
+
+    /// Adds a delta; the text to send now, if it is time.
+    fn push(&mut self, delta: &str) -> Option<String> {
+        self.pending.push_str(delta);
+        let due = self.last.is_none_or(|t| t.elapsed() >= Self::EVERY);
+        if !due || self.pending.is_empty() {
+            return None;
+        }
+        self.last = Some(Instant::now());
+        Some(std::mem::take(&mut self.pending))
     }
 }
 

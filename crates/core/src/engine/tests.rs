@@ -786,3 +786,66 @@ fn a_stop_ends_a_run_that_waits_for_an_answer() {
     assert_eq!(summary.outcome, Outcome::Interrupted);
     assert_eq!(summary.reason, "nobody answered");
 }
+
+/// Streams its reply in `n` deltas `every` apart.
+struct Trickle {
+    n: usize,
+    every: Duration,
+}
+
+impl crate::model::Model for Trickle {
+    fn complete(
+        &self,
+        _: &ChatRequest,
+        cancel: &Cancel,
+        on: &mut dyn FnMut(crate::model::Progress<'_>),
+    ) -> Result<Reply, crate::model::ModelError> {
+        let mut content = String::new();
+        for i in 0..self.n {
+            let word = format!("w{i} ");
+            on(crate::model::Progress::Delta(&word));
+            content.push_str(&word);
+            cancel.sleep(self.every);
+        }
+        content.push_str("\ndone(\"streamed\")");
+        Ok(Reply {
+            finish_reason: Some("stop".into()),
+            ..Reply::text(content)
+        })
+    }
+}
+
+#[test]
+fn stream_deltas_become_at_most_ten_model_delta_events_a_second() {
+    let (mut config, desktop, _) = session_config("narrative", options(10), false);
+    config.options.stream = true;
+    // 100 deltas over about a second
+    let model = Arc::new(Trickle {
+        n: 100,
+        every: Duration::from_millis(10),
+    });
+    let start = Instant::now();
+    let (_, events) = Session::spawn(config, desktop, model).unwrap();
+    let events: Vec<Event> = events.collect();
+    let took = start.elapsed().as_secs_f64();
+    let deltas: Vec<String> = events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::ModelDelta { text } => Some(text.clone()),
+            _ => None,
+        })
+        .collect();
+    assert!(deltas.len() >= 3, "{deltas:?}");
+    assert!(
+        deltas.len() as f64 <= took * 10.0 + 2.0,
+        "{} deltas in {took:.2} s",
+        deltas.len()
+    );
+    // joined, they are the start of the reply, in order
+    let joined: String = deltas.concat();
+    assert!(joined.starts_with("w0 w1 "), "{joined}");
+    let names: Vec<&str> = events.iter().map(Event::name).collect();
+    let first_delta = names.iter().position(|n| *n == "model_delta").unwrap();
+    let reply = names.iter().position(|n| *n == "model_reply").unwrap();
+    assert!(first_delta < reply);
+}

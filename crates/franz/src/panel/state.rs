@@ -106,8 +106,14 @@ impl PanelState {
         self.lock().annotated_seq = Some(seq);
     }
 
-    /// Updates the view with an event of the run, then broadcasts it.
+    /// Updates the view with an event of the run, then broadcasts it. A `model_delta` only
+    /// goes out on `/events` (the page shows it without asking `/state` again).
     pub fn record(&self, e: &Event) {
+        if let EventKind::ModelDelta { .. } = e.kind {
+            // no receivers is fine: nobody watches
+            let _ = self.events.send(e.to_json_line());
+            return;
+        }
         if let EventKind::Observation { .. } = e.kind {
             self.observed();
         }

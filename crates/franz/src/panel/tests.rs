@@ -205,3 +205,24 @@ fn a_wrong_seq_gets_409_and_the_engine_keeps_waiting() {
         Some(franz_core::engine::Decision::Reject("not now".into()))
     );
 }
+
+#[test]
+fn a_stream_delta_goes_out_on_events_and_leaves_the_state_alone() {
+    use franz_core::event::{Event, EventKind};
+    let s = serve(false, false);
+    let mut rx = s.state.events.subscribe();
+    let before = s.state.view().msg_id;
+    let delta = EventKind::ModelDelta {
+        text: "I see a".into(),
+    };
+    s.state.record(&Event::now(1, delta));
+    let line = rx.try_recv().unwrap();
+    assert!(
+        line.contains("\"model_delta\"") && line.contains("I see a"),
+        "{line}"
+    );
+    assert_eq!(s.state.view().msg_id, before, "/state did not change");
+    // /answer with nothing asked: 409
+    let (status, _) = s.post("/answer", r#"{"text": "blue"}"#);
+    assert_eq!(status, StatusCode::CONFLICT);
+}
