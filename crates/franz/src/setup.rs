@@ -21,15 +21,15 @@ pub fn interrupt_flag() -> Cancel {
     INTERRUPTED.clone()
 }
 
-/// Installs the Ctrl+C handler: the first Ctrl+C asks the command to stop at its next safe
-/// point; a second one exits at once (children die with us through PDEATHSIG).
+/// Installs the Ctrl+C handler: the first Ctrl+C sets the cancel token, which stops a run at
+/// once (every sleep, action pause and model call wakes on it); a second one exits at once (children die with us through PDEATHSIG).
 pub fn install_interrupt_handler() {
     let result = ctrlc::set_handler(|| {
         if INTERRUPTED.cancel_again() {
             eprintln!("franz: interrupted again, exiting now");
             std::process::exit(exit::INTERRUPTED as i32);
         }
-        eprintln!("franz: interrupted, stopping after the current step (Ctrl+C again to exit now)");
+        eprintln!("franz: interrupted, stopping now (Ctrl+C again to exit at once)");
     });
     if let Err(e) = result {
         tracing::warn!("cannot install the Ctrl+C handler: {e}");
