@@ -202,6 +202,15 @@ pub enum EventKind {
         #[serde(default)]
         prompt: String,
     },
+    /// The model asked the person this (`ask_user`); the engine waits for the answer.
+    AwaitingAnswer {
+        question: String,
+    },
+    /// Streamed text of the model's reply since the last `model_delta` (at most about ten a
+    /// second). Live only: subscribers get it, the event log does not.
+    ModelDelta {
+        text: String,
+    },
 }
 
 /// Every event kind, as its `"event"` tag, in declaration order. Lets docs and tools list the
@@ -220,6 +229,8 @@ pub const EVENT_NAMES: &[&str] = &[
     "resumed",
     "awaiting_approval",
     "awaiting_annotation",
+    "awaiting_answer",
+    "model_delta",
 ];
 
 fn one() -> u32 {
@@ -242,6 +253,8 @@ impl EventKind {
             EventKind::Resumed {} => "resumed",
             EventKind::AwaitingApproval { .. } => "awaiting_approval",
             EventKind::AwaitingAnnotation { .. } => "awaiting_annotation",
+            EventKind::AwaitingAnswer { .. } => "awaiting_answer",
+            EventKind::ModelDelta { .. } => "model_delta",
         }
     }
 }
@@ -382,6 +395,12 @@ mod tests {
             },
             EventKind::AwaitingAnnotation {
                 prompt: "circle the button".into(),
+            },
+            EventKind::AwaitingAnswer {
+                question: "which account?".into(),
+            },
+            EventKind::ModelDelta {
+                text: "I see a".into(),
             },
         ]
     }

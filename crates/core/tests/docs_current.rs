@@ -241,6 +241,10 @@ fn event_samples() -> Vec<EventKind> {
             actions: vec![click],
         },
         EventKind::AwaitingAnnotation { prompt: "p".into() },
+        EventKind::AwaitingAnswer {
+            question: "q".into(),
+        },
+        EventKind::ModelDelta { text: "t".into() },
     ]
 }
 

@@ -5,8 +5,7 @@
 
 #![cfg(target_os = "linux")]
 
-use franz_core::action::Action;
-use franz_core::engine::{Controller, Decision, Engine, RunOptions};
+use franz_core::engine::{Decision, Op, RunOptions, Session, SessionConfig};
 use franz_core::event::{Event, EventKind};
 use franz_core::executor::{ExecConfig, Executor};
 use franz_core::model::{
@@ -19,28 +18,11 @@ use franz_core::strategy::{self, ReadOptions};
 use franz_desktop::DesktopOptions;
 use franz_desktop::sandbox::{Sandbox, SandboxOptions};
 use std::path::Path;
-use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 const W: u32 = 320;
 const H: u32 = 240;
-
-/// Rejects the actions of turn 1 and approves every later turn's.
-struct RejectFirst;
-
-impl Controller for RejectFirst {
-    fn approving(&self) -> bool {
-        true
-    }
-    fn decision(&self, seq: u32, _actions: &[Action], _timeout: Duration) -> Option<Decision> {
-        Some(if seq == 1 {
-            Decision::Reject("not there".into())
-        } else {
-            Decision::Approve
-        })
-    }
-}
 
 /// Runs `turns` turns of `strategy` against `server` and returns the events.
 fn run(
@@ -48,11 +30,11 @@ fn run(
     server: &ScriptedServer,
     writer: RunWriter,
     turns: u64,
-    controller: Option<Arc<dyn Controller>>,
+    reject_first: bool,
     max_actions_per_turn: usize,
     strategy: &str,
 ) -> Vec<Event> {
-    let mut desktop = franz_desktop::open(&DesktopOptions {
+    let desktop = franz_desktop::open(&DesktopOptions {
         display: Some(sandbox.display().to_string()),
         monitor: None,
     })
@@ -64,10 +46,7 @@ fn run(
     let area = pipeline.work_area(desktop.as_ref()).unwrap();
     let mut client = ClientConfig::new(server.url());
     client.api_key = None;
-    let events = Arc::new(Mutex::new(Vec::new()));
-    let seen = events.clone();
-    let engine = Engine {
-        desktop: desktop.as_mut(),
+    let config = SessionConfig {
         pipeline,
         executor: Executor::new(
             area,
@@ -77,14 +56,9 @@ fn run(
             },
             false,
         ),
-        client: Arc::new(ModelClient::new(client).unwrap()),
         strategy: strategy::create(strategy, ReadOptions::default()).unwrap(),
         overlay: Some(Overlay::new(OverlayConfig::default()).unwrap()),
         writer: Some(writer),
-        subscribers: vec![Box::new(move |e: &Event| {
-            seen.lock().unwrap().push(e.clone())
-        })],
-        interrupt: Arc::new(AtomicBool::new(false)),
         options: RunOptions {
             task: "click".into(),
             model: "scripted".into(),
@@ -98,11 +72,33 @@ fn run(
             max_empty_turns: 10,
             feedback: true,
         },
-        controller,
+        annotate: false,
+        approve: reject_first,
+        answers: false,
     };
-    let summary = engine.run();
+    let model = Arc::new(ModelClient::new(client).unwrap());
+    let (handle, mut stream) = Session::spawn(config, desktop, model).unwrap();
+    // rejects the actions of turn 1 and approves every later turn's
+    let mut events = Vec::new();
+    for e in stream.by_ref() {
+        if let EventKind::AwaitingApproval { .. } = e.kind {
+            let decision = if e.turn == 1 {
+                Decision::Reject("not there".into())
+            } else {
+                Decision::Approve
+            };
+            handle
+                .submit(Op::Approve {
+                    seq: e.turn,
+                    decision,
+                })
+                .unwrap();
+        }
+        events.push(e);
+    }
+    let summary = stream.finish().unwrap();
     assert_eq!(summary.turns as u64, turns, "{summary:?}");
-    events.lock().unwrap().clone()
+    events
 }
 
 fn sandbox() -> Sandbox {
@@ -166,15 +162,7 @@ fn a_rejected_click_leaves_no_marker_on_the_next_screenshot_an_executed_one_does
     .unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let writer = RunWriter::create(tmp.path(), Layout::Flat).unwrap();
-    let events = run(
-        sb,
-        &server,
-        writer,
-        3,
-        Some(Arc::new(RejectFirst)),
-        8,
-        "narrative",
-    );
+    let events = run(sb, &server, writer, 3, true, 8, "narrative");
     let results: Vec<(u32, bool)> = events
         .iter()
         .filter_map(|e| match &e.kind {
@@ -210,7 +198,7 @@ fn a_click_over_the_per_turn_cap_is_not_drawn(sb: &Sandbox) {
         ScriptedServer::start(Script::repeat(ScriptedReply::text(reply.to_string()))).unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let writer = RunWriter::create(tmp.path(), Layout::Flat).unwrap();
-    let events = run(sb, &server, writer, 2, None, 1, "vision");
+    let events = run(sb, &server, writer, 2, false, 1, "vision");
     let results: Vec<(u32, usize, bool)> = events
         .iter()
         .filter_map(|e| match &e.kind {
@@ -242,7 +230,7 @@ fn an_unwritable_exchange_log_is_one_error_event_per_run(sb: &Sandbox) {
     std::fs::create_dir(&dir).unwrap();
     std::os::unix::fs::symlink("/dev/full", dir.join(EXCHANGE_FILE)).unwrap();
     let writer = RunWriter::open_dir(&dir, Layout::Flat).unwrap();
-    let events = run(sb, &server, writer, 3, None, 8, "narrative");
+    let events = run(sb, &server, writer, 3, false, 8, "narrative");
     let errors: Vec<&str> = events
         .iter()
         .filter_map(|e| match &e.kind {

@@ -13,6 +13,7 @@
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
 mod error;
+pub mod fake;
 mod frame;
 mod input;
 mod types;
@@ -95,8 +96,9 @@ pub trait Input {
     fn sync(&mut self) -> Result<(), DesktopError>;
 }
 
-/// Opens the desktop of this OS.
-pub fn open(options: &DesktopOptions) -> Result<Box<dyn Desktop>, DesktopError> {
+/// Opens the desktop of this OS. It can move to another thread (a session's engine runs on its
+/// own): each opens its own display connection.
+pub fn open(options: &DesktopOptions) -> Result<Box<dyn Desktop + Send>, DesktopError> {
     #[cfg(target_os = "linux")]
     {
         Ok(Box::new(x11::X11Desktop::open(options)?))

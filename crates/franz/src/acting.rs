@@ -31,7 +31,7 @@ pub fn executor(c: &Config, desktop_rect: franz_desktop::PixelRect) -> anyhow::R
         max_actions_per_turn: usize::MAX,
         ..ExecConfig::from_config(c)
     };
-    Ok(Executor::new(area, config, c.dry_run).with_interrupt(setup::interrupt_flag()))
+    Ok(Executor::new(area, config, c.dry_run).with_cancel(setup::interrupt_flag()))
 }
 
 pub fn fatal(e: ExecError) -> anyhow::Error {

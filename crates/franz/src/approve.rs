@@ -1,13 +1,14 @@
 //! Approve mode without a panel (`franz run --approve` on a terminal): each turn's actions are
 //! shown on stderr and wait for y (run them), n (reject, with a reason for the model) or
-//! e (edit: type a replacement reply, read like the model's and shown again).
+//! e (edit: type a replacement reply, read like the model's and shown again). `franz run`
+//! asks on each `awaiting_approval` event and submits the answer as `Op::Approve`. The model's
+//! questions (`ask_user`, the `awaiting_answer` event) are asked here too, and the answer goes
+//! back as `Op::Answer`.
 
 use franz_core::action::Action;
-use franz_core::engine::{Controller, Decision};
+use franz_core::cancel::Cancel;
+use franz_core::engine::Decision;
 use std::io::{BufRead, Write};
-use std::time::Duration;
-
-pub struct TtyApprover;
 
 fn ask(prompt: &str) -> Option<String> {
     eprint!("{prompt}");
@@ -19,49 +20,68 @@ fn ask(prompt: &str) -> Option<String> {
     }
 }
 
-impl Controller for TtyApprover {
-    fn approving(&self) -> bool {
-        true
+/// Shows the actions of turn `seq` and asks until the person decides.
+pub fn decide(seq: u32, actions: &[Action]) -> Decision {
+    eprintln!("turn {seq}: the model wants to");
+    for (i, a) in actions.iter().enumerate() {
+        eprintln!(
+            "  {}. {}",
+            i + 1,
+            serde_json::to_string(a).unwrap_or_default()
+        );
     }
-
-    fn decision(&self, seq: u32, actions: &[Action], timeout: Duration) -> Option<Decision> {
-        if timeout.is_zero() {
-            // the engine's registering call, before it announces the wait
-            return None;
-        }
-        eprintln!("turn {seq}: the model wants to");
-        for (i, a) in actions.iter().enumerate() {
-            eprintln!(
-                "  {}. {}",
-                i + 1,
-                serde_json::to_string(a).unwrap_or_default()
-            );
-        }
-        loop {
-            // end of input rejects: nothing runs without a yes
-            let Some(answer) = ask("run these? [y]es / [n]o / [e]dit: ") else {
-                return Some(Decision::Reject("no answer (end of input)".into()));
-            };
-            match answer.to_lowercase().as_str() {
-                "y" | "yes" => return Some(Decision::Approve),
-                "n" | "no" => {
-                    let reason = ask("why (told to the model)? ").unwrap_or_default();
-                    let reason = if reason.is_empty() {
-                        "no reason given".into()
-                    } else {
-                        reason
-                    };
-                    return Some(Decision::Reject(reason));
-                }
-                "e" | "edit" => {
-                    let reply = ask("replacement reply (the model's format, one line): ")
-                        .unwrap_or_default();
-                    if !reply.is_empty() {
-                        return Some(Decision::Replace(reply));
-                    }
-                }
-                _ => eprintln!("answer y, n or e"),
+    loop {
+        // end of input rejects: nothing runs without a yes
+        let Some(answer) = ask("run these? [y]es / [n]o / [e]dit: ") else {
+            return Decision::Reject("no answer (end of input)".into());
+        };
+        match answer.to_lowercase().as_str() {
+            "y" | "yes" => return Decision::Approve,
+            "n" | "no" => {
+                let reason = ask("why (told to the model)? ").unwrap_or_default();
+                let reason = if reason.is_empty() {
+                    "no reason given".into()
+                } else {
+                    reason
+                };
+                return Decision::Reject(reason);
             }
+            "e" | "edit" => {
+                let reply =
+                    ask("replacement reply (the model's format, one line): ").unwrap_or_default();
+                if !reply.is_empty() {
+                    return Decision::Replace(reply);
+                }
+            }
+            _ => eprintln!("answer y, n or e"),
+        }
+    }
+}
+
+/// Shows the model's question and reads one line for the answer. Ctrl+C (`cancel`) ends the
+/// wait at once: the line is read on its own thread, which is left to the process's exit.
+/// `None` when cancelled or at the end of input.
+pub fn answer(turn: u32, question: &str, cancel: &Cancel) -> Option<String> {
+    eprintln!("turn {turn}: the model asks: {question}");
+    eprint!("your answer (one line): ");
+    let _ = std::io::stderr().flush();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let got = match std::io::stdin().lock().read_line(&mut line) {
+            Ok(0) | Err(_) => None,
+            Ok(_) => Some(line.trim().to_string()),
+        };
+        let _gone = tx.send(got);
+    });
+    loop {
+        match rx.recv_timeout(std::time::Duration::from_millis(20)) {
+            Ok(got) => return got,
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) if cancel.is_cancelled() => {
+                return None;
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return None,
         }
     }
 }

@@ -135,6 +135,8 @@ pub enum BenchCommand {
     Overlay(BenchOverlayArgs),
     /// Write N turns through the run-directory writer and print the per-turn cost.
     Runlog(BenchRunlogArgs),
+    /// Time from a stop to `run_finished` in a hung model call, a wait, a type and a drag.
+    Stop(BenchStopArgs),
 }
 
 #[derive(Debug, Args)]
@@ -147,6 +149,13 @@ pub struct ActArgs {
     /// `--no-failsafe`.
     #[command(flatten)]
     pub settings: InputSettings,
+}
+
+#[derive(Debug, Args)]
+pub struct BenchStopArgs {
+    /// How many stops to time per case.
+    #[arg(long, default_value_t = 20)]
+    pub runs: usize,
 }
 
 #[derive(Debug, Args)]

@@ -1,5 +1,7 @@
 //! The terminal subscriber: one line per turn and per action on a terminal, plain lines
-//! otherwise (the same lines, so logs and terminals read alike).
+//! otherwise (the same lines, so logs and terminals read alike). On a terminal, a streamed
+//! reply shows as it comes on one line that updates in place (`model_delta`), cleared before
+//! the next line; elsewhere deltas print nothing.
 
 use franz_core::action::ActionResult;
 use franz_core::event::{Event, EventKind};
@@ -7,12 +9,51 @@ use std::io::Write;
 
 /// Prints events to stderr, leaving stdout for the command's result.
 pub fn subscriber() -> franz_core::engine::Subscriber {
-    Box::new(|e: &Event| {
-        if let Some(line) = line(e) {
-            let mut err = std::io::stderr().lock();
-            let _ = writeln!(err, "{line}");
-        }
+    use std::io::IsTerminal;
+    let mut live = Live::new(std::io::stderr().is_terminal());
+    Box::new(move |e: &Event| {
+        let mut err = std::io::stderr().lock();
+        let _ = live.print(e, &mut err);
     })
+}
+
+/// The one updating line of a streamed reply.
+pub struct Live {
+    terminal: bool,
+    /// The reply streamed so far in this model call; `None` while nothing streams.
+    text: Option<String>,
+}
+
+impl Live {
+    pub fn new(terminal: bool) -> Self {
+        Self {
+            terminal,
+            text: None,
+        }
+    }
+
+    /// Writes what `e` shows: a line, or (on a terminal) the updated stream line.
+    pub fn print(&mut self, e: &Event, out: &mut impl Write) -> std::io::Result<()> {
+        if let EventKind::ModelDelta { text } = &e.kind {
+            if !self.terminal {
+                return Ok(());
+            }
+            let so_far = self.text.get_or_insert_with(String::new);
+            so_far.push_str(text);
+            let one_line = so_far.split_whitespace().collect::<Vec<_>>().join(" ");
+            let n = one_line.chars().count();
+            let tail: String = one_line.chars().skip(n.saturating_sub(100)).collect();
+            write!(out, "\r\x1b[Kturn {}: model: {tail}", e.turn)?;
+            return out.flush();
+        }
+        if self.text.take().is_some() {
+            write!(out, "\r\x1b[K")?;
+        }
+        match line(e) {
+            Some(line) => writeln!(out, "{line}"),
+            None => Ok(()),
+        }
+    }
 }
 
 fn short(s: &str, n: usize) -> String {
@@ -114,11 +155,49 @@ fn line(e: &Event) -> Option<String> {
         EventKind::AwaitingAnnotation { .. } => {
             format!("turn {t}: waiting for the panel's annotation")
         }
+        EventKind::AwaitingAnswer { question } => {
+            format!("turn {t}: the model asks: {}", short(question, 200))
+        }
         EventKind::ModelRequest {
             attempt,
             reason: Some(reason),
             ..
         } => format!("turn {t}: model request, attempt {attempt}: {reason}"),
-        EventKind::TurnStarted {} | EventKind::ModelRequest { .. } => return None,
+        EventKind::TurnStarted {}
+        | EventKind::ModelRequest { .. }
+        | EventKind::ModelDelta { .. } => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn delta(text: &str) -> Event {
+        Event::now(2, EventKind::ModelDelta { text: text.into() })
+    }
+
+    #[test]
+    fn on_a_terminal_a_stream_updates_one_line_that_is_cleared_before_the_next() {
+        let mut live = Live::new(true);
+        let mut out = Vec::new();
+        for e in [delta("I see "), delta("a button")] {
+            live.print(&e, &mut out).unwrap();
+        }
+        let note = Event::now(2, EventKind::Note { text: "n".into() });
+        live.print(&note, &mut out).unwrap();
+        let out = String::from_utf8(out).unwrap();
+        assert_eq!(
+            out,
+            "\r\x1b[Kturn 2: model: I see\r\x1b[Kturn 2: model: I see a button\r\x1b[Kturn 2: note: n\n"
+        );
+    }
+
+    #[test]
+    fn off_a_terminal_deltas_print_nothing() {
+        let mut live = Live::new(false);
+        let mut out = Vec::new();
+        live.print(&delta("I see"), &mut out).unwrap();
+        assert!(out.is_empty());
+    }
 }

@@ -1,5 +1,6 @@
-//! Building the engine from a resolved configuration and running it on a session's desktop,
-//! for `franz run` and `franz demo`; with `--panel` / `--approve`, its controller.
+//! Building a session from a resolved configuration and running it on a desktop, for
+//! `franz run` and `franz demo`; its clients: the printer, the panel (`--panel`), the terminal
+//! approver (`--approve`) and the terminal's answers to `ask_user`.
 
 use crate::cli::RunArgs;
 use crate::exit::usage;
@@ -7,7 +8,10 @@ use crate::settings::size_rule;
 use crate::{printer, setup};
 use anyhow::Context;
 use franz_core::config::{Coords, Effective};
-use franz_core::engine::{Engine, RunOptions, RunSummary};
+use franz_core::engine::{
+    EventStream, Op, RunOptions, RunSummary, Session, SessionConfig, SessionHandle,
+};
+use franz_core::event::EventKind;
 use franz_core::executor::{ExecConfig, Executor};
 use franz_core::geometry::ImageSize;
 use franz_core::model::{ClientConfig, ModelClient};
@@ -19,13 +23,15 @@ use std::io::IsTerminal;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Builds the engine from a configuration and runs it on the session's desktop.
+/// Builds a session from a configuration, runs it on the desktop's session and follows its
+/// events (printer, panel, terminal approver) until it ends. Ctrl+C stops it at once. Returns
+/// what keeps the sandbox up, for the caller to look at it after the run.
 pub fn run_engine(
-    session: &mut setup::Session,
+    session: setup::Session,
     effective: &Effective,
     task: String,
     a: &RunArgs,
-) -> anyhow::Result<RunSummary> {
+) -> anyhow::Result<(RunSummary, setup::Keep)> {
     let c = &effective.config;
     let crop: franz_core::geometry::Crop = c
         .crop
@@ -40,8 +46,7 @@ pub fn run_engine(
     let work_area = pipeline
         .work_area(session.desktop.as_ref())
         .map_err(|e| usage(e.to_string()))?;
-    let executor = Executor::new(work_area, ExecConfig::from_config(c), c.dry_run)
-        .with_interrupt(setup::interrupt_flag());
+    let executor = Executor::new(work_area, ExecConfig::from_config(c), c.dry_run);
     let client =
         ModelClient::new(ClientConfig::from_config(c)).map_err(|e| usage(e.to_string()))?;
     let system_prompt = match &a.system_prompt {
@@ -88,53 +93,96 @@ pub fn run_engine(
     if c.timeout == 0.0 {
         tracing::warn!("timeout is 0: a model server that never answers will hang the run");
     }
-    let (controller, panel) = control(a, &pipeline, session, &overlay)?;
-    let mut subscribers = vec![printer::subscriber()];
-    if let Some(p) = &panel {
-        subscribers.push(p.subscriber());
+    let tty_approver = a.approve && a.panel.is_none();
+    if tty_approver && !std::io::stdin().is_terminal() {
+        return Err(usage(
+            "--approve needs a terminal to ask on, or --panel to approve in the browser",
+        ));
     }
-    let engine = Engine {
-        desktop: session.desktop.as_mut(),
+    // the model's questions are asked on the terminal, else on the panel; with neither,
+    // ask_user ends the run
+    let terminal_answers = a.panel.is_none() && std::io::stdin().is_terminal();
+    let handle = SessionHandle::new(a.annotate_in_panel && a.panel.is_some(), a.approve)
+        .with_answers(terminal_answers || a.panel.is_some());
+    let panel = panel(a, &pipeline, &session, &overlay, &handle)?;
+    let config = SessionConfig {
         pipeline,
         executor,
-        client: Arc::new(client),
         strategy,
         overlay,
         writer: Some(writer),
-        subscribers,
-        interrupt: setup::interrupt_flag(),
         options,
-        controller,
+        annotate: handle.annotate_mode(),
+        approve: handle.approve_mode(),
+        answers: handle.controls().answering(),
     };
-    Ok(engine.run())
+    // Ctrl+C stops this session at once
+    let cancel = handle.cancel_token().clone();
+    setup::interrupt_flag().on_cancel(move || cancel.cancel());
+    let (desktop, keep) = session.into_parts();
+    let events = Session::spawn_with(&handle, config, desktop, Arc::new(client))?;
+    let summary = follow(
+        events,
+        &handle,
+        panel.as_deref(),
+        tty_approver,
+        terminal_answers,
+    )?;
+    Ok((summary, keep))
 }
 
-/// The controller for `--panel` / `--approve`, and the panel's state when one is served.
-#[allow(clippy::type_complexity)]
-fn control(
+/// Prints each event, shows it on the panel, asks the terminal about approvals; returns how
+/// the run ended.
+fn follow(
+    mut events: EventStream,
+    handle: &SessionHandle,
+    panel: Option<&crate::panel::PanelState>,
+    tty_approver: bool,
+    terminal_answers: bool,
+) -> anyhow::Result<RunSummary> {
+    let mut print = printer::subscriber();
+    for e in events.by_ref() {
+        print(&e);
+        if let Some(p) = panel {
+            p.record(&e);
+        }
+        if let (true, EventKind::AwaitingAnswer { question }) = (terminal_answers, &e.kind) {
+            let op = match crate::approve::answer(e.turn, question, handle.cancel_token()) {
+                Some(text) => Op::Answer(text),
+                // end of input: nobody answers (after Ctrl+C the run is ending anyway)
+                None => Op::Stop(format!(
+                    "the model handed back to a person, who did not answer: {question}"
+                )),
+            };
+            if let Err(err) = handle.submit(op) {
+                tracing::warn!("the answer came too late: {err}");
+            }
+        }
+        if let (true, EventKind::AwaitingApproval { actions }) = (tty_approver, &e.kind) {
+            let decision = crate::approve::decide(e.turn, actions);
+            if let Err(err) = handle.submit(Op::Approve {
+                seq: e.turn,
+                decision,
+            }) {
+                // the run moved on (stopped) while the person was answering
+                tracing::warn!("the decision came too late: {err}");
+            }
+        }
+    }
+    Ok(events.finish()?)
+}
+
+/// The panel's state for `--panel`, served on its own thread; `None` without `--panel`.
+fn panel(
     a: &RunArgs,
     pipeline: &Pipeline,
     session: &setup::Session,
     overlay: &Option<Overlay>,
-) -> anyhow::Result<(
-    Option<Arc<dyn franz_core::engine::Controller>>,
-    Option<Arc<crate::panel::PanelState>>,
-)> {
+    handle: &SessionHandle,
+) -> anyhow::Result<Option<Arc<crate::panel::PanelState>>> {
     let Some(addr) = &a.panel else {
-        if !a.approve {
-            return Ok((None, None));
-        }
-        if !std::io::stdin().is_terminal() {
-            return Err(usage(
-                "--approve needs a terminal to ask on, or --panel to approve in the browser",
-            ));
-        }
-        return Ok((Some(Arc::new(crate::approve::TtyApprover)), None));
+        return Ok(None);
     };
-    let remote = Arc::new(franz_core::engine::Remote::new(
-        a.annotate_in_panel,
-        a.approve,
-    ));
     let work_area = pipeline
         .work_area(session.desktop.as_ref())
         .map_err(|e| usage(e.to_string()))?;
@@ -149,9 +197,9 @@ fn control(
         "annotate_in_panel": a.annotate_in_panel,
         "approve": a.approve,
     });
-    let state = crate::panel::PanelState::new(crate::panel::new_token(), remote, config);
+    let state = crate::panel::PanelState::new(crate::panel::new_token(), handle.clone(), config);
     let served = crate::panel::start(addr, a.panel_allow_remote, state.clone())
         .map_err(|e| usage(e.to_string()))?;
     eprintln!("panel: {}", served.url);
-    Ok((Some(state.clone()), Some(state)))
+    Ok(Some(state))
 }

@@ -5,29 +5,31 @@ use crate::cli::GlobalArgs;
 use crate::exit::{self, Exit};
 #[cfg(target_os = "linux")]
 use anyhow::Context;
+use franz_core::cancel::Cancel;
 use franz_desktop::{Desktop, DesktopOptions};
+use std::sync::LazyLock;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, LazyLock};
 
 #[cfg(target_os = "linux")]
 use franz_desktop::sandbox::{Programs, Sandbox, SandboxOptions};
 
-static INTERRUPTED: LazyLock<Arc<AtomicBool>> = LazyLock::new(|| Arc::new(AtomicBool::new(false)));
+static INTERRUPTED: LazyLock<Cancel> = LazyLock::new(Cancel::new);
 
-/// The flag Ctrl+C sets, for the engine to poll.
-pub fn interrupt_flag() -> Arc<AtomicBool> {
+/// The token Ctrl+C sets: whatever waits on it (the engine, the executor, the model call)
+/// wakes at once.
+pub fn interrupt_flag() -> Cancel {
     INTERRUPTED.clone()
 }
 
-/// Installs the Ctrl+C handler: the first Ctrl+C asks the command to stop at its next safe
-/// point; a second one exits at once (children die with us through PDEATHSIG).
+/// Installs the Ctrl+C handler: the first Ctrl+C sets the cancel token, which stops a run at
+/// once (every sleep, action pause and model call wakes on it); a second one exits at once (children die with us through PDEATHSIG).
 pub fn install_interrupt_handler() {
     let result = ctrlc::set_handler(|| {
-        if INTERRUPTED.swap(true, Ordering::SeqCst) {
+        if INTERRUPTED.cancel_again() {
             eprintln!("franz: interrupted again, exiting now");
             std::process::exit(exit::INTERRUPTED as i32);
         }
-        eprintln!("franz: interrupted, stopping after the current step (Ctrl+C again to exit now)");
+        eprintln!("franz: interrupted, stopping now (Ctrl+C again to exit at once)");
     });
     if let Err(e) = result {
         tracing::warn!("cannot install the Ctrl+C handler: {e}");
@@ -36,7 +38,7 @@ pub fn install_interrupt_handler() {
 
 /// Whether Ctrl+C was pressed.
 pub fn interrupted() -> bool {
-    INTERRUPTED.load(Ordering::SeqCst)
+    INTERRUPTED.is_cancelled()
 }
 
 /// The error a command returns when it stops for Ctrl+C.
@@ -48,7 +50,7 @@ pub fn interrupted_error() -> anyhow::Error {
 /// then the sandbox stops Xvfb and every launched program.
 #[allow(dead_code)] // fields are held for their Drop; `display` is for later commands
 pub struct Session {
-    pub desktop: Box<dyn Desktop>,
+    pub desktop: Box<dyn Desktop + Send>,
     /// Programs `--launch` started on the user's own display (no sandbox).
     #[cfg(target_os = "linux")]
     pub programs: Option<Programs>,
@@ -56,8 +58,30 @@ pub struct Session {
     pub sandbox: Option<Sandbox>,
 }
 
+/// What keeps a desktop alive once it moved to a session's engine: the sandbox and the
+/// launched programs (stopped when this drops).
+#[allow(dead_code)] // held for its Drop
+pub struct Keep {
+    #[cfg(target_os = "linux")]
+    programs: Option<Programs>,
+    #[cfg(target_os = "linux")]
+    sandbox: Option<Sandbox>,
+}
+
 #[allow(dead_code)]
 impl Session {
+    /// The desktop, to move to an engine, and what must outlive it.
+    pub fn into_parts(self) -> (Box<dyn Desktop + Send>, Keep) {
+        #[cfg(target_os = "linux")]
+        let keep = Keep {
+            programs: self.programs,
+            sandbox: self.sandbox,
+        };
+        #[cfg(not(target_os = "linux"))]
+        let keep = Keep {};
+        (self.desktop, keep)
+    }
+
     /// The X display in use, for programs a command starts itself.
     pub fn display(&self) -> Option<String> {
         #[cfg(target_os = "linux")]

@@ -761,3 +761,82 @@ fn fault_after_turns_is_reported_not_hung() {
     assert_complete_logs(&run_dir(&runs), 3, 1);
     assert!(chats(&server).len() >= 2);
 }
+
+/// Sends SIGINT to franz once `ready` holds and returns how long after the signal the run's
+/// `run_finished` was written (from its `t_ms`), with the exit code and the events.
+fn sigint_latency(
+    server: &ScriptedServer,
+    args: &[&str],
+    runs: &Path,
+    ready: impl Fn(&ScriptedServer, &Path) -> bool,
+) -> (Duration, i32, Vec<Value>) {
+    let mut franz = Franz::spawn(args, None, &[]);
+    poll("the moment to interrupt", TIMEOUT, || {
+        ready(server, runs).then_some(())
+    });
+    let sent_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    let status = Command::new("kill")
+        .args(["-INT", &franz.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let code = franz.code();
+    let events = jsonl(&run_dir(runs).join("events.jsonl"));
+    let last = events.last().unwrap();
+    assert_eq!(last["event"], "run_finished", "stderr:\n{}", franz.stderr());
+    let finished_ms = last["t_ms"].as_u64().unwrap();
+    let latency = Duration::from_millis(finished_ms.saturating_sub(sent_ms));
+    eprintln!("SIGINT to run_finished: {latency:?}");
+    (latency, code, events)
+}
+
+#[test]
+fn sigint_ends_the_run_within_2s_during_a_hung_model_call_and_a_60s_wait() {
+    // a hung model call: the first request is answered after 600 s
+    let server = ScriptedServer::start(Script::repeat(
+        Step::from(ScriptedReply::text("move(500, 500)\nlate")).delayed(Duration::from_secs(600)),
+    ))
+    .unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let runs = tmp.path().join("hung");
+    let (url, runs_s) = (server.url(), runs.display().to_string());
+    let mut args = vec!["--sandbox=640x400"];
+    args.extend(run_args(&url, &runs_s, "narrative"));
+    args.push("Do something.");
+    let (latency, code, events) =
+        sigint_latency(&server, &args, &runs, |s, _| s.request_count() >= 1);
+    assert!(latency < Duration::from_secs(2), "{latency:?}");
+    assert_eq!(code, 130);
+    assert_eq!(events.last().unwrap()["outcome"], "interrupted");
+
+    // a 60 s wait: the model asks for it, then franz is interrupted during it
+    let server = ScriptedServer::start(Script::repeat(ScriptedReply::text(
+        "wait(60)\nwaiting for the page",
+    )))
+    .unwrap();
+    let runs = tmp.path().join("wait");
+    let (url, runs_s) = (server.url(), runs.display().to_string());
+    let mut args = vec!["--sandbox=640x400"];
+    args.extend(run_args(&url, &runs_s, "narrative"));
+    args.push("Do something.");
+    let waiting = |_: &ScriptedServer, runs: &Path| {
+        std::fs::read_dir(runs).is_ok_and(|mut d| {
+            d.next().is_some_and(|e| {
+                let events = e.unwrap().path().join("events.jsonl");
+                std::fs::read_to_string(events).is_ok_and(|t| t.contains("\"model_reply\""))
+            })
+        })
+    };
+    let (latency, code, events) = sigint_latency(&server, &args, &runs, waiting);
+    assert!(latency < Duration::from_secs(2), "{latency:?}");
+    assert_eq!(code, 130);
+    let wait = events
+        .iter()
+        .find(|e| e["event"] == "action_result")
+        .expect("the wait's result");
+    assert!(wait["result"].to_string().contains("interrupted"), "{wait}");
+    assert_complete_logs(&run_dir(&runs), 130, 1);
+}

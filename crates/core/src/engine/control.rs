@@ -1,18 +1,16 @@
-//! Outside control of a running engine (the live panel, the terminal approver): pause, resume,
-//! step and stop at turn boundaries, an injected reply, panel annotation and approve mode.
+//! The shared control state of a session: pause, resume, step and stop at turn boundaries, an
+//! injected reply, panel annotation, approve mode and the latest screenshot.
 //!
-//! The engine consults an optional [`Controller`] at fixed points of a turn; every method has a
-//! no-op default, so a controller only implements what it offers. A controller can never make
-//! the engine do what it would not do on its own: an injected reply goes through the same
-//! strategy parser, action cap, fence and executor as a model's reply, and an approval only
-//! lets through actions the model (or an injected reply) produced. A turn's `seq` is its
-//! number (the event's `turn`).
-//!
-//! [`Remote`] is the shared-state implementation the panel server drives.
+//! [`Remote`] is what a [`super::SessionHandle`] drives (its ops land here) and what the engine
+//! waits on, on a condition variable: no polling. A stop also sets the session's
+//! [`crate::Cancel`] token, and a cancel (Ctrl+C) wakes every wait here, so the engine notices
+//! either at once. Nothing here can make the engine do what it would not do on its own: an
+//! injected reply goes through the same strategy parser, action cap, fence and executor as a
+//! model's reply, and an approval only lets through actions the model (or an injected reply)
+//! produced. A turn's `seq` is its number (the event's `turn`).
 
-use crate::action::Action;
 use crate::observe::Observation;
-use std::sync::{Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 /// What the engine may do at a turn boundary.
@@ -36,47 +34,6 @@ pub enum Decision {
     Replace(String),
 }
 
-/// Hooks the engine consults. Methods that wait get a `timeout` and return `None`/`Paused`
-/// when it passes, so the engine can notice Ctrl+C between waits. The engine calls
-/// [`Controller::annotation`] and [`Controller::decision`] once with a zero timeout before it
-/// emits `awaiting_annotation` / `awaiting_approval`: that call registers what is awaited and
-/// must not block.
-pub trait Controller: Send + Sync {
-    /// At each turn boundary, before the turn starts.
-    fn gate(&self, _timeout: Duration) -> Gate {
-        Gate::Go
-    }
-    /// A stop asked for while the engine waits on an annotation or a decision.
-    fn stop_requested(&self) -> Option<String> {
-        None
-    }
-    /// A reply to use instead of asking the model this turn (taken once). It stands for every
-    /// model call of the turn: a strategy's own calls (the commander's leader) wait for the
-    /// next turn. It is read as a reply that ended with `finish_reason: stop`.
-    fn injected_reply(&self) -> Option<String> {
-        None
-    }
-    /// Sees each observation (the image sent to the model, before any annotation).
-    fn observed(&self, _seq: u32, _observation: &Observation) {}
-    /// Panel-annotation mode: the server draws no overlays, and the engine waits for an
-    /// annotated image before it calls the model.
-    fn annotating(&self) -> bool {
-        false
-    }
-    /// The annotated image (PNG bytes) for `seq`, once it has arrived.
-    fn annotation(&self, _seq: u32, _timeout: Duration) -> Option<Vec<u8>> {
-        None
-    }
-    /// Approve mode: each turn's actions wait for [`Controller::decision`].
-    fn approving(&self) -> bool {
-        false
-    }
-    /// The decision on `actions` of turn `seq`, once made.
-    fn decision(&self, _seq: u32, _actions: &[Action], _timeout: Duration) -> Option<Decision> {
-        None
-    }
-}
-
 /// Why [`Remote`] refused an annotation or a decision.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RemoteError {
@@ -98,14 +55,30 @@ struct Shared {
     want_decision: Option<u32>,
     annotation: Option<(u32, Vec<u8>)>,
     decision: Option<(u32, Decision)>,
+    screenshot: Option<Screenshot>,
+    /// The seq whose question waits for an answer, and the answer once given.
+    want_answer: Option<u32>,
+    answer: Option<String>,
 }
 
-/// A controller driven from another thread (the panel): commands set shared state, the engine
-/// waits on a condition variable.
+/// The image the model was shown for a turn (before any annotation), encoded.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Screenshot {
+    pub seq: u32,
+    pub width: u32,
+    pub height: u32,
+    /// PNG or JPEG bytes, as sent to the model.
+    pub encoded: Arc<Vec<u8>>,
+}
+
+/// The control state, driven from other threads (the session handle's ops): commands set
+/// shared state, the engine waits on a condition variable.
 #[derive(Debug, Default)]
 pub struct Remote {
     annotate: bool,
     approve: bool,
+    /// Someone can answer the model's questions (`ask_user`).
+    answering: bool,
     shared: Mutex<Shared>,
     changed: Condvar,
 }
@@ -168,9 +141,12 @@ impl Remote {
             }
         });
     }
+    /// Asks the run to end with `reason` (the first reason given stands).
     pub fn stop(&self, reason: impl Into<String>) {
         let reason = reason.into();
-        self.update(|s| s.stop = Some(reason));
+        self.update(|s| {
+            s.stop.get_or_insert(reason);
+        });
     }
     pub fn is_paused(&self) -> bool {
         self.lock().paused
@@ -180,6 +156,31 @@ impl Remote {
     }
     pub fn approve_mode(&self) -> bool {
         self.approve
+    }
+    /// Whether someone answers the model's questions.
+    pub fn answering(&self) -> bool {
+        self.answering
+    }
+    /// This state with someone to answer the model's questions.
+    pub fn with_answers(mut self, answering: bool) -> Self {
+        self.answering = answering;
+        self
+    }
+    /// The seq whose question waits for an answer, if any.
+    pub fn pending_answer(&self) -> Option<u32> {
+        self.lock().want_answer
+    }
+
+    /// Answers the question the run waits on; refused when none waits.
+    pub fn answer(&self, text: impl Into<String>) -> Result<(), RemoteError> {
+        let mut s = self.lock();
+        if s.want_answer.is_none() {
+            return Err(RemoteError::NotAwaiting("an answer"));
+        }
+        s.answer = Some(text.into());
+        drop(s);
+        self.changed.notify_all();
+        Ok(())
     }
     /// The seq waiting for an annotated image, if any.
     pub fn pending_annotation(&self) -> Option<u32> {
@@ -227,8 +228,11 @@ impl Remote {
     }
 }
 
-impl Controller for Remote {
-    fn gate(&self, timeout: Duration) -> Gate {
+/// What the engine asks. Clients go through the session handle; these are public for tests
+/// that stand in for an engine.
+impl Remote {
+    /// At each turn boundary, before the turn starts: waits up to `timeout` while paused.
+    pub fn gate(&self, timeout: Duration) -> Gate {
         let check = |s: &mut Shared| {
             if let Some(r) = &s.stop {
                 Some(Gate::Stop(r.clone()))
@@ -244,19 +248,37 @@ impl Controller for Remote {
         self.wait_for(timeout, check).unwrap_or(Gate::Paused)
     }
 
-    fn injected_reply(&self) -> Option<String> {
+    /// A reply to use instead of asking the model this turn (taken once). It stands for every
+    /// model call of the turn: a strategy's own calls (the commander's leader) wait for the
+    /// next turn. It is read as a reply that ended with `finish_reason: stop`.
+    pub fn injected_reply(&self) -> Option<String> {
         self.lock().injected.take()
     }
 
-    fn stop_requested(&self) -> Option<String> {
+    /// The reason of a stop asked for, if any.
+    pub fn stop_requested(&self) -> Option<String> {
         self.lock().stop.clone()
     }
 
-    fn annotating(&self) -> bool {
-        self.annotate
+    /// Keeps the observation of `seq` as the latest screenshot.
+    pub fn observed(&self, seq: u32, observation: &Observation) {
+        let shot = Screenshot {
+            seq,
+            width: observation.size.width,
+            height: observation.size.height,
+            encoded: Arc::new(observation.encoded.clone()),
+        };
+        self.update(|s| s.screenshot = Some(shot));
     }
 
-    fn annotation(&self, seq: u32, timeout: Duration) -> Option<Vec<u8>> {
+    /// The latest screenshot, if a turn observed one.
+    pub fn screenshot(&self) -> Option<Screenshot> {
+        self.lock().screenshot.clone()
+    }
+
+    /// The annotated image (PNG bytes) for `seq`, once it arrives within `timeout`. The
+    /// first call registers what is awaited.
+    pub fn annotation(&self, seq: u32, timeout: Duration) -> Option<Vec<u8>> {
         self.lock().want_annotation = Some(seq);
         let got = self.wait_for(timeout, |s| match s.annotation.take() {
             Some((n, png)) if n == seq => Some(png),
@@ -268,11 +290,20 @@ impl Controller for Remote {
         got
     }
 
-    fn approving(&self) -> bool {
-        self.approve
+    /// The answer to the question of turn `seq`, once given within `timeout`. The first call
+    /// registers what is awaited.
+    pub fn answered(&self, seq: u32, timeout: Duration) -> Option<String> {
+        self.lock().want_answer = Some(seq);
+        let got = self.wait_for(timeout, |s| s.answer.take());
+        if got.is_some() {
+            self.lock().want_answer = None;
+        }
+        got
     }
 
-    fn decision(&self, seq: u32, _actions: &[Action], timeout: Duration) -> Option<Decision> {
+    /// The decision on the actions of turn `seq`, once made within `timeout`. The first call
+    /// registers what is awaited.
+    pub fn decision(&self, seq: u32, timeout: Duration) -> Option<Decision> {
         self.lock().want_decision = Some(seq);
         let got = self.wait_for(timeout, |s| match s.decision.take() {
             Some((n, d)) if n == seq => Some(d),
@@ -341,12 +372,12 @@ mod tests {
     fn decisions_need_the_pending_seq() {
         let r = Remote::new(false, true);
         assert!(r.decide(1, Decision::Approve).is_err());
-        assert_eq!(r.decision(1, &[], T), None);
+        assert_eq!(r.decision(1, T), None);
         assert_eq!(
             r.decide(2, Decision::Approve),
             Err(RemoteError::WrongSeq { got: 2, want: 1 })
         );
         r.decide(1, Decision::Reject("no".into())).unwrap();
-        assert_eq!(r.decision(1, &[], T), Some(Decision::Reject("no".into())));
+        assert_eq!(r.decision(1, T), Some(Decision::Reject("no".into())));
     }
 }

@@ -1,15 +1,23 @@
-//! Where the engine consults its [`Controller`]: the turn boundary (pause, step, stop), the
-//! observation (panel annotation) and the parsed actions (approve mode). Kept apart from the
-//! turn itself so that `mod.rs` only calls `gate`, `annotate` and `approval`.
+//! Where the engine consults its session's controls ([`super::Remote`]): the turn boundary
+//! (pause, step, stop), the observation (panel annotation) and the parsed actions (approve
+//! mode). Kept apart from the turn itself so that `mod.rs` only calls `gate`, `annotate` and
+//! `approval`. Every wait sleeps on the controls' condition variable, which a stop or a cancel
+//! wakes at once.
 
 use super::{Engine, Stop};
-use crate::action::ActionResult;
-use crate::engine::{Controller, Decision, Gate};
+use crate::action::{ActionKind, ActionResult, Warning};
+use crate::engine::{Decision, Gate};
 use crate::event::{EventKind, Outcome};
 use crate::model::Reply;
 use crate::observe::Observation;
 use crate::strategy::{Reading, TurnContext};
 use std::time::Duration;
+
+/// The note on an answered `ask_user`'s result that carries the person's answer.
+pub const USER_ANSWER: &str = "user_answer";
+
+/// Why a run ends on Ctrl+C (a cancel without a stop's reason).
+pub(super) const INTERRUPTED: &str = "interrupted (Ctrl+C)";
 
 /// A reply not from the model (injected from the panel, an approver's edit, the configured
 /// boot reply), read by the strategy exactly like a model's. It counts as one that ended on
@@ -22,18 +30,20 @@ pub(super) fn given_reply(text: String) -> Reply {
     }
 }
 
-/// How long one wait on the controller lasts before Ctrl+C is checked again.
-const WAIT: Duration = Duration::from_millis(100);
+/// How long one wait on the controls lasts; a stop or a cancel ends it at once.
+const WAIT: Duration = Duration::from_secs(3600);
 
 impl Engine<'_> {
-    /// At a turn boundary: waits while the controller pauses the run (`paused` / `resumed`).
+    /// At a turn boundary: waits while the run is paused (`paused` / `resumed`).
     pub(super) fn gate(&mut self, turn: u32) -> Result<(), Stop> {
-        let Some(c) = self.controller.clone() else {
-            return Ok(());
-        };
+        let c = self.controls.clone();
         let mut paused = false;
         loop {
-            match c.gate(WAIT) {
+            if self.interrupted() {
+                return Err(self.cancelled());
+            }
+            let wait = if paused { WAIT } else { Duration::ZERO };
+            match c.gate(wait) {
                 Gate::Go => break,
                 Gate::Stop(reason) => return Err(Stop(Outcome::Interrupted, reason)),
                 Gate::Paused if !paused => {
@@ -47,9 +57,6 @@ impl Engine<'_> {
                 }
                 Gate::Paused => {}
             }
-            if self.interrupted() {
-                return Err(Stop(Outcome::Interrupted, "interrupted (Ctrl+C)".into()));
-            }
         }
         if paused {
             self.emit(turn, EventKind::Resumed {});
@@ -57,14 +64,10 @@ impl Engine<'_> {
         Ok(())
     }
 
-    /// Shows the observation to the controller; in annotation mode waits for the annotated
-    /// image and sends it instead.
+    /// In annotation mode: waits for the annotated image and sends it instead.
     pub(super) fn annotate(&mut self, turn: u32, obs: &mut Observation) -> Result<(), Stop> {
-        let Some(c) = self.controller.clone() else {
-            return Ok(());
-        };
-        c.observed(turn, obs);
-        if !c.annotating() {
+        let c = self.controls.clone();
+        if !c.annotate_mode() {
             return Ok(());
         }
         // a first call without waiting registers what is awaited, so that an answer to the
@@ -80,7 +83,7 @@ impl Engine<'_> {
             if let Some(png) = early.take().or_else(|| c.annotation(turn, WAIT)) {
                 break png;
             }
-            self.gate_stop(&*c)?;
+            self.gate_stop()?;
         };
         use base64::Engine as _;
         obs.data_url = format!(
@@ -100,14 +103,12 @@ impl Engine<'_> {
         reading: &mut Reading,
         ctx: &TurnContext<'_>,
     ) -> Result<Option<Vec<ActionResult>>, Stop> {
-        let Some(c) = self.controller.clone() else {
-            return Ok(None);
-        };
-        if !c.approving() || reading.actions.is_empty() {
+        let c = self.controls.clone();
+        if !c.approve_mode() || reading.actions.is_empty() {
             return Ok(None);
         }
         loop {
-            let mut early = c.decision(turn, &reading.actions, Duration::ZERO);
+            let mut early = c.decision(turn, Duration::ZERO);
             self.emit(
                 turn,
                 EventKind::AwaitingApproval {
@@ -115,13 +116,10 @@ impl Engine<'_> {
                 },
             );
             let decision = loop {
-                if let Some(d) = early
-                    .take()
-                    .or_else(|| c.decision(turn, &reading.actions, WAIT))
-                {
+                if let Some(d) = early.take().or_else(|| c.decision(turn, WAIT)) {
                     break d;
                 }
-                self.gate_stop(&*c)?;
+                self.gate_stop()?;
             };
             match decision {
                 Decision::Approve => return Ok(None),
@@ -163,14 +161,65 @@ impl Engine<'_> {
         }
     }
 
-    /// While waiting on the controller: Ctrl+C or a stop command ends the run.
-    fn gate_stop(&self, c: &dyn Controller) -> Result<(), Stop> {
-        if self.interrupted() {
-            return Err(Stop(Outcome::Interrupted, "interrupted (Ctrl+C)".into()));
+    /// `ask_user` with someone to answer: shows the question (`awaiting_answer`), waits for
+    /// the answer and gives it to the model as the action's result (a `user_answer` note on its
+    /// `ok`), so the run goes on. Without anyone, nothing changes: the action ends the run.
+    pub(super) fn ask_user(
+        &mut self,
+        turn: u32,
+        reading: &Reading,
+        results: &mut [ActionResult],
+    ) -> Result<(), Stop> {
+        if !self.controls.answering() {
+            return Ok(());
         }
-        if let Some(reason) = c.stop_requested() {
-            return Err(Stop(Outcome::Interrupted, reason));
+        for (action, result) in reading.actions.iter().zip(results.iter_mut()) {
+            let ActionKind::AskUser { text } = &action.kind else {
+                continue;
+            };
+            if !result.is_ok() {
+                continue;
+            }
+            let c = self.controls.clone();
+            let mut early = c.answered(turn, Duration::ZERO);
+            let question = text.clone();
+            self.emit(turn, EventKind::AwaitingAnswer { question });
+            let answer = loop {
+                if let Some(a) = early.take().or_else(|| c.answered(turn, WAIT)) {
+                    break a;
+                }
+                self.gate_stop()?;
+            };
+            self.emit(
+                turn,
+                EventKind::Note {
+                    text: format!("the user answered: {answer}"),
+                },
+            );
+            *result = ActionResult::Ok {
+                warnings: vec![Warning {
+                    kind: USER_ANSWER.into(),
+                    message: answer,
+                }],
+            };
         }
         Ok(())
+    }
+
+    /// While waiting on the controls: Ctrl+C or a stop ends the run.
+    fn gate_stop(&self) -> Result<(), Stop> {
+        if self.interrupted() || self.controls.stop_requested().is_some() {
+            return Err(self.cancelled());
+        }
+        Ok(())
+    }
+
+    /// The stop of a cancelled run: the reason a stop gave, else Ctrl+C.
+    pub(super) fn cancelled(&self) -> Stop {
+        let reason = self
+            .controls
+            .stop_requested()
+            .unwrap_or_else(|| INTERRUPTED.into());
+        Stop(Outcome::Interrupted, reason)
     }
 }

@@ -1,28 +1,32 @@
 //! The engine: runs turns until the task ends. A turn is: observe (with the overlays of the
 //! last turns), let the strategy build the request, ask the model, let the strategy read the
 //! reply, execute the actions within the per-turn cap, then record events and the run
-//! directory. The engine never prints: subscribers get [`Event`]s.
-
-// Functions stay short (issue 14): at most 80 lines, `clippy.toml` at the workspace root.
+//! directory. The engine never prints: subscribers get [`Event`]s. Clients run it through
+//! [`Session::spawn`] and drive it with [`Op`]s.
+//!
+//! No function here is over 80 lines (`clippy.toml`).
 #![deny(clippy::too_many_lines)]
 
 mod control;
 mod hooks;
-mod model_call;
+mod session;
+#[cfg(test)]
+mod tests;
 
-pub use control::{Controller, Decision, Gate, Remote, RemoteError};
+pub use control::{Decision, Gate, Remote, RemoteError, Screenshot};
+pub use session::{EventStream, Op, Session, SessionConfig, SessionError, SessionHandle, TimedOut};
 
 use crate::action::{ActionKind, ActionResult};
+use crate::cancel::Cancel;
 use crate::event::{Event, EventKind, Outcome};
 use crate::executor::{ExecError, Executor};
-use crate::model::{ChatRequest, ModelClient, Reply, sanitize};
+use crate::model::{ChatRequest, Model, ModelError, Progress, Reply, sanitize};
 use crate::observe::{Observation, Pipeline, RgbaImage};
 use crate::overlay::{FeedbackHistory, Overlay, TurnFeedback};
 use crate::runlog::{RunWriter, TurnEntry, TurnImage, TurnTimings, trace};
 use crate::strategy::{Prompt, Reading, Strategy, TurnContext};
 use franz_desktop::Desktop;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// Limits and model settings of a run.
@@ -61,21 +65,22 @@ impl RunSummary {
 /// Receives every event, in order.
 pub type Subscriber = Box<dyn FnMut(&Event) + Send>;
 
-/// One run of one strategy on one desktop.
+/// One run of one strategy on one desktop. Built only inside this module: clients start one
+/// with [`Session::spawn`].
 pub struct Engine<'a> {
-    pub desktop: &'a mut dyn Desktop,
-    pub pipeline: Pipeline,
-    pub executor: Executor,
-    pub client: Arc<ModelClient>,
-    pub strategy: Box<dyn Strategy>,
-    pub overlay: Option<Overlay>,
-    pub writer: Option<RunWriter>,
-    pub subscribers: Vec<Subscriber>,
-    /// Set by Ctrl+C: the engine stops at the next safe point.
-    pub interrupt: Arc<AtomicBool>,
-    pub options: RunOptions,
-    /// Outside control (panel, approver); `None` runs on its own. See [`Controller`].
-    pub controller: Option<Arc<dyn Controller>>,
+    desktop: &'a mut dyn Desktop,
+    pipeline: Pipeline,
+    executor: Executor,
+    model: Arc<dyn Model>,
+    strategy: Box<dyn Strategy>,
+    overlay: Option<Overlay>,
+    writer: Option<RunWriter>,
+    subscribers: Vec<Subscriber>,
+    /// Set by Ctrl+C (or a stop): the engine stops at once, whatever it waits for.
+    cancel: Cancel,
+    options: RunOptions,
+    /// The session's controls (pause, step, stop, inject, approve, annotate); see [`Remote`].
+    controls: Arc<Remote>,
 }
 
 /// Why the loop stopped early.
@@ -86,8 +91,9 @@ struct Stop(Outcome, String);
 struct Channel<'e> {
     writer: &'e mut Option<RunWriter>,
     subscribers: &'e mut Vec<Subscriber>,
-    client: &'e Arc<ModelClient>,
-    interrupt: &'e Arc<AtomicBool>,
+    model: &'e Arc<dyn Model>,
+    cancel: &'e Cancel,
+    controls: &'e Arc<Remote>,
 }
 
 impl Engine<'_> {
@@ -95,8 +101,9 @@ impl Engine<'_> {
         Channel {
             writer: &mut self.writer,
             subscribers: &mut self.subscribers,
-            client: &self.client,
-            interrupt: &self.interrupt,
+            model: &self.model,
+            cancel: &self.cancel,
+            controls: &self.controls,
         }
     }
 
@@ -105,18 +112,30 @@ impl Engine<'_> {
     }
 
     fn interrupted(&self) -> bool {
-        self.interrupt.load(Ordering::SeqCst)
+        self.cancel.is_cancelled()
     }
 
     /// Runs until the task ends; always emits `run_finished` and closes the run directory.
     /// The whole run happens inside its [`trace::run_span`], so its log lines reach its
     /// `franz.log`.
-    // issue 14: the session rewrite shortens this
-    #[allow(clippy::too_many_lines)]
     pub fn run(mut self) -> RunSummary {
         let (span, no_log) = self.run_span();
         let _in_run = span.enter();
+        // a cancel (Ctrl+C) wakes whatever the engine waits for on its controls
+        let controls = Arc::downgrade(&self.controls);
+        self.cancel.on_cancel(move || {
+            if let Some(c) = controls.upgrade() {
+                c.stop(hooks::INTERRUPTED);
+            }
+        });
         self.emit_started(no_log);
+        let mut turn = 0u32;
+        let stop = self.turns(&mut turn);
+        self.finish(turn, stop)
+    }
+
+    /// Runs turns until one of them, a cap or a stop ends the run; `turn` counts them.
+    fn turns(&mut self, turn: &mut u32) -> Stop {
         let started = Instant::now();
         let mut history = self
             .overlay
@@ -124,34 +143,21 @@ impl Engine<'_> {
             .map(Overlay::history)
             .unwrap_or_else(|| FeedbackHistory::new(1));
         let mut empty_turns = 0u64;
-        let mut turn = 0u32;
-        let stop = loop {
-            if self.interrupted() {
-                break Stop(Outcome::Interrupted, "interrupted (Ctrl+C)".into());
+        loop {
+            if let Some(stop) = self.cap(*turn, started) {
+                return stop;
             }
-            if self.options.max_steps > 0 && turn as u64 >= self.options.max_steps {
-                break Stop(
-                    Outcome::Failed,
-                    format!("gave up: reached --max-steps {}", self.options.max_steps),
-                );
+            if let Err(stop) = self.gate(*turn) {
+                return stop;
             }
-            if let Some(limit) = self.options.max_time
-                && started.elapsed() >= limit
-            {
-                break Stop(
-                    Outcome::Failed,
-                    format!("gave up: reached --max-time {}s", limit.as_secs_f64()),
-                );
-            }
-            if let Err(stop) = self.gate(turn) {
-                break stop;
-            }
-            turn += 1;
-            match self.turn(turn, &mut history) {
+            *turn += 1;
+            match self.turn(*turn, &mut history) {
+                // a turn cut short by a stop is not an empty turn
+                Ok(TurnEnd::Continue { .. }) if self.interrupted() => return self.cancelled(),
                 Ok(TurnEnd::Continue { acted }) => {
                     empty_turns = if acted { 0 } else { empty_turns + 1 };
                     if empty_turns >= self.options.max_empty_turns {
-                        break Stop(
+                        return Stop(
                             Outcome::Failed,
                             format!(
                                 "gave up: {empty_turns} turns in a row without a usable action from the model"
@@ -159,13 +165,40 @@ impl Engine<'_> {
                         );
                     }
                 }
-                Ok(TurnEnd::Finished(outcome, reason)) => break Stop(outcome, reason),
-                Err(stop) => break stop,
+                Ok(TurnEnd::Finished(outcome, reason)) => return Stop(outcome, reason),
+                Err(stop) => return stop,
             }
             if !self.sleep_interruptibly(self.options.step_delay) {
-                break Stop(Outcome::Interrupted, "interrupted (Ctrl+C)".into());
+                return self.cancelled();
             }
-        };
+        }
+    }
+
+    /// Before a turn: a cancel, `--max-steps` or `--max-time` ends the run.
+    fn cap(&self, turn: u32, started: Instant) -> Option<Stop> {
+        if self.interrupted() {
+            return Some(self.cancelled());
+        }
+        if self.options.max_steps > 0 && turn as u64 >= self.options.max_steps {
+            return Some(Stop(
+                Outcome::Failed,
+                format!("gave up: reached --max-steps {}", self.options.max_steps),
+            ));
+        }
+        if let Some(limit) = self.options.max_time
+            && started.elapsed() >= limit
+        {
+            return Some(Stop(
+                Outcome::Failed,
+                format!("gave up: reached --max-time {}s", limit.as_secs_f64()),
+            ));
+        }
+        None
+    }
+
+    /// Ends the run: releases what is held, emits the fatal error (if any) and
+    /// `run_finished`, closes the run directory.
+    fn finish(&mut self, turn: u32, stop: Stop) -> RunSummary {
         let Stop(outcome, reason) = stop;
         // whatever ended the run, no button or key stays held
         if let Err(e) = self.executor.release_all(self.desktop) {
@@ -249,21 +282,14 @@ impl Engine<'_> {
         (span, None)
     }
 
-    /// Sleeps, waking early for Ctrl+C. False when interrupted.
+    /// Sleeps, waking at once for Ctrl+C. False when interrupted.
     fn sleep_interruptibly(&self, d: Duration) -> bool {
-        let end = Instant::now() + d;
-        while Instant::now() < end {
-            if self.interrupted() {
-                return false;
-            }
-            std::thread::sleep((end - Instant::now()).min(Duration::from_millis(50)));
-        }
-        !self.interrupted()
+        self.cancel.sleep(d)
     }
 
     fn observe(&mut self, history: &FeedbackHistory) -> Result<(Observation, RgbaImage), Stop> {
         let mut raw = None;
-        let annotating = self.controller.as_ref().is_some_and(|c| c.annotating());
+        let annotating = self.controls.annotate_mode();
         let overlay = if self.options.feedback && !annotating {
             self.overlay.as_ref()
         } else {
@@ -284,12 +310,63 @@ impl Engine<'_> {
         Ok((obs, raw))
     }
 
-    // issue 14: the session rewrite shortens this
-    #[allow(clippy::too_many_lines)]
+    /// One turn: look, ask, (wait for approval), act, record.
     fn turn(&mut self, turn: u32, history: &mut FeedbackHistory) -> Result<TurnEnd, Stop> {
         let turn_start = Instant::now();
         self.emit(turn, EventKind::TurnStarted {});
+        let obs = self.look(turn, history)?;
+
+        // ask
+        let task = self.options.task.clone();
+        let ctx = TurnContext {
+            task: &task,
+            turn,
+            observation: &obs,
+        };
+        let model_start = Instant::now();
+        let mut reading = self.ask(turn, &ctx)?;
+        let model_ms = model_start.elapsed().as_secs_f64() * 1000.0;
+        self.emit_reply_errors(turn, &reading.errors);
+        let rejected = self.approval(turn, &mut reading, &ctx)?;
+
+        // act
+        let act_start = Instant::now();
+        let (mut results, fatal) = match rejected {
+            Some(results) => (results, None),
+            None => self.act(turn, &reading),
+        };
+        if fatal.is_none() {
+            self.ask_user(turn, &reading, &mut results)?;
+        }
+        let act_ms = act_start.elapsed().as_secs_f64() * 1000.0;
+        self.strategy.record(&reading, &results);
+        let acted = results.iter().any(ActionResult::is_ok);
+
+        // record
+        let timings = TurnTimings {
+            observe: Some(obs.timings),
+            model_ms: Some(model_ms),
+            act_ms: Some(act_ms),
+            turn_ms: Some(turn_start.elapsed().as_secs_f64() * 1000.0),
+        };
+        self.record(turn, &reading, &results, timings)?;
+        self.pipeline.recycle(obs);
+        history.push(TurnFeedback::executed(
+            &reading.actions,
+            &results,
+            &reading.bboxes,
+        ));
+        if let Some(stop) = fatal {
+            return Err(stop);
+        }
+        Ok(terminal_outcome(&reading, &results).unwrap_or(TurnEnd::Continue { acted }))
+    }
+
+    /// Observes the screen (`observation`), waits for an annotation in annotation mode, and
+    /// hands the images to the run directory. Returns the observation the model is shown.
+    fn look(&mut self, turn: u32, history: &FeedbackHistory) -> Result<Observation, Stop> {
         let (mut obs, raw) = self.observe(history)?;
+        self.controls.observed(turn, &obs);
         self.emit(
             turn,
             EventKind::Observation {
@@ -312,25 +389,59 @@ impl Engine<'_> {
                 ));
             }
         }
+        Ok(obs)
+    }
 
-        // ask
-        let task = self.options.task.clone();
-        let ctx = TurnContext {
-            task: &task,
-            turn,
-            observation: &obs,
-        };
+    /// The turn's reading: the strategy's own calls first (the commander's leader), then the
+    /// turn's reply (the model's, an injected one or the boot reply), read by the strategy.
+    fn ask(&mut self, turn: u32, ctx: &TurnContext<'_>) -> Result<Reading, Stop> {
         // an injected reply stands for every model call of this turn: the strategy's own
         // calls (the commander's leader) wait for the next turn the model is asked
-        let injected = self.controller.as_ref().and_then(|c| c.injected_reply());
-        // the strategy's own calls first (the commander's leader), logged like the turn's
+        let injected = self.controls.injected_reply();
+        let consulted = match injected {
+            Some(_) => None,
+            None => self.consult(turn, ctx)?,
+        };
+        if let Some(reading) = consulted {
+            return Ok(reading);
+        }
+        let model_start = Instant::now();
+        let prompt = self.strategy.prompt(ctx);
+        let request = build_request(&self.options, prompt);
+        let (scripted, source) = match injected {
+            Some(text) => (Some(text), "the injected reply"),
+            None => (
+                self.strategy.scripted_reply(turn),
+                "the configured boot reply",
+            ),
+        };
+        let reply = match scripted {
+            Some(text) => {
+                self.emit(
+                    turn,
+                    EventKind::Note {
+                        text: format!("using {source} instead of asking the model"),
+                    },
+                );
+                hooks::given_reply(text)
+            }
+            None => self.channel().ask(turn, &request)?,
+        };
+        let reading = self.strategy.read(&reply, ctx);
+        self.emit(turn, reply_event(&reply, model_start, Some(&reading)));
+        Ok(reading)
+    }
+
+    /// The strategy's own model calls, logged like the turn's; its reading if it made one.
+    fn consult(&mut self, turn: u32, ctx: &TurnContext<'_>) -> Result<Option<Reading>, Stop> {
         let mut failed: Option<Stop> = None;
         let options = &self.options;
         let mut channel = Channel {
             writer: &mut self.writer,
             subscribers: &mut self.subscribers,
-            client: &self.client,
-            interrupt: &self.interrupt,
+            model: &self.model,
+            cancel: &self.cancel,
+            controls: &self.controls,
         };
         let mut ask = |prompt: Prompt| {
             if failed.is_some() {
@@ -349,91 +460,39 @@ impl Engine<'_> {
                 }
             }
         };
-        let consulted = match injected {
-            Some(_) => None,
-            None => self.strategy.consult(&ctx, &mut ask),
-        };
-        if let Some(stop) = failed {
-            return Err(stop);
+        let consulted = self.strategy.consult(ctx, &mut ask);
+        match failed {
+            Some(stop) => Err(stop),
+            None => Ok(consulted),
         }
-        let model_start = Instant::now();
-        let reading = match consulted {
-            Some(reading) => reading,
-            None => {
-                let prompt = self.strategy.prompt(&ctx);
-                let request = build_request(&self.options, prompt);
-                let (scripted, source) = match injected {
-                    Some(text) => (Some(text), "the injected reply"),
-                    None => (
-                        self.strategy.scripted_reply(turn),
-                        "the configured boot reply",
-                    ),
-                };
-                let reply = match scripted {
-                    Some(text) => {
-                        self.emit(
-                            turn,
-                            EventKind::Note {
-                                text: format!("using {source} instead of asking the model"),
-                            },
-                        );
-                        hooks::given_reply(text)
-                    }
-                    None => self.channel().ask(turn, &request)?,
-                };
-                let reading = self.strategy.read(&reply, &ctx);
-                self.emit(turn, reply_event(&reply, model_start, Some(&reading)));
-                reading
-            }
-        };
-        let model_ms = model_start.elapsed().as_secs_f64() * 1000.0;
-        self.emit_reply_errors(turn, &reading.errors);
-        let mut reading = reading;
-        let rejected = self.approval(turn, &mut reading, &ctx)?;
+    }
 
-        // act
-        let act_start = Instant::now();
-        let (results, fatal) = match rejected {
-            Some(results) => (results, None),
-            None => self.act(turn, &reading),
+    /// The turn's entry in the run directory.
+    fn record(
+        &mut self,
+        turn: u32,
+        reading: &Reading,
+        results: &[ActionResult],
+        timings: TurnTimings,
+    ) -> Result<(), Stop> {
+        let Some(w) = self.writer.as_mut() else {
+            return Ok(());
         };
-        let act_ms = act_start.elapsed().as_secs_f64() * 1000.0;
-        self.strategy.record(&reading, &results);
-        let acted = results.iter().any(ActionResult::is_ok);
-
-        // record
-        if let Some(w) = self.writer.as_mut() {
-            let entry = TurnEntry {
-                turn,
-                observation: reading.text.clone(),
-                bboxes: reading.bboxes.clone(),
-                actions: reading.actions.clone(),
-                results: results.clone(),
-                timings: TurnTimings {
-                    observe: Some(obs.timings),
-                    model_ms: Some(model_ms),
-                    act_ms: Some(act_ms),
-                    turn_ms: Some(turn_start.elapsed().as_secs_f64() * 1000.0),
-                },
-                error: (!reading.errors.is_empty()).then(|| reading.errors.join("; ")),
-            };
-            if let Err(e) = w.finish_turn(entry) {
-                return Err(Stop(
-                    Outcome::Failed,
-                    format!("cannot write the run directory: {e}"),
-                ));
-            }
-        }
-        self.pipeline.recycle(obs);
-        history.push(TurnFeedback::executed(
-            &reading.actions,
-            &results,
-            &reading.bboxes,
-        ));
-        if let Some(stop) = fatal {
-            return Err(stop);
-        }
-        Ok(terminal_outcome(&reading, &results).unwrap_or(TurnEnd::Continue { acted }))
+        let entry = TurnEntry {
+            turn,
+            observation: reading.text.clone(),
+            bboxes: reading.bboxes.clone(),
+            actions: reading.actions.clone(),
+            results: results.to_vec(),
+            timings,
+            error: (!reading.errors.is_empty()).then(|| reading.errors.join("; ")),
+        };
+        w.finish_turn(entry).map_err(|e| {
+            Stop(
+                Outcome::Failed,
+                format!("cannot write the run directory: {e}"),
+            )
+        })
     }
 
     /// One non-fatal `error` event per problem with a reply.
@@ -517,8 +576,8 @@ impl Channel<'_> {
         }
     }
 
-    /// Sends the request (in a worker thread, so Ctrl+C is not stuck behind it). Emits one
-    /// `model_request` per attempt: the first, then one for each retry with its reason.
+    /// Asks the model (which gives up at once on Ctrl+C). Emits one `model_request` per
+    /// attempt: the first, then one for each retry with its reason.
     fn ask(&mut self, turn: u32, request: &ChatRequest) -> Result<Reply, Stop> {
         let body = request.to_body();
         let text = body.to_string();
@@ -532,23 +591,33 @@ impl Channel<'_> {
         };
         self.emit(turn, request_event(1, None));
         self.exchange(turn, "request", sanitize::sanitized(&body));
-        let client = self.client.clone();
-        let interrupt = self.interrupt;
-        let result = model_call::call(client, request.clone(), interrupt, &mut |r| {
-            self.emit(turn, request_event(r.attempt, Some(r.reason.clone())));
+        let model = self.model.clone();
+        let cancel = self.cancel;
+        let mut live = Coalesce::default();
+        let result = model.complete(request, cancel, &mut |p| match p {
+            Progress::Retry(r) => {
+                self.emit(turn, request_event(r.attempt, Some(r.reason.clone())));
+            }
+            Progress::Delta(d) => {
+                if let Some(text) = live.push(d) {
+                    self.emit_live(turn, EventKind::ModelDelta { text });
+                }
+            }
         });
         match result {
-            model_call::CallResult::Reply(reply) => {
+            Ok(reply) => {
                 let response = serde_json::json!({
                     "content": reply.content, "reasoning": reply.reasoning,
                     "tool_calls": reply.tool_calls, "finish_reason": reply.finish_reason});
                 self.exchange(turn, "response", response);
                 Ok(reply)
             }
-            model_call::CallResult::Interrupted => {
-                Err(Stop(Outcome::Interrupted, "interrupted (Ctrl+C)".into()))
+            Err(ModelError::Cancelled) => {
+                let reason = self.controls.stop_requested();
+                let reason = reason.unwrap_or_else(|| hooks::INTERRUPTED.into());
+                Err(Stop(Outcome::Interrupted, reason))
             }
-            model_call::CallResult::Failed(e) => {
+            Err(e) => {
                 self.exchange(turn, "error", serde_json::Value::from(e.to_string()));
                 let outcome = if e.is_unreachable() {
                     Outcome::Unreachable
@@ -557,6 +626,14 @@ impl Channel<'_> {
                 };
                 Err(Stop(outcome, e.to_string()))
             }
+        }
+    }
+
+    /// An event for subscribers only (not logged): streamed text.
+    fn emit_live(&mut self, turn: u32, kind: EventKind) {
+        let event = Event::now(turn, kind);
+        for s in self.subscribers.iter_mut() {
+            s(&event);
         }
     }
 
@@ -581,6 +658,28 @@ impl Channel<'_> {
                 },
             );
         }
+    }
+}
+
+/// Joins stream deltas so that at most one `model_delta` goes out per [`Coalesce::EVERY`].
+#[derive(Default)]
+struct Coalesce {
+    pending: String,
+    last: Option<Instant>,
+}
+
+impl Coalesce {
+    const EVERY: Duration = Duration::from_millis(100);
+
+    /// Adds a delta; the text to send now, if it is time.
+    fn push(&mut self, delta: &str) -> Option<String> {
+        self.pending.push_str(delta);
+        let due = self.last.is_none_or(|t| t.elapsed() >= Self::EVERY);
+        if !due || self.pending.is_empty() {
+            return None;
+        }
+        self.last = Some(Instant::now());
+        Some(std::mem::take(&mut self.pending))
     }
 }
 
@@ -629,7 +728,13 @@ enum TurnEnd {
     Finished(Outcome, String),
 }
 
-/// A performed done/fail/ask_user/report_completion ends the run.
+/// Whether a person answered this `ask_user`.
+fn answered(r: &ActionResult) -> bool {
+    matches!(r, ActionResult::Ok { warnings } if warnings.iter().any(|w| w.kind == hooks::USER_ANSWER))
+}
+
+/// A performed done/fail/report_completion ends the run, and so does an `ask_user` nobody
+/// answered.
 fn terminal_outcome(reading: &Reading, results: &[ActionResult]) -> Option<TurnEnd> {
     for (a, r) in reading.actions.iter().zip(results) {
         if !r.is_ok() {
@@ -643,6 +748,8 @@ fn terminal_outcome(reading: &Reading, results: &[ActionResult]) -> Option<TurnE
             ActionKind::Fail { text } => {
                 TurnEnd::Finished(Outcome::Failed, format!("the model gave up: {text}"))
             }
+            // answered by a person: the run goes on with the answer
+            ActionKind::AskUser { .. } if answered(r) => continue,
             ActionKind::AskUser { text } => TurnEnd::Finished(
                 Outcome::Failed,
                 format!("the model handed back to a person: {text}"),

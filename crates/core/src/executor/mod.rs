@@ -10,7 +10,7 @@
 //!   `wait` sleeps its seconds (not in dry-run).
 //! - No input stays held: every button and key pressed down is tracked ([`held`]) and released
 //!   at the end of each turn (each `execute_with` call), on any error, on Ctrl+C (the
-//!   [`interrupt`](Executor::with_interrupt) flag, checked during every wait and hold) and on the
+//!   [`cancel`](Executor::with_cancel) token, checked during every wait and hold) and on the
 //!   failsafe; the engine calls [`Executor::release_all`] when a run ends. `long_press`,
 //!   `hold_key` and a key combo are one action each, so they run whole or are released whole.
 
@@ -20,15 +20,14 @@ pub mod held;
 pub mod motion;
 
 use crate::action::{Action, ActionError, ActionKind, ActionResult, ErrorKind, Warning};
+use crate::cancel::Cancel;
 use crate::geometry::WorkArea;
 use crate::keys;
 use fence::Fence;
 use franz_desktop::{Button, Desktop, DesktopError, Key, PixelPoint, Press};
 use held::{Held, HeldItem};
-use motion::{Motion, pause};
+use motion::Motion;
 use serde::{Deserialize, Serialize};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 pub use failsafe::Tripped;
@@ -128,7 +127,7 @@ pub struct Executor {
     /// The buttons and keys franz holds down now.
     held: Held,
     /// Set by Ctrl+C: waits and holds end early, the turn's remaining actions are skipped.
-    interrupt: Option<Arc<AtomicBool>>,
+    cancel: Option<Cancel>,
 }
 
 impl Executor {
@@ -139,21 +138,49 @@ impl Executor {
             dry_run,
             placed: None,
             held: Held::default(),
-            interrupt: None,
+            cancel: None,
         }
     }
 
-    /// The executor with a Ctrl+C flag: once it is set, a `wait`, `long_press` or `hold_key`
-    /// stops early (releasing what it holds) and the turn's remaining actions are not performed.
-    pub fn with_interrupt(mut self, flag: Arc<AtomicBool>) -> Self {
-        self.interrupt = Some(flag);
+    /// The executor with the run's cancel token (Ctrl+C): once it is set, a `wait`,
+    /// `long_press` or `hold_key` stops at once (releasing what it holds) and the turn's
+    /// remaining actions are not performed.
+    pub fn with_cancel(mut self, cancel: Cancel) -> Self {
+        self.cancel = Some(cancel);
         self
     }
 
     fn interrupted(&self) -> bool {
-        self.interrupt
-            .as_ref()
-            .is_some_and(|f| f.load(Ordering::SeqCst))
+        self.cancel.as_ref().is_some_and(Cancel::is_cancelled)
+    }
+
+    /// A motion pause inside an action: an error (the action stops there) when cancelled.
+    fn pause(&self, ms: u64, what: &str) -> Result<(), Fault> {
+        if ms > 0 {
+            self.sleep(Duration::from_millis(ms));
+        }
+        if self.interrupted() {
+            return Err(self.cut_short(what, "part way".into()));
+        }
+        Ok(())
+    }
+
+    /// The error of an action cut short by a cancel.
+    fn cut_short(&self, what: &str, when: String) -> Fault {
+        Fault::Action(ActionError::new(
+            ErrorKind::ExecutionFailed,
+            format!("{what}: interrupted (Ctrl+C) {when}; everything held was released"),
+        ))
+    }
+
+    /// Sleeps `d`, waking at once when cancelled.
+    fn sleep(&self, d: Duration) {
+        match &self.cancel {
+            Some(c) => {
+                c.sleep(d);
+            }
+            None => std::thread::sleep(d),
+        }
     }
 
     /// What franz holds down now (empty between turns).
@@ -261,7 +288,7 @@ impl Executor {
                 ))
             } else {
                 if i > 0 && touched_os && !self.dry_run {
-                    pause(self.config.motion.action_delay_ms);
+                    self.sleep(Duration::from_millis(self.config.motion.action_delay_ms));
                 }
                 match self.perform(desktop, &action.kind) {
                     Ok(warnings) => {
@@ -282,7 +309,7 @@ impl Executor {
             results.push(result);
         }
         if touched_os && !self.dry_run {
-            pause(self.config.motion.ui_settle_ms);
+            self.sleep(Duration::from_millis(self.config.motion.ui_settle_ms));
         }
         Ok(results)
     }
@@ -328,7 +355,7 @@ impl Executor {
                     Press::Up
                 };
                 if !self.dry_run {
-                    pause(m.click_settle_ms);
+                    self.pause(m.click_settle_ms, kind.name())?;
                     self.button(desktop, *button, press)?;
                 }
             }
@@ -336,7 +363,7 @@ impl Executor {
                 let p = self.at(desktop, *x, *y, kind.name(), &mut warnings)?;
                 self.move_to(desktop, p)?;
                 if !self.dry_run {
-                    pause(m.click_settle_ms);
+                    self.pause(m.click_settle_ms, kind.name())?;
                     self.button(desktop, Button::Left, Press::Down)?;
                     self.hold(desktop, *seconds, kind.name(), true)?;
                     self.button(desktop, Button::Left, Press::Up)?;
@@ -373,7 +400,7 @@ impl Executor {
                     // `execute_with` releases them (and everything else held) at once
                     for (i, k) in combo.keys.iter().enumerate() {
                         if i > 0 {
-                            pause(m.key_delay_ms);
+                            self.pause(m.key_delay_ms, kind.name())?;
                         }
                         self.key(desktop, *k, Press::Down)?;
                     }
@@ -381,13 +408,16 @@ impl Executor {
                         self.hold(desktop, *seconds, kind.name(), true)?;
                     }
                     for k in combo.keys.iter().rev() {
-                        pause(m.key_delay_ms);
+                        // the release goes on even when cancelled: execute_with releases too
+                        self.sleep(Duration::from_millis(m.key_delay_ms));
                         self.key(desktop, *k, Press::Up)?;
                     }
                 }
             }
             ActionKind::Wait { seconds } => {
                 if !self.dry_run {
+                    // the failsafe is checked before the wait, not during it: `franz act` reports a wait
+                    // whole and stops before the next action (tests/act.rs)
                     self.hold(desktop, *seconds, kind.name(), false)?;
                 }
             }
@@ -450,7 +480,7 @@ impl Executor {
             if now >= end {
                 return Ok(());
             }
-            std::thread::sleep((end - now).min(STEP));
+            self.sleep((end - now).min(STEP));
             if failsafe {
                 self.check_failsafe(desktop)?;
             }
@@ -513,7 +543,7 @@ impl Executor {
                 for q in motion::path(from, p, m.move_steps) {
                     desktop.input().move_to(q)?;
                     self.placed = Some(q);
-                    pause(m.move_step_delay_ms);
+                    self.pause(m.move_step_delay_ms, "move")?;
                 }
             }
             _ => desktop.input().move_to(p)?,
@@ -539,10 +569,10 @@ impl Executor {
             return Ok(());
         }
         let m = self.config.motion;
-        pause(m.click_settle_ms);
+        self.pause(m.click_settle_ms, kind.name())?;
         for i in 0..times {
             if i > 0 {
-                pause(m.click_interval_ms);
+                self.pause(m.click_interval_ms, kind.name())?;
             }
             desktop.input().button(button, Press::Click)?;
         }
@@ -567,14 +597,16 @@ impl Executor {
             Some(p) => p,
             None => desktop.pointer()?,
         };
-        pause(m.click_settle_ms);
+        self.pause(m.click_settle_ms, "drag")?;
         self.button(desktop, Button::Left, Press::Down)?;
         for q in motion::path(from, to, m.drag_steps.max(1)) {
-            pause(m.drag_step_delay_ms);
+            // a cancel or the failsafe mid-drag ends it; execute_with releases the button
+            self.pause(m.drag_step_delay_ms, "drag")?;
+            self.check_failsafe(desktop)?;
             desktop.input().move_to(q)?;
             self.placed = Some(q);
         }
-        pause(m.click_settle_ms);
+        self.pause(m.click_settle_ms, "drag")?;
         self.button(desktop, Button::Left, Press::Up)?;
         Ok(())
     }
@@ -586,11 +618,18 @@ impl Executor {
             return Ok(());
         }
         let mut buf = [0u8; 4];
-        for c in text.chars() {
+        for (typed, c) in text.chars().enumerate() {
+            if self.interrupted() {
+                return Err(self.cut_short("type", format!("after {typed} characters")));
+            }
+            if typed > 0 && (c == ' ' || c == '\n') {
+                // the failsafe is watched while typing, once a word
+                self.check_failsafe(desktop)?;
+            }
             desktop.input().text(c.encode_utf8(&mut buf))?;
-            pause(m.char_delay_ms);
+            self.pause(m.char_delay_ms, "type")?;
             if c == ' ' || c == '\n' {
-                pause(m.word_delay_ms);
+                self.pause(m.word_delay_ms, "type")?;
             }
         }
         Ok(())

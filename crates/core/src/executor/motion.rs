@@ -11,7 +11,6 @@
 
 use franz_desktop::PixelPoint;
 use serde::{Deserialize, Serialize};
-use std::time::Duration;
 
 /// A named set of [`Motion`] values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -112,13 +111,6 @@ impl Motion {
     /// Whether text can go out in one call (no per-character cadence).
     pub fn types_in_one_go(&self) -> bool {
         self.char_delay_ms == 0 && self.word_delay_ms == 0
-    }
-}
-
-/// Sleeps `ms` milliseconds (nothing for 0).
-pub fn pause(ms: u64) {
-    if ms > 0 {
-        std::thread::sleep(Duration::from_millis(ms));
     }
 }
 

@@ -133,7 +133,7 @@ struct Recorder {
     refuse: Option<Key>,
     slam_on_down: bool,
     slammed: bool,
-    interrupt_on_down: Option<Arc<AtomicBool>>,
+    interrupt_on_down: Option<crate::cancel::Cancel>,
 }
 
 impl Recorder {
@@ -209,7 +209,7 @@ impl Input for Recorder {
         if press == Press::Down {
             self.slammed |= self.slam_on_down;
             if let Some(flag) = &self.interrupt_on_down {
-                flag.store(true, Ordering::SeqCst);
+                flag.cancel();
             }
         }
         Ok(())
@@ -417,10 +417,10 @@ fn the_failsafe_during_a_long_press_releases_the_button() {
 
 #[test]
 fn ctrl_c_during_a_long_press_releases_it_and_skips_the_rest_of_the_turn() {
-    let flag = Arc::new(AtomicBool::new(false));
+    let flag = crate::cancel::Cancel::new();
     let mut d = Recorder::new();
     d.interrupt_on_down = Some(flag.clone());
-    let mut ex = live().with_interrupt(flag);
+    let mut ex = live().with_cancel(flag);
     let started = Instant::now();
     let r = ex
         .execute(
@@ -466,4 +466,101 @@ fn release_all_releases_what_a_turn_could_not_and_dry_run_holds_nothing() {
         .unwrap();
     assert!(r.iter().all(ActionResult::is_ok), "{r:?}");
     assert!(started.elapsed() < Duration::from_secs(10));
+}
+
+/// Runs `actions` with `motion` on a fake desktop, cancels 200 ms in, and returns the results,
+/// how long the executor took after the cancel, and what the desktop got.
+fn cancelled_after_200ms(
+    motion: Motion,
+    actions_json: &[serde_json::Value],
+) -> (Vec<ActionResult>, Duration, franz_desktop::fake::FakeLog) {
+    let cancel = crate::cancel::Cancel::new();
+    let area = Crop::FULL
+        .work_area(PixelRect::new(0, 0, 800, 600))
+        .unwrap();
+    let config = ExecConfig {
+        motion,
+        ..ExecConfig::default()
+    };
+    let mut ex = Executor::new(area, config, false).with_cancel(cancel.clone());
+    let mut d = franz_desktop::fake::FakeDesktop::new(800, 600);
+    let log = d.log();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let canceller = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(200));
+        let at = Instant::now();
+        cancel.cancel();
+        tx.send(at).unwrap();
+    });
+    let results = ex.execute(&mut d, &actions(actions_json)).unwrap();
+    let took = rx.recv().unwrap().elapsed();
+    canceller.join().unwrap();
+    assert!(ex.held().is_empty());
+    (results, took, log)
+}
+
+#[test]
+fn cancel_stops_a_long_human_paced_type_at_once() {
+    // 2000 characters at 10 ms plus 50 ms a word: over 30 s uncancelled
+    let text = "word ".repeat(400);
+    let (results, took, log) = cancelled_after_200ms(
+        Motion::human(),
+        &[
+            json!({"type": "type", "text": text}),
+            json!({"type": "key", "keys": "enter"}),
+        ],
+    );
+    assert!(took < Duration::from_secs(2), "{took:?}");
+    match &results[..] {
+        [ActionResult::Error(a), ActionResult::Error(b)] => {
+            assert!(a.message.contains("interrupted"), "{a:?}");
+            assert!(b.message.contains("not performed"), "{b:?}");
+        }
+        other => panic!("{other:?}"),
+    }
+    let typed: usize = log
+        .sent()
+        .iter()
+        .filter(|s| matches!(s, franz_desktop::fake::Sent::Text(_)))
+        .count();
+    assert!(typed > 0 && typed < 200, "typed {typed} characters");
+}
+
+#[test]
+fn cancel_stops_a_stepped_drag_at_once_and_releases_the_button() {
+    // 3000 steps of 10 ms: 30 s uncancelled
+    let motion = Motion {
+        drag_steps: 3000,
+        drag_step_delay_ms: 10,
+        ..Motion::fast()
+    };
+    let (results, took, log) = cancelled_after_200ms(
+        motion,
+        &[json!({"type": "drag", "x1": 100, "y1": 100, "x2": 900, "y2": 900})],
+    );
+    assert!(took < Duration::from_secs(2), "{took:?}");
+    assert!(
+        matches!(&results[..], [ActionResult::Error(e)] if e.message.contains("interrupted")),
+        "{results:?}"
+    );
+    assert!(
+        log.held().is_empty(),
+        "the button went up: {:?}",
+        log.held()
+    );
+    assert!(log.sent().contains(&franz_desktop::fake::Sent::Button(
+        Button::Left,
+        Press::Down
+    )));
+}
+
+#[test]
+fn cancel_ends_a_60_second_wait_at_once() {
+    let (results, took, _) =
+        cancelled_after_200ms(Motion::fast(), &[json!({"type": "wait", "seconds": 60})]);
+    assert!(took < Duration::from_secs(1), "{took:?}");
+    assert!(
+        matches!(&results[..], [ActionResult::Error(e)] if e.message.contains("interrupted")),
+        "{results:?}"
+    );
 }

@@ -18,6 +18,7 @@ use super::error::{ModelError, status_error};
 use super::snippet;
 use super::sse::{Chunk, SseDecoder, StreamAssembler};
 use super::types::{ChatRequest, Reply};
+use crate::cancel::Cancel;
 use reqwest::blocking::{Client, RequestBuilder, Response};
 use serde_json::Value;
 use std::io::Read;
@@ -150,6 +151,8 @@ pub struct ModelClient {
     http: Client,
     endpoint: Endpoint,
     cfg: ClientConfig,
+    /// Checked before each attempt, during backoff and between stream chunks.
+    cancel: Option<Cancel>,
 }
 
 impl ModelClient {
@@ -175,7 +178,19 @@ impl ModelClient {
             http,
             endpoint,
             cfg,
+            cancel: None,
         })
+    }
+
+    /// This client, giving up with [`ModelError::Cancelled`] once `cancel` is set: before an
+    /// attempt, during a retry's backoff, and between the chunks of a stream.
+    pub fn with_cancel(mut self, cancel: Cancel) -> Self {
+        self.cancel = Some(cancel);
+        self
+    }
+
+    fn cancelled(&self) -> bool {
+        self.cancel.as_ref().is_some_and(Cancel::is_cancelled)
     }
 
     pub fn endpoint(&self) -> &Endpoint {
@@ -287,6 +302,9 @@ impl ModelClient {
         let attempts = self.cfg.retries + 1;
         let mut attempt = 0;
         loop {
+            if self.cancelled() {
+                return Err(ModelError::Cancelled);
+            }
             attempt += 1;
             let mut rb = build();
             if let Some(key) = &self.cfg.api_key {
@@ -371,7 +389,12 @@ impl ModelClient {
             attempt: attempt + 1,
             reason: format!("{why}; retrying in {:.1} s", wait.as_secs_f64()),
         });
-        std::thread::sleep(wait);
+        match &self.cancel {
+            Some(c) => {
+                c.sleep(wait);
+            }
+            None => std::thread::sleep(wait),
+        }
     }
 
     fn too_large(&self) -> ModelError {
@@ -475,6 +498,9 @@ impl ModelClient {
             }
             if asm.is_done() {
                 return Ok(asm.finish());
+            }
+            if self.cancelled() {
+                return Err(ModelError::Cancelled);
             }
             if n == 0 {
                 let reply = asm.finish();

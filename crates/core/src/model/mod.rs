@@ -1,21 +1,25 @@
 //! Talking to models: the OpenAI-compatible client, its wire types, SSE assembly, the
 //! exchange-log sanitizer, and the scripted model server that tests and `franz demo` use.
 //!
-//! A strategy builds a [`ChatRequest`], calls [`ModelClient::chat`], and hands the [`Reply`]
-//! straight to [`crate::parser::parse_reply`].
+//! A strategy builds a [`ChatRequest`]; the engine asks a [`Model`] (the HTTP [`ModelClient`]
+//! or the in-memory [`MemoryModel`]) and hands the [`Reply`] to the strategy's parser.
 
+pub mod backend;
 pub mod client;
 pub mod error;
+pub mod memory;
 pub mod sanitize;
 pub mod scripted_server;
 mod scripted_wire;
 pub mod sse;
 pub mod types;
 
+pub use backend::{Model, Progress};
 pub use client::{
     ClientConfig, DEFAULT_MAX_RESPONSE_BYTES, Endpoint, ModelClient, Retry, api_key_from_env,
 };
 pub use error::ModelError;
+pub use memory::{Canned, MemoryModel};
 pub use scripted_server::{
     Fault, RecordedRequest, Script, ScriptedReply, ScriptedServer, ServerOptions, Step,
 };

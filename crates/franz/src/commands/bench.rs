@@ -1,5 +1,7 @@
 //! `franz bench ...`: measurements that print medians. Never used as test assertions.
 
+mod stop;
+
 use crate::cli::{
     BenchActArgs, BenchCommand, BenchObserveArgs, BenchOverlayArgs, BenchRunlogArgs, GlobalArgs,
 };
@@ -24,6 +26,7 @@ pub fn run(g: &GlobalArgs, cmd: &BenchCommand) -> anyhow::Result<ExitCode> {
         BenchCommand::Overlay(args) => overlay(args),
         BenchCommand::Runlog(args) => runlog(args),
         BenchCommand::Act(args) => act(g, args),
+        BenchCommand::Stop(args) => stop::bench(args),
     }
 }
 

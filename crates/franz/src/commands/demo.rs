@@ -40,7 +40,7 @@ pub fn run(g: &GlobalArgs, args: &DemoArgs) -> anyhow::Result<ExitCode> {
         "xterm -geometry 60x16+40+40 -e sh -c 'cat > {}'",
         note.display()
     ));
-    let mut session = setup::open_session(&global)?;
+    let session = setup::open_session(&global)?;
 
     let server = ScriptedServer::start(Script::list(DEMO_REPLIES.map(ScriptedReply::text)))
         .context("cannot start the scripted model server")?;
@@ -54,7 +54,8 @@ pub fn run(g: &GlobalArgs, args: &DemoArgs) -> anyhow::Result<ExitCode> {
         ..RunArgs::default()
     };
     let (effective, _) = crate::settings::resolve_run(&global, &run_args)?;
-    let summary = crate::runner::run_engine(&mut session, &effective, DEMO_TASK.into(), &run_args)?;
+    let (summary, _sandbox) =
+        crate::runner::run_engine(session, &effective, DEMO_TASK.into(), &run_args)?;
 
     // the run directory is the newest one in runs_dir
     let run_dir = newest_run(&args.runs_dir)?;

@@ -39,8 +39,8 @@ pub fn run(g: &GlobalArgs, a: &RunArgs) -> anyhow::Result<ExitCode> {
     if let Some(s) = &scenario {
         global.launch.extend(s.setup.iter().cloned());
     }
-    let mut session = setup::open_session(&global)?;
-    let summary = run_engine(&mut session, &effective, task, a)?;
+    let session = setup::open_session(&global)?;
+    let (summary, _sandbox) = run_engine(session, &effective, task, a)?;
     if summary.outcome == franz_core::event::Outcome::Unreachable {
         eprintln!(
             "franz: start your model server or pass --api-url (tried {})",

@@ -10,7 +10,7 @@ use axum::middleware::Next;
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{Html, IntoResponse, Response};
 use base64::Engine as _;
-use franz_core::engine::{Decision, RemoteError};
+use franz_core::engine::{Decision, Op, RemoteError};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use std::convert::Infallible;
@@ -136,7 +136,9 @@ pub async fn inject(State(s): Shared, headers: HeaderMap, body: Bytes) -> Respon
         Ok(r) => r,
         Err(e) => return e.into_response(),
     };
-    s.remote.inject(req.vlm_text);
+    if let Err(e) = s.session.submit(Op::Inject(req.vlm_text)) {
+        return remote_error(e);
+    }
     Json(serde_json::json!({"ok": true})).into_response()
 }
 
@@ -170,7 +172,7 @@ pub async fn annotated(State(s): Shared, headers: HeaderMap, body: Bytes) -> Res
     if let Err(message) = check_annotated(&s, req.seq, &png) {
         return error(StatusCode::BAD_REQUEST, message);
     }
-    match s.remote.annotate(req.seq, png) {
+    match s.session.submit(Op::Annotate { seq: req.seq, png }) {
         Ok(()) => {
             s.note_annotated(req.seq);
             Json(serde_json::json!({"ok": true, "seq": req.seq})).into_response()
@@ -208,17 +210,20 @@ pub async fn control(State(s): Shared, headers: HeaderMap, body: Bytes) -> Respo
         Ok(r) => r,
         Err(e) => return e.into_response(),
     };
-    match req.command.as_str() {
-        "pause" => s.remote.pause(),
-        "resume" => s.remote.resume(),
-        "step" => s.remote.step(),
-        "stop" => s.remote.stop("stopped from the panel"),
+    let op = match req.command.as_str() {
+        "pause" => Op::Pause,
+        "resume" => Op::Resume,
+        "step" => Op::Step,
+        "stop" => Op::Stop("stopped from the panel".into()),
         other => {
             return error(
                 StatusCode::BAD_REQUEST,
                 format!("unknown command {other:?}: use pause, resume, step or stop"),
             );
         }
+    };
+    if let Err(e) = s.session.submit(op) {
+        return remote_error(e);
     }
     Json(serde_json::json!({"ok": true, "command": req.command})).into_response()
 }
@@ -250,8 +255,29 @@ pub async fn approve(State(s): Shared, headers: HeaderMap, body: Bytes) -> Respo
             );
         }
     };
-    match s.remote.decide(req.seq, decision) {
+    match s.session.submit(Op::Approve {
+        seq: req.seq,
+        decision,
+    }) {
         Ok(()) => Json(serde_json::json!({"ok": true, "seq": req.seq})).into_response(),
+        Err(e) => remote_error(e),
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Answer {
+    text: String,
+}
+
+/// The answer to the model's question (`ask_user`); 409 unless the run waits for one.
+pub async fn answer(State(s): Shared, headers: HeaderMap, body: Bytes) -> Response {
+    let req: Answer = match parse(&headers, &body) {
+        Ok(r) => r,
+        Err(e) => return e.into_response(),
+    };
+    match s.session.submit(Op::Answer(req.text)) {
+        Ok(()) => Json(serde_json::json!({"ok": true})).into_response(),
         Err(e) => remote_error(e),
     }
 }

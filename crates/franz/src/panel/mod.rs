@@ -1,9 +1,9 @@
 //! The live panel (`franz run --panel`): an axum server on its own thread and tokio runtime
-//! that shows the run as it happens and steers it through the engine's [`Controller`] hooks.
+//! that shows the run as it happens and steers it through the session's ops.
 //!
 //! Every request needs the run's random token (`?token=` or `Authorization: Bearer`); requests
 //! from another origin are refused; bodies are capped. The panel only reaches the engine
-//! through [`Remote`], so it cannot make the engine do what it would not do on its own.
+//! through the session handle, so it cannot make the engine do what it would not do on its own.
 
 mod handlers;
 mod state;
@@ -32,6 +32,7 @@ pub fn app(state: Arc<PanelState>) -> Router {
         .route("/annotated", post(handlers::annotated))
         .route("/control", post(handlers::control))
         .route("/approve", post(handlers::approve))
+        .route("/answer", post(handlers::answer))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             handlers::guard,

@@ -1,17 +1,15 @@
-//! What the panel knows about the run: the latest view (`GET /state`), fed by an engine
-//! subscriber and the controller's `observed` hook, and the event broadcast behind `/events`.
-//! [`PanelState`] is also the engine's [`Controller`]: it hands everything to [`Remote`] and
-//! keeps the latest screenshot for the page.
+//! What the panel knows about the run: the latest view (`GET /state`), fed by the session's
+//! events (and the session's latest screenshot on each `observation`), and the event broadcast
+//! behind `/events`. Commands go to the run as ops on its [`SessionHandle`].
 
 use base64::Engine as _;
 use franz_core::action::{Action, ActionResult};
-use franz_core::engine::{Controller, Decision, Gate, Remote};
+use franz_core::engine::SessionHandle;
 use franz_core::event::{Event, EventKind};
 use franz_core::geometry::NormBox;
-use franz_core::observe::{Observation, StageTimings};
+use franz_core::observe::StageTimings;
 use serde::Serialize;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Duration;
 use tokio::sync::broadcast;
 
 /// The body of `GET /state` (the vision loop's fields, docs/seeds.md, plus franz's).
@@ -37,8 +35,10 @@ pub struct View {
     pub observation: String,
     pub vlm_json: String,
     pub paused: bool,
-    /// `approval` or `annotation` while the engine waits for a person.
+    /// `approval`, `annotation` or `answer` while the engine waits for a person.
     pub awaiting: Option<String>,
+    /// The model's question while `awaiting` is `answer`.
+    pub question: Option<String>,
     pub annotate_mode: bool,
     pub approve_mode: bool,
     /// The last turn's milliseconds: observation stages, model, act.
@@ -55,7 +55,7 @@ pub struct Timings {
 
 pub struct PanelState {
     pub token: String,
-    pub remote: Arc<Remote>,
+    pub session: SessionHandle,
     /// `GET /config`: the overlay config and the capture size.
     pub config: serde_json::Value,
     pub events: broadcast::Sender<String>,
@@ -63,17 +63,17 @@ pub struct PanelState {
 }
 
 impl PanelState {
-    pub fn new(token: String, remote: Arc<Remote>, config: serde_json::Value) -> Arc<Self> {
+    pub fn new(token: String, session: SessionHandle, config: serde_json::Value) -> Arc<Self> {
         let (events, _) = broadcast::channel(1024);
         let view = View {
             phase: "starting".into(),
-            annotate_mode: remote.annotate_mode(),
-            approve_mode: remote.approve_mode(),
+            annotate_mode: session.annotate_mode(),
+            approve_mode: session.approve_mode(),
             ..View::default()
         };
         Arc::new(Self {
             token,
-            remote,
+            session,
             config,
             events,
             view: Mutex::new(view),
@@ -87,11 +87,12 @@ impl PanelState {
     /// The current view.
     pub fn view(&self) -> View {
         let mut v = self.lock().clone();
-        v.paused = self.remote.is_paused();
+        v.paused = self.session.is_paused();
         v.pending_seq = self
-            .remote
+            .session
             .pending_annotation()
-            .or(self.remote.pending_decision());
+            .or(self.session.pending_decision())
+            .or(self.session.pending_answer());
         v
     }
 
@@ -105,13 +106,17 @@ impl PanelState {
         self.lock().annotated_seq = Some(seq);
     }
 
-    /// An engine subscriber: updates the view, then broadcasts the event.
-    pub fn subscriber(self: &Arc<Self>) -> franz_core::engine::Subscriber {
-        let me = self.clone();
-        Box::new(move |e: &Event| me.record(e))
-    }
-
+    /// Updates the view with an event of the run, then broadcasts it. A `model_delta` only
+    /// goes out on `/events` (the page shows it without asking `/state` again).
     pub fn record(&self, e: &Event) {
+        if let EventKind::ModelDelta { .. } = e.kind {
+            // no receivers is fine: nobody watches
+            let _ = self.events.send(e.to_json_line());
+            return;
+        }
+        if let EventKind::Observation { .. } = e.kind {
+            self.observed();
+        }
         {
             let mut v = self.lock();
             v.msg_id += 1;
@@ -120,6 +125,7 @@ impl PanelState {
                 EventKind::TurnStarted {} => {
                     v.phase = "observing".into();
                     v.awaiting = None;
+                    v.question = None;
                     v.results.clear();
                     v.timings = Timings::default();
                 }
@@ -162,6 +168,11 @@ impl PanelState {
                     v.phase = "awaiting_annotation".into();
                     v.awaiting = Some("annotation".into());
                 }
+                EventKind::AwaitingAnswer { question } => {
+                    v.phase = "awaiting_answer".into();
+                    v.awaiting = Some("answer".into());
+                    v.question = Some(question.clone());
+                }
                 _ => {}
             }
         }
@@ -170,34 +181,18 @@ impl PanelState {
     }
 }
 
-impl Controller for PanelState {
-    fn gate(&self, timeout: Duration) -> Gate {
-        self.remote.gate(timeout)
-    }
-    fn injected_reply(&self) -> Option<String> {
-        self.remote.injected_reply()
-    }
-    fn stop_requested(&self) -> Option<String> {
-        self.remote.stop_requested()
-    }
-    fn observed(&self, seq: u32, observation: &Observation) {
-        let b64 = base64::engine::general_purpose::STANDARD.encode(&observation.encoded);
+impl PanelState {
+    /// Shows the session's latest screenshot (the image the model was shown, before any
+    /// annotation).
+    fn observed(&self) {
+        let Some(shot) = self.session.screenshot() else {
+            return;
+        };
+        let b64 = base64::engine::general_purpose::STANDARD.encode(shot.encoded.as_slice());
         let mut v = self.lock();
         v.raw_b64 = b64;
-        v.image_seq = seq;
-        v.image_width = observation.size.width;
-        v.image_height = observation.size.height;
-    }
-    fn annotating(&self) -> bool {
-        self.remote.annotating()
-    }
-    fn annotation(&self, seq: u32, timeout: Duration) -> Option<Vec<u8>> {
-        self.remote.annotation(seq, timeout)
-    }
-    fn approving(&self) -> bool {
-        self.remote.approving()
-    }
-    fn decision(&self, seq: u32, actions: &[Action], timeout: Duration) -> Option<Decision> {
-        self.remote.decision(seq, actions, timeout)
+        v.image_seq = shot.seq;
+        v.image_width = shot.width;
+        v.image_height = shot.height;
     }
 }

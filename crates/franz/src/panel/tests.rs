@@ -1,8 +1,8 @@
-//! The router on 127.0.0.1:0 with a [`Remote`] and no engine: the guard, the body cap, JSON
+//! The router on 127.0.0.1:0 with a session handle and no engine: the guard, the body cap, JSON
 //! errors and the seq checks, over real HTTP with reqwest.
 
 use super::{BODY_LIMIT, PanelState, app, new_token};
-use franz_core::engine::{Controller, Remote};
+use franz_core::engine::SessionHandle;
 use reqwest::StatusCode;
 use std::sync::Arc;
 use std::time::Duration;
@@ -14,7 +14,7 @@ struct Server {
 }
 
 fn serve(annotate: bool, approve: bool) -> Server {
-    let remote = Arc::new(Remote::new(annotate, approve));
+    let remote = SessionHandle::new(annotate, approve);
     let token = new_token();
     let state = PanelState::new(token.clone(), remote, serde_json::json!({"capture": {}}));
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -78,7 +78,7 @@ fn every_endpoint_needs_the_token() {
         assert_eq!(r.status(), StatusCode::UNAUTHORIZED, "{path}");
     }
     assert_eq!(
-        s.state.remote.gate(Duration::ZERO),
+        s.state.session.controls().gate(Duration::ZERO),
         franz_core::engine::Gate::Go,
         "nothing got through"
     );
@@ -104,7 +104,7 @@ fn other_origins_are_refused() {
         .send()
         .unwrap();
     assert_eq!(r.status(), StatusCode::FORBIDDEN);
-    assert!(!s.state.remote.is_paused());
+    assert!(!s.state.session.is_paused());
     let own = s.base.clone();
     let r = client()
         .post(s.url("/control"))
@@ -114,7 +114,7 @@ fn other_origins_are_refused() {
         .send()
         .unwrap();
     assert_eq!(r.status(), StatusCode::OK);
-    assert!(s.state.remote.is_paused());
+    assert!(s.state.session.is_paused());
 }
 
 #[test]
@@ -123,7 +123,7 @@ fn oversized_bodies_get_413_and_malformed_json_400() {
     let big = format!(r#"{{"vlm_text": "{}"}}"#, "a".repeat(BODY_LIMIT + 1));
     let (status, _) = s.post("/inject", &big);
     assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
-    assert_eq!(s.state.remote.injected_reply(), None);
+    assert_eq!(s.state.session.controls().injected_reply(), None);
     let (status, body) = s.post("/inject", r#"{"vlm_text": "#);
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert!(body.contains("malformed JSON"), "{body}");
@@ -133,7 +133,7 @@ fn oversized_bodies_get_413_and_malformed_json_400() {
     let (status, _) = s.post("/inject", r#"{"vlm_text": "done(\"ok\")"}"#);
     assert_eq!(status, StatusCode::OK);
     assert_eq!(
-        s.state.remote.injected_reply().as_deref(),
+        s.state.session.controls().injected_reply().as_deref(),
         Some("done(\"ok\")")
     );
 }
@@ -164,11 +164,18 @@ fn a_wrong_seq_gets_409_and_the_engine_keeps_waiting() {
         StatusCode::CONFLICT,
         "nothing waits"
     );
-    assert_eq!(s.state.annotation(4, Duration::ZERO), None);
+    assert_eq!(
+        s.state.session.controls().annotation(4, Duration::ZERO),
+        None
+    );
     let (status, msg) = s.post("/annotated", &body(3));
     assert_eq!(status, StatusCode::CONFLICT);
     assert!(msg.contains("seq 4"), "{msg}");
-    assert_eq!(s.state.annotation(4, Duration::ZERO), None, "still waiting");
+    assert_eq!(
+        s.state.session.controls().annotation(4, Duration::ZERO),
+        None,
+        "still waiting"
+    );
     let v: serde_json::Value = client()
         .get(s.url("/state"))
         .send()
@@ -177,9 +184,15 @@ fn a_wrong_seq_gets_409_and_the_engine_keeps_waiting() {
         .unwrap();
     assert_eq!(v["pending_seq"], 4);
     assert_eq!(s.post("/annotated", &body(4)).0, StatusCode::OK);
-    assert!(s.state.annotation(4, Duration::ZERO).is_some());
+    assert!(
+        s.state
+            .session
+            .controls()
+            .annotation(4, Duration::ZERO)
+            .is_some()
+    );
 
-    assert_eq!(s.state.decision(2, &[], Duration::ZERO), None);
+    assert_eq!(s.state.session.controls().decision(2, Duration::ZERO), None);
     let (status, _) = s.post("/approve", r#"{"seq": 1, "decision": "approve"}"#);
     assert_eq!(status, StatusCode::CONFLICT);
     let (status, _) = s.post(
@@ -188,7 +201,28 @@ fn a_wrong_seq_gets_409_and_the_engine_keeps_waiting() {
     );
     assert_eq!(status, StatusCode::OK);
     assert_eq!(
-        s.state.decision(2, &[], Duration::ZERO),
+        s.state.session.controls().decision(2, Duration::ZERO),
         Some(franz_core::engine::Decision::Reject("not now".into()))
     );
+}
+
+#[test]
+fn a_stream_delta_goes_out_on_events_and_leaves_the_state_alone() {
+    use franz_core::event::{Event, EventKind};
+    let s = serve(false, false);
+    let mut rx = s.state.events.subscribe();
+    let before = s.state.view().msg_id;
+    let delta = EventKind::ModelDelta {
+        text: "I see a".into(),
+    };
+    s.state.record(&Event::now(1, delta));
+    let line = rx.try_recv().unwrap();
+    assert!(
+        line.contains("\"model_delta\"") && line.contains("I see a"),
+        "{line}"
+    );
+    assert_eq!(s.state.view().msg_id, before, "/state did not change");
+    // /answer with nothing asked: 409
+    let (status, _) = s.post("/answer", r#"{"text": "blue"}"#);
+    assert_eq!(status, StatusCode::CONFLICT);
 }

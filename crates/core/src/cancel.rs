@@ -1,0 +1,161 @@
+//! The cancellation token of a run: one per session. Ctrl+C, the panel's Stop and the session
+//! handle set it; every sleep of the engine and the executor waits on it (not in a polling loop:
+//! [`Cancel::sleep`] wakes the moment it is set) and the model call gives up on it.
+//!
+//! Cloning gives another handle to the same token.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+/// Called once when the token is set.
+type Hook = Box<dyn FnOnce() + Send>;
+
+#[derive(Default)]
+struct Inner {
+    flag: AtomicBool,
+    lock: Mutex<()>,
+    woken: Condvar,
+    hooks: Mutex<Vec<Hook>>,
+}
+
+impl std::fmt::Debug for Inner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Cancel")
+            .field("cancelled", &self.flag.load(Ordering::SeqCst))
+            .finish()
+    }
+}
+
+/// A shared "stop now" signal that wakes whoever sleeps on it.
+#[derive(Debug, Clone, Default)]
+pub struct Cancel {
+    inner: Arc<Inner>,
+}
+
+impl Cancel {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets the token and wakes every sleeper. Setting it twice is harmless.
+    pub fn cancel(&self) {
+        self.inner.flag.store(true, Ordering::SeqCst);
+        // taking the lock orders the store before any sleeper's check-then-wait
+        drop(self.inner.lock.lock().unwrap_or_else(|p| p.into_inner()));
+        self.inner.woken.notify_all();
+        let hooks = std::mem::take(&mut *self.hooks());
+        for hook in hooks {
+            hook();
+        }
+    }
+
+    fn hooks(&self) -> std::sync::MutexGuard<'_, Vec<Hook>> {
+        self.inner.hooks.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Runs `hook` once when the token is set (at once if it is set already): to wake a
+    /// waiter that sleeps on something else, or to pass the signal on to another token.
+    pub fn on_cancel(&self, hook: impl FnOnce() + Send + 'static) {
+        let mut hooks = self.hooks();
+        if self.is_cancelled() {
+            drop(hooks);
+            hook();
+        } else {
+            hooks.push(Box::new(hook));
+        }
+    }
+
+    /// Sets the token and returns whether it was set before (the second Ctrl+C).
+    pub fn cancel_again(&self) -> bool {
+        let was = self.inner.flag.swap(true, Ordering::SeqCst);
+        self.cancel();
+        was
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.inner.flag.load(Ordering::SeqCst)
+    }
+
+    /// Sleeps `d`, waking at once when the token is set. True when the whole time passed,
+    /// false when cancelled.
+    pub fn sleep(&self, d: Duration) -> bool {
+        let deadline = Instant::now() + d;
+        let mut guard = self.inner.lock.lock().unwrap_or_else(|p| p.into_inner());
+        loop {
+            if self.is_cancelled() {
+                return false;
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return true;
+            }
+            guard = match self.inner.woken.wait_timeout(guard, deadline - now) {
+                Ok((g, _)) => g,
+                Err(p) => p.into_inner().0,
+            };
+        }
+    }
+
+    /// Blocks until the token is set.
+    pub fn wait(&self) {
+        while self.sleep(Duration::from_secs(3600)) {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sleep_runs_its_time_unless_cancelled() {
+        let c = Cancel::new();
+        let start = Instant::now();
+        assert!(c.sleep(Duration::from_millis(30)));
+        assert!(start.elapsed() >= Duration::from_millis(30));
+        c.cancel();
+        assert!(
+            !c.sleep(Duration::from_secs(60)),
+            "a cancelled token does not sleep"
+        );
+    }
+
+    #[test]
+    fn cancel_wakes_a_sleeper_at_once() {
+        let c = Cancel::new();
+        let sleeper = c.clone();
+        let start = Instant::now();
+        let t = std::thread::spawn(move || sleeper.sleep(Duration::from_secs(60)));
+        std::thread::sleep(Duration::from_millis(50));
+        c.cancel();
+        assert!(!t.join().unwrap());
+        assert!(
+            start.elapsed() < Duration::from_secs(2),
+            "{:?}",
+            start.elapsed()
+        );
+    }
+
+    #[test]
+    fn hooks_run_once_on_cancel_or_at_once_when_late() {
+        let c = Cancel::new();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let t = tx.clone();
+        c.on_cancel(move || t.send("early").unwrap());
+        assert!(rx.try_recv().is_err());
+        c.cancel();
+        c.cancel();
+        c.on_cancel(move || tx.send("late").unwrap());
+        assert_eq!(rx.try_iter().collect::<Vec<_>>(), ["early", "late"]);
+    }
+
+    #[test]
+    fn wait_returns_once_cancelled_and_cancel_again_tells_the_second_time() {
+        let c = Cancel::new();
+        let w = c.clone();
+        let t = std::thread::spawn(move || w.wait());
+        assert!(!c.cancel_again());
+        t.join().unwrap();
+        assert!(c.cancel_again());
+    }
+}

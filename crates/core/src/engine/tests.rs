@@ -1,0 +1,851 @@
+//! The engine with the in-memory model and the fake desktop: no X, no HTTP. Turn order, caps,
+//! empty turns, done/fail, approvals, inject, pause/step/stop, cancel, and each strategy's
+//! replies read through the engine.
+
+use super::*;
+use crate::executor::{ExecConfig, MotionProfile};
+use crate::model::{Canned, MemoryModel, ToolCall};
+use crate::observe::ObserveConfig;
+use crate::strategy::{self, ReadOptions};
+use franz_desktop::fake::{FakeDesktop, FakeLog, Sent};
+use franz_desktop::{Button, PixelPoint, Press};
+use serde_json::json;
+use std::sync::Mutex;
+
+/// The fake screen: 320x200, so normalized (500, 500) is pixel (160, 100).
+const W: u32 = 320;
+const H: u32 = 200;
+
+fn options(max_steps: u64) -> RunOptions {
+    RunOptions {
+        task: "the task".into(),
+        model: "memory".into(),
+        temperature: 0.0,
+        top_p: 1.0,
+        max_tokens: 100,
+        stream: false,
+        max_steps,
+        max_time: None,
+        step_delay: Duration::ZERO,
+        max_empty_turns: 3,
+        feedback: true,
+    }
+}
+
+/// One run's parts and what it produced.
+struct Run {
+    strategy: &'static str,
+    model: Arc<MemoryModel>,
+    options: RunOptions,
+    controls: Arc<Remote>,
+    /// Called with each event, on the engine's thread (e.g. to decide an approval).
+    on_event: Option<Subscriber>,
+    cancel: Cancel,
+    read: ReadOptions,
+}
+
+struct Ran {
+    summary: RunSummary,
+    events: Vec<Event>,
+    desktop: FakeLog,
+}
+
+impl Ran {
+    fn names(&self) -> Vec<&'static str> {
+        self.events.iter().map(Event::name).collect()
+    }
+    fn count(&self, name: &str) -> usize {
+        self.events.iter().filter(|e| e.name() == name).count()
+    }
+    fn clicks(&self) -> usize {
+        let pressed =
+            |s: &Sent| matches!(s, Sent::Button(Button::Left, Press::Down | Press::Click));
+        self.desktop.sent().iter().filter(|s| pressed(s)).count()
+    }
+}
+
+impl Run {
+    fn new(strategy: &'static str, answers: impl IntoIterator<Item = Canned>) -> Self {
+        Run {
+            strategy,
+            model: Arc::new(MemoryModel::new(answers)),
+            options: options(10),
+            controls: Arc::new(Remote::new(false, false)),
+            on_event: None,
+            cancel: Cancel::new(),
+            read: ReadOptions::default(),
+        }
+    }
+
+    fn texts(strategy: &'static str, texts: &[&str]) -> Self {
+        Self::new(strategy, texts.iter().map(|t| Canned::text(*t)))
+    }
+
+    fn go(self) -> Ran {
+        let mut desktop = FakeDesktop::new(W, H);
+        let log = desktop.log();
+        let pipeline = Pipeline::new(ObserveConfig {
+            cursor: false,
+            ..ObserveConfig::default()
+        });
+        let area = pipeline.work_area(&desktop).unwrap();
+        let executor = Executor::new(area, ExecConfig::with_profile(MotionProfile::Fast), false)
+            .with_cancel(self.cancel.clone());
+        let events = Arc::new(Mutex::new(Vec::new()));
+        let seen = events.clone();
+        let mut on_event = self.on_event;
+        let engine = Engine {
+            desktop: &mut desktop,
+            pipeline,
+            executor,
+            model: self.model.clone(),
+            strategy: strategy::create(self.strategy, self.read).unwrap(),
+            overlay: None,
+            writer: None,
+            subscribers: vec![Box::new(move |e: &Event| {
+                seen.lock().unwrap().push(e.clone());
+                if let Some(f) = on_event.as_mut() {
+                    f(e);
+                }
+            })],
+            cancel: self.cancel,
+            options: self.options,
+            controls: self.controls,
+        };
+        let summary = engine.run();
+        let events = events.lock().unwrap().clone();
+        Ran {
+            summary,
+            events,
+            desktop: log,
+        }
+    }
+}
+
+fn reason(ran: &Ran) -> &str {
+    &ran.summary.reason
+}
+
+#[test]
+fn a_turn_observes_asks_reads_acts_in_that_order_and_the_run_ends_on_done() {
+    let ran = Run::texts(
+        "narrative",
+        &[
+            "click(500, 500)\nI click the middle.",
+            "done(\"clicked\")\nIt worked.",
+        ],
+    )
+    .go();
+    let turn = [
+        "turn_started",
+        "observation",
+        "model_request",
+        "model_reply",
+        "action_result",
+    ];
+    let mut want = vec!["run_started"];
+    want.extend(turn);
+    want.extend(turn);
+    want.push("run_finished");
+    assert_eq!(ran.names(), want);
+    assert_eq!(ran.summary.outcome, Outcome::Done);
+    assert_eq!(reason(&ran), "done: clicked");
+    assert_eq!(ran.summary.turns, 2);
+    assert_eq!(ran.summary.exit_code(), 0);
+    // the click went to the middle of the screen, and nothing stayed held
+    let sent = ran.desktop.sent();
+    assert!(
+        sent.contains(&Sent::Move(PixelPoint::new(160, 100))),
+        "{sent:?}"
+    );
+    assert_eq!(ran.clicks(), 1);
+    assert!(ran.desktop.held().is_empty());
+    assert_eq!(ran.desktop.captures(), 2);
+    // every event of a turn carries its number
+    assert!(ran.events.iter().all(|e| e.turn <= 2));
+}
+
+#[test]
+fn max_steps_caps_the_number_of_turns() {
+    let mut run = Run::texts("narrative", &["move(500, 500)\nstill looking"; 6]);
+    run.options.max_steps = 3;
+    let model = run.model.clone();
+    let ran = run.go();
+    assert_eq!(ran.summary.outcome, Outcome::Failed);
+    assert_eq!(reason(&ran), "gave up: reached --max-steps 3");
+    assert_eq!(ran.summary.turns, 3);
+    assert_eq!(model.requests().len(), 3);
+    assert_eq!(ran.count("turn_started"), 3);
+}
+
+#[test]
+fn empty_turns_count_in_a_row_and_an_action_resets_them() {
+    let nothing = "I see a blank screen and do nothing.";
+    let mut run = Run::texts(
+        "narrative",
+        &[
+            nothing,
+            nothing,
+            "move(500, 500)\nmoving",
+            nothing,
+            nothing,
+            nothing,
+        ],
+    );
+    run.options.max_empty_turns = 3;
+    let ran = run.go();
+    assert_eq!(ran.summary.outcome, Outcome::Failed);
+    assert_eq!(
+        reason(&ran),
+        "gave up: 3 turns in a row without a usable action from the model"
+    );
+    assert_eq!(
+        ran.summary.turns, 6,
+        "two empty turns, one action, three empty"
+    );
+}
+
+#[test]
+fn fail_ends_the_run_as_failed_with_the_models_reason() {
+    let ran = Run::texts("narrative", &["fail(\"no such window\")\nI give up."]).go();
+    assert_eq!(ran.summary.outcome, Outcome::Failed);
+    assert_eq!(reason(&ran), "the model gave up: no such window");
+    assert_eq!(ran.summary.exit_code(), 1);
+}
+
+#[test]
+fn a_model_error_ends_the_run_and_says_so() {
+    let ran = Run::new(
+        "narrative",
+        [
+            Canned::Retry("HTTP 503 (busy); retrying in 0.5 s".into()),
+            Canned::Error(crate::model::ModelError::Unreachable {
+                url: "http://nowhere".into(),
+                reason: "connection refused".into(),
+                attempts: 2,
+            }),
+        ],
+    )
+    .go();
+    assert_eq!(ran.summary.outcome, Outcome::Unreachable);
+    let attempts: Vec<u32> = ran
+        .events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::ModelRequest { attempt, .. } => Some(*attempt),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(attempts, [1, 2], "one model_request per attempt");
+    assert_eq!(ran.names().last(), Some(&"run_finished"));
+}
+
+/// A controller in approve mode that decides each awaited turn from a list, from inside the
+/// engine's own `awaiting_approval` event.
+fn approving(decisions: Vec<Decision>) -> (Arc<Remote>, Subscriber) {
+    let remote = Arc::new(Remote::new(false, true));
+    let r = remote.clone();
+    let mut decisions = decisions.into_iter();
+    let on_event = Box::new(move |e: &Event| {
+        if let EventKind::AwaitingApproval { .. } = e.kind {
+            let d = decisions.next().unwrap_or(Decision::Approve);
+            r.decide(e.turn, d).unwrap();
+        }
+    });
+    (remote, on_event)
+}
+
+#[test]
+fn a_rejected_turn_runs_nothing_and_tells_the_model_why() {
+    let mut run = Run::texts(
+        "narrative",
+        &[
+            "click(500, 500)\nfirst try",
+            "click(500, 500)\nsecond try",
+            "done(\"ok\")\ndone",
+        ],
+    );
+    let (remote, on_event) = approving(vec![
+        Decision::Reject("not there".into()),
+        Decision::Approve,
+        Decision::Approve,
+    ]);
+    run.controls = remote;
+    run.on_event = Some(on_event);
+    let model = run.model.clone();
+    let ran = run.go();
+    assert_eq!(ran.summary.outcome, Outcome::Done);
+    assert_eq!(ran.count("awaiting_approval"), 3);
+    assert_eq!(
+        ran.clicks(),
+        1,
+        "the rejected click never reached the desktop"
+    );
+    let rejected = ran.events.iter().find_map(|e| match &e.kind {
+        EventKind::ActionResult { result, .. } if e.turn == 1 => Some(result.clone()),
+        _ => None,
+    });
+    match rejected {
+        Some(ActionResult::Error(err)) => {
+            assert_eq!(err.kind, crate::action::ErrorKind::Rejected);
+            assert!(err.message.contains("not there"), "{err:?}");
+        }
+        other => panic!("turn 1's result: {other:?}"),
+    }
+    let second = serde_json::to_string(&model.requests()[1].to_body()).unwrap();
+    assert!(second.contains("the user rejected: not there"), "{second}");
+}
+
+#[test]
+fn a_replaced_reply_is_read_and_approved_again() {
+    let mut run = Run::texts("narrative", &["click(500, 500)\nclick it"]);
+    let (remote, on_event) = approving(vec![
+        Decision::Replace("done(\"edited\")\nthe person finished it".into()),
+        Decision::Approve,
+    ]);
+    run.controls = remote;
+    run.on_event = Some(on_event);
+    let ran = run.go();
+    assert_eq!(ran.summary.outcome, Outcome::Done);
+    assert_eq!(reason(&ran), "done: edited");
+    assert_eq!(ran.count("awaiting_approval"), 2);
+    assert_eq!(ran.clicks(), 0);
+}
+
+#[test]
+fn an_injected_reply_stands_for_the_model() {
+    let remote = Arc::new(Remote::new(false, false));
+    remote.inject("click(500, 500)\ninjected");
+    let mut run = Run::texts("narrative", &["done(\"from the model\")\nok"]);
+    run.controls = remote;
+    let model = run.model.clone();
+    let ran = run.go();
+    assert_eq!(ran.summary.outcome, Outcome::Done);
+    assert_eq!(ran.clicks(), 1, "the injected click ran");
+    assert_eq!(model.requests().len(), 1, "turn 1 did not ask the model");
+    let note = ran.events.iter().find_map(|e| match &e.kind {
+        EventKind::Note { text } => Some((e.turn, text.clone())),
+        _ => None,
+    });
+    assert_eq!(
+        note,
+        Some((
+            1,
+            "using the injected reply instead of asking the model".into()
+        ))
+    );
+}
+
+#[test]
+fn pause_step_and_stop_from_the_controller() {
+    let remote = Arc::new(Remote::new(false, false));
+    remote.pause();
+    let r = remote.clone();
+    let mut pauses = 0;
+    let on_event = Box::new(move |e: &Event| {
+        if let EventKind::Paused { .. } = e.kind {
+            pauses += 1;
+            if pauses == 1 {
+                r.step();
+            } else {
+                r.stop("stopped from the panel");
+            }
+        }
+    });
+    let mut run = Run::texts("narrative", &["move(500, 500)\none"; 3]);
+    run.controls = remote;
+    run.on_event = Some(on_event);
+    let model = run.model.clone();
+    let ran = run.go();
+    assert_eq!(ran.summary.outcome, Outcome::Interrupted);
+    assert_eq!(reason(&ran), "stopped from the panel");
+    assert_eq!(model.requests().len(), 1, "one step, one turn");
+    assert_eq!(
+        ran.names()[..4],
+        ["run_started", "paused", "resumed", "turn_started"]
+    );
+    assert_eq!(ran.count("paused"), 2);
+    assert_eq!(ran.summary.exit_code(), Outcome::Interrupted.exit_code());
+}
+
+/// Runs `run` on another thread, cancels it once `ready` says so, and returns what it
+/// produced and how long the run took to end after the cancel.
+fn cancel_when(run: Run, ready: impl FnOnce(&Arc<MemoryModel>)) -> (Ran, Duration) {
+    let cancel = run.cancel.clone();
+    let model = run.model.clone();
+    let engine = std::thread::spawn(move || run.go());
+    ready(&model);
+    let at = Instant::now();
+    cancel.cancel();
+    let ran = engine.join().unwrap();
+    (ran, at.elapsed())
+}
+
+#[test]
+fn cancel_during_a_hung_model_call_ends_the_run_at_once() {
+    let run = Run::new("narrative", [Canned::Hang]);
+    let (ran, took) = cancel_when(run, |m| {
+        assert!(m.wait_requests(1, Duration::from_secs(10)));
+    });
+    assert!(took < Duration::from_secs(2), "{took:?}");
+    assert_eq!(ran.summary.outcome, Outcome::Interrupted);
+    assert_eq!(ran.names().last(), Some(&"run_finished"));
+    assert_eq!(ran.count("model_reply"), 0);
+}
+
+#[test]
+fn cancel_during_a_60_second_wait_ends_the_run_at_once() {
+    let mut run = Run::texts("narrative", &["wait(60)\nwaiting"]);
+    // the cut-short wait is no usable action, but the run ends as interrupted, not given up
+    run.options.max_empty_turns = 1;
+    let (tx, rx) = std::sync::mpsc::channel();
+    let tx = Mutex::new(tx);
+    // the reply is read, the wait begins right after its model_reply event
+    run.on_event = Some(Box::new(move |e: &Event| {
+        if e.name() == "model_reply" {
+            let _ = tx.lock().unwrap().send(());
+        }
+    }));
+    let (ran, took) = cancel_when(run, |_| {
+        rx.recv_timeout(Duration::from_secs(10)).unwrap();
+        std::thread::sleep(Duration::from_millis(100));
+    });
+    assert!(took < Duration::from_secs(2), "{took:?}");
+    assert_eq!(ran.summary.outcome, Outcome::Interrupted);
+    let result = ran.events.iter().find_map(|e| match &e.kind {
+        EventKind::ActionResult { result, .. } => Some(result.clone()),
+        _ => None,
+    });
+    match result {
+        Some(ActionResult::Error(err)) => assert!(err.message.contains("interrupted"), "{err:?}"),
+        other => panic!("the wait's result: {other:?}"),
+    }
+    assert_eq!(ran.names().last(), Some(&"run_finished"));
+}
+
+#[test]
+fn cancel_during_the_step_delay_ends_the_run_at_once() {
+    let mut run = Run::texts("narrative", &["move(500, 500)\nmoving"; 2]);
+    run.options.step_delay = Duration::from_secs(60);
+    let (ran, took) = cancel_when(run, |m| {
+        // the first turn's request came; its turn ends and the delay begins
+        assert!(m.wait_requests(1, Duration::from_secs(10)));
+        std::thread::sleep(Duration::from_millis(100));
+    });
+    assert!(took < Duration::from_secs(2), "{took:?}");
+    assert_eq!(ran.summary.outcome, Outcome::Interrupted);
+    assert_eq!(ran.count("turn_started"), 1);
+}
+
+#[test]
+fn vision_reads_json_with_several_actions_a_turn() {
+    let first = json!({
+        "observation": "a blank screen",
+        "bboxes": [{"x1": 490, "y1": 490, "x2": 510, "y2": 510}],
+        "actions": [{"name": "move", "x1": 500, "y1": 500}, {"name": "click", "x1": 500, "y1": 500}],
+    });
+    let second = json!({"observation": "clicked", "bboxes": [], "actions": [{"name": "done", "text": "clicked"}]});
+    let run = Run::texts("vision", &[&first.to_string(), &second.to_string()]);
+    let model = run.model.clone();
+    let ran = run.go();
+    assert_eq!(ran.summary.outcome, Outcome::Done, "{}", reason(&ran));
+    let turn1 = ran
+        .events
+        .iter()
+        .filter(|e| e.turn == 1 && e.name() == "action_result")
+        .count();
+    assert_eq!(turn1, 2);
+    assert_eq!(ran.clicks(), 1);
+    let second = serde_json::to_string(&model.requests()[1].to_body()).unwrap();
+    assert!(
+        second.contains("a blank screen"),
+        "vision sends its last observation"
+    );
+}
+
+fn tool_reply(text: &str, calls: &[(&str, serde_json::Value)]) -> Canned {
+    Canned::Reply(Reply {
+        content: text.into(),
+        tool_calls: calls
+            .iter()
+            .map(|(n, a)| ToolCall::new(*n, a.clone()))
+            .collect(),
+        finish_reason: Some(
+            if calls.is_empty() {
+                "stop"
+            } else {
+                "tool_calls"
+            }
+            .into(),
+        ),
+        ..Reply::default()
+    })
+}
+
+#[test]
+fn tools_runs_one_call_a_turn_and_a_plain_answer_ends_the_run() {
+    let run = Run::new(
+        "tools",
+        [
+            tool_reply(
+                "",
+                &[
+                    (
+                        "click_element",
+                        json!({"label": "middle", "box": [500, 500]}),
+                    ),
+                    ("type_text", json!({"text": "NOT TYPED"})),
+                ],
+            ),
+            tool_reply("The middle was clicked.", &[]),
+        ],
+    );
+    let model = run.model.clone();
+    let ran = run.go();
+    assert_eq!(ran.summary.outcome, Outcome::Done, "{}", reason(&ran));
+    assert!(reason(&ran).contains("The middle was clicked."));
+    assert_eq!(ran.clicks(), 1);
+    assert!(
+        !ran.desktop
+            .sent()
+            .iter()
+            .any(|s| matches!(s, Sent::Text(t) if t.contains("NOT")))
+    );
+    let second = serde_json::to_string(&model.requests()[1].to_body()).unwrap();
+    assert!(second.contains("too_many_tool_calls"), "{second}");
+}
+
+#[test]
+fn commander_asks_its_leader_then_the_operator_acts_and_completes() {
+    let evidence = "The screen shows the middle of the window was clicked and the expected \
+                    change appeared right after, so the objective is met.";
+    let spawn =
+        json!({"operator_instructions": "OBJ-1: click the middle", "rationale": "one step"});
+    let run = Run::new(
+        "commander",
+        [
+            tool_reply("Plan.", &[("spawn_operator", spawn)]),
+            tool_reply(
+                "OBS: a blank screen",
+                &[(
+                    "click_element",
+                    json!({"justification": "brief", "label": "middle", "position": [500, 500]}),
+                )],
+            ),
+            tool_reply(
+                "OBS: clicked",
+                &[("report_completion", json!({"evidence": evidence}))],
+            ),
+        ],
+    );
+    let model = run.model.clone();
+    let ran = run.go();
+    assert_eq!(ran.summary.outcome, Outcome::Done, "{}", reason(&ran));
+    assert_eq!(ran.clicks(), 1);
+    let requests = model.requests();
+    assert_eq!(requests.len(), 3);
+    let is_leader = |r: &ChatRequest| {
+        serde_json::to_string(&r.tools)
+            .unwrap()
+            .contains("spawn_operator")
+    };
+    assert!(is_leader(&requests[0]));
+    assert!(!is_leader(&requests[1]) && !is_leader(&requests[2]));
+    // the leader's call is logged like the turn's: two model_request, two model_reply in turn 1
+    let turn1 = |name: &str| {
+        ran.events
+            .iter()
+            .filter(|e| e.turn == 1 && e.name() == name)
+            .count()
+    };
+    assert_eq!((turn1("model_request"), turn1("model_reply")), (2, 2));
+}
+
+/// A session's config on a fake desktop (returned with its log).
+fn session_config(
+    strategy: &str,
+    options: RunOptions,
+    approve: bool,
+) -> (SessionConfig, Box<FakeDesktop>, FakeLog) {
+    let desktop = Box::new(FakeDesktop::new(W, H));
+    let log = desktop.log();
+    let pipeline = Pipeline::new(ObserveConfig {
+        cursor: false,
+        ..ObserveConfig::default()
+    });
+    let area = pipeline.work_area(desktop.as_ref()).unwrap();
+    let config = SessionConfig {
+        pipeline,
+        executor: Executor::new(area, ExecConfig::with_profile(MotionProfile::Fast), false),
+        strategy: strategy::create(strategy, ReadOptions::default()).unwrap(),
+        overlay: None,
+        writer: None,
+        options,
+        annotate: false,
+        approve,
+        answers: false,
+    };
+    (config, desktop, log)
+}
+
+#[test]
+fn a_session_runs_on_its_own_thread_and_streams_its_events() {
+    let (config, desktop, log) = session_config("narrative", options(10), true);
+    let model = Arc::new(MemoryModel::texts([
+        "click(500, 500)\nclick",
+        "done(\"ok\")\nok",
+    ]));
+    let (handle, mut events) = Session::spawn(config, desktop, model).unwrap();
+    let mut names = Vec::new();
+    for e in events.by_ref() {
+        if let EventKind::AwaitingApproval { .. } = e.kind {
+            assert_eq!(handle.pending_decision(), Some(e.turn));
+            assert!(
+                handle
+                    .screenshot()
+                    .is_some_and(|s| s.seq == e.turn && s.width > 0)
+            );
+            let decision = Decision::Approve;
+            handle
+                .submit(Op::Approve {
+                    seq: e.turn,
+                    decision,
+                })
+                .unwrap();
+        }
+        names.push(e.name());
+    }
+    let summary = events.finish().unwrap();
+    assert_eq!(summary.outcome, Outcome::Done);
+    assert_eq!(names.first(), Some(&"run_started"));
+    assert_eq!(names.last(), Some(&"run_finished"));
+    assert_eq!(
+        names.iter().filter(|n| **n == "awaiting_approval").count(),
+        2
+    );
+    assert!(
+        log.sent()
+            .contains(&Sent::Button(Button::Left, Press::Click))
+    );
+    // a decision for a turn nobody waits for is refused
+    let late = handle.submit(Op::Approve {
+        seq: 9,
+        decision: Decision::Approve,
+    });
+    assert!(late.is_err());
+}
+
+#[test]
+fn stop_ends_a_session_at_once_during_a_hung_model_call() {
+    let (config, desktop, _) = session_config("narrative", options(10), false);
+    let model = Arc::new(MemoryModel::new([Canned::Hang]));
+    let (handle, mut events) = Session::spawn(config, desktop, model.clone()).unwrap();
+    assert!(model.wait_requests(1, Duration::from_secs(10)));
+    let at = Instant::now();
+    handle
+        .submit(Op::Stop("stopped by the test".into()))
+        .unwrap();
+    let mut last = None;
+    while let Ok(Some(e)) = events.next_timeout(Duration::from_secs(5)) {
+        last = Some(e);
+    }
+    let took = at.elapsed();
+    assert!(took < Duration::from_secs(2), "{took:?}");
+    match last.map(|e| e.kind) {
+        Some(EventKind::RunFinished { reason, .. }) => assert_eq!(reason, "stopped by the test"),
+        other => panic!("the last event: {other:?}"),
+    }
+    assert_eq!(events.finish().unwrap().outcome, Outcome::Interrupted);
+}
+
+#[test]
+fn a_cancel_wakes_a_paused_session() {
+    let (config, desktop, _) = session_config("narrative", options(10), false);
+    let model = Arc::new(MemoryModel::texts(["move(500, 500)\nx"]));
+    let handle = SessionHandle::new(false, false);
+    handle.submit(Op::Pause).unwrap();
+    let mut events = Session::spawn_with(&handle, config, desktop, model.clone()).unwrap();
+    loop {
+        let e = events.next().unwrap();
+        if e.name() == "paused" {
+            break;
+        }
+    }
+    let at = Instant::now();
+    handle.cancel_token().cancel();
+    let summary = events.finish().unwrap();
+    assert!(at.elapsed() < Duration::from_secs(2));
+    assert_eq!(summary.outcome, Outcome::Interrupted);
+    assert_eq!(summary.reason, "interrupted (Ctrl+C)");
+    assert!(model.requests().is_empty());
+}
+
+#[test]
+fn two_sessions_run_at_once_each_on_its_own_desktop() {
+    let start = |text: &str| {
+        let (config, desktop, log) = session_config("narrative", options(10), false);
+        let model = Arc::new(MemoryModel::texts([
+            text.to_string(),
+            "done(\"ok\")\nok".into(),
+        ]));
+        let (_, events) = Session::spawn(config, desktop, model).unwrap();
+        (events, log)
+    };
+    let (a, log_a) = start("type(\"from a\")\ntyping");
+    let (b, log_b) = start("type(\"from b\")\ntyping");
+    assert_eq!(a.finish().unwrap().outcome, Outcome::Done);
+    assert_eq!(b.finish().unwrap().outcome, Outcome::Done);
+    let typed = |log: &FakeLog| {
+        log.sent()
+            .into_iter()
+            .filter_map(|s| match s {
+                Sent::Text(t) => Some(t),
+                _ => None,
+            })
+            .collect::<String>()
+    };
+    assert_eq!(typed(&log_a), "from a");
+    assert_eq!(typed(&log_b), "from b");
+}
+
+/// A UI-TARS reply that asks the person (`call_user`; its thought is the question).
+fn asks(question: &str) -> String {
+    format!("Thought: {question}\nAction: call_user()")
+}
+
+/// The narrative strategy reading UI-TARS replies (and the calls of `done(...)`).
+fn uitars() -> Box<dyn Strategy> {
+    let read = ReadOptions {
+        dialect: Some(crate::parser::Dialect::Uitars),
+        ..ReadOptions::default()
+    };
+    strategy::create("narrative", read).unwrap()
+}
+
+#[test]
+fn ask_user_with_nobody_there_ends_the_run_with_the_question() {
+    let mut run = Run::texts("narrative", &[&asks("Which of the two files?")]);
+    run.read.dialect = Some(crate::parser::Dialect::Uitars);
+    let ran = run.go();
+    assert_eq!(ran.summary.outcome, Outcome::Failed, "{}", reason(&ran));
+    assert!(
+        reason(&ran).contains("Which of the two files?"),
+        "{}",
+        reason(&ran)
+    );
+    assert_eq!(ran.summary.exit_code(), 1);
+    assert_eq!(ran.count("awaiting_answer"), 0);
+}
+
+#[test]
+fn ask_user_with_someone_there_waits_and_the_answer_goes_to_the_model() {
+    let (mut config, desktop, _) = session_config("narrative", options(10), false);
+    config.answers = true;
+    config.strategy = uitars();
+    let done = "Thought: opened it\nAction: finished(content='opened it')";
+    let model = Arc::new(MemoryModel::texts([
+        asks("Which of the two files?"),
+        done.into(),
+    ]));
+    let (handle, mut events) = Session::spawn(config, desktop, model.clone()).unwrap();
+    assert!(
+        handle.submit(Op::Answer("too early".into())).is_err(),
+        "nothing asked yet"
+    );
+    let mut asked = None;
+    for e in events.by_ref() {
+        if let EventKind::AwaitingAnswer { question } = &e.kind {
+            assert_eq!(handle.pending_answer(), Some(e.turn));
+            asked = Some(question.clone());
+            handle.submit(Op::Answer("the blue one".into())).unwrap();
+        }
+    }
+    let summary = events.finish().unwrap();
+    assert_eq!(asked.as_deref(), Some("Which of the two files?"));
+    assert_eq!(summary.outcome, Outcome::Done, "{}", summary.reason);
+    let second = serde_json::to_string(&model.requests()[1].to_body()).unwrap();
+    assert!(
+        second.contains("the blue one"),
+        "the answer reached the model: {second}"
+    );
+}
+
+#[test]
+fn a_stop_ends_a_run_that_waits_for_an_answer() {
+    let (mut config, desktop, _) = session_config("narrative", options(10), false);
+    config.answers = true;
+    config.strategy = uitars();
+    let model = Arc::new(MemoryModel::texts([asks("Which?")]));
+    let (handle, mut events) = Session::spawn(config, desktop, model).unwrap();
+    for e in events.by_ref() {
+        if e.name() == "awaiting_answer" {
+            handle.submit(Op::Stop("nobody answered".into())).unwrap();
+        }
+    }
+    let summary = events.finish().unwrap();
+    assert_eq!(summary.outcome, Outcome::Interrupted);
+    assert_eq!(summary.reason, "nobody answered");
+}
+
+/// Streams its reply in `n` deltas `every` apart.
+struct Trickle {
+    n: usize,
+    every: Duration,
+}
+
+impl crate::model::Model for Trickle {
+    fn complete(
+        &self,
+        _: &ChatRequest,
+        cancel: &Cancel,
+        on: &mut dyn FnMut(crate::model::Progress<'_>),
+    ) -> Result<Reply, crate::model::ModelError> {
+        let mut content = String::new();
+        for i in 0..self.n {
+            let word = format!("w{i} ");
+            on(crate::model::Progress::Delta(&word));
+            content.push_str(&word);
+            cancel.sleep(self.every);
+        }
+        content.push_str("\ndone(\"streamed\")");
+        Ok(Reply {
+            finish_reason: Some("stop".into()),
+            ..Reply::text(content)
+        })
+    }
+}
+
+#[test]
+fn stream_deltas_become_at_most_ten_model_delta_events_a_second() {
+    let (mut config, desktop, _) = session_config("narrative", options(10), false);
+    config.options.stream = true;
+    // 100 deltas over about a second
+    let model = Arc::new(Trickle {
+        n: 100,
+        every: Duration::from_millis(10),
+    });
+    let start = Instant::now();
+    let (_, events) = Session::spawn(config, desktop, model).unwrap();
+    let events: Vec<Event> = events.collect();
+    let took = start.elapsed().as_secs_f64();
+    let deltas: Vec<String> = events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::ModelDelta { text } => Some(text.clone()),
+            _ => None,
+        })
+        .collect();
+    assert!(deltas.len() >= 3, "{deltas:?}");
+    assert!(
+        deltas.len() as f64 <= took * 10.0 + 2.0,
+        "{} deltas in {took:.2} s",
+        deltas.len()
+    );
+    // joined, they are the start of the reply, in order
+    let joined: String = deltas.concat();
+    assert!(joined.starts_with("w0 w1 "), "{joined}");
+    let names: Vec<&str> = events.iter().map(Event::name).collect();
+    let first_delta = names.iter().position(|n| *n == "model_delta").unwrap();
+    let reply = names.iter().position(|n| *n == "model_reply").unwrap();
+    assert!(first_delta < reply);
+}
