@@ -216,7 +216,7 @@ fn turn(h: &mut String, log: &RunLog, t: &TurnView) {
             );
         }
     }
-    let _ = write!(h, "<div class=\"story\">{}</div>", escape(&r.observation));
+    let _ = write!(h, "<div class=\"story\">{}</div>", escape(&r.story));
     if let Some(e) = &r.error {
         let _ = write!(h, "<p class=\"err\">error: {}</p>", escape(e));
     }
@@ -295,7 +295,7 @@ mod tests {
         w.write_turn(
             TurnEntry {
                 turn: 1,
-                observation: "<script>alert(1)</script>".into(),
+                story: "<script>alert(1)</script>".into(),
                 actions: vec![
                     ActionKind::Click {
                         x: Some(1),

@@ -52,7 +52,7 @@ fn write_run(layout: Layout) -> (tempfile::TempDir, std::path::PathBuf, Vec<Vec<
         w.write_turn(
             TurnEntry {
                 turn,
-                observation: format!("Story so far, chapter {turn}."),
+                story: format!("Story so far, chapter {turn}."),
                 bboxes: vec![NormBox::from_corners(10, 20, 30, 40)],
                 actions: actions.clone(),
                 results: actions.iter().map(|_| ActionResult::ok()).collect(),

@@ -126,7 +126,7 @@ fn write_run(
         let turn = i as u32 + 1;
         let entry = TurnEntry {
             turn,
-            observation: format!("turn {turn}"),
+            story: format!("turn {turn}"),
             actions,
             results,
             ..TurnEntry::default()

@@ -9,7 +9,7 @@
 //! model's reply, and an approval only lets through actions the model (or an injected reply)
 //! produced. A turn's `seq` is its number (the event's `turn`).
 
-use crate::observe::Observation;
+use crate::observe::Screenshot;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -55,15 +55,16 @@ struct Shared {
     want_decision: Option<u32>,
     annotation: Option<(u32, Vec<u8>)>,
     decision: Option<(u32, Decision)>,
-    screenshot: Option<Screenshot>,
+    screenshot: Option<ShownScreenshot>,
     /// The seq whose question waits for an answer, and the answer once given.
     want_answer: Option<u32>,
     answer: Option<String>,
 }
 
-/// The image the model was shown for a turn (before any annotation), encoded.
+/// The image the model was shown for a turn (before any annotation), encoded: what the panel
+/// shows.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Screenshot {
+pub struct ShownScreenshot {
     pub seq: u32,
     pub width: u32,
     pub height: u32,
@@ -261,18 +262,18 @@ impl Remote {
     }
 
     /// Keeps the observation of `seq` as the latest screenshot.
-    pub fn observed(&self, seq: u32, observation: &Observation) {
-        let shot = Screenshot {
+    pub fn observed(&self, seq: u32, screenshot: &Screenshot) {
+        let shot = ShownScreenshot {
             seq,
-            width: observation.size.width,
-            height: observation.size.height,
-            encoded: Arc::new(observation.encoded.clone()),
+            width: screenshot.size.width,
+            height: screenshot.size.height,
+            encoded: Arc::new(screenshot.encoded.clone()),
         };
         self.update(|s| s.screenshot = Some(shot));
     }
 
     /// The latest screenshot, if a turn observed one.
-    pub fn screenshot(&self) -> Option<Screenshot> {
+    pub fn screenshot(&self) -> Option<ShownScreenshot> {
         self.lock().screenshot.clone()
     }
 

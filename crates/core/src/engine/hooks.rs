@@ -9,7 +9,7 @@ use crate::action::{ActionKind, ActionResult, Warning};
 use crate::engine::{Decision, Gate};
 use crate::event::{EventKind, Outcome};
 use crate::model::Reply;
-use crate::observe::Observation;
+use crate::observe::Screenshot;
 use crate::strategy::{Reading, TurnContext};
 use std::time::Duration;
 
@@ -65,7 +65,7 @@ impl Engine<'_> {
     }
 
     /// In annotation mode: waits for the annotated image and sends it instead.
-    pub(super) fn annotate(&mut self, turn: u32, obs: &mut Observation) -> Result<(), Stop> {
+    pub(super) fn annotate(&mut self, turn: u32, obs: &mut Screenshot) -> Result<(), Stop> {
         let c = self.controls.clone();
         if !c.annotate_mode() {
             return Ok(());

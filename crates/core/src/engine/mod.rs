@@ -13,7 +13,7 @@ mod session;
 #[cfg(test)]
 mod tests;
 
-pub use control::{Decision, Gate, Remote, RemoteError, Screenshot};
+pub use control::{Decision, Gate, Remote, RemoteError, ShownScreenshot};
 pub use session::{EventStream, Op, Session, SessionConfig, SessionError, SessionHandle, TimedOut};
 
 use crate::action::{ActionKind, ActionResult};
@@ -21,7 +21,7 @@ use crate::cancel::Cancel;
 use crate::event::{Event, EventKind, Outcome};
 use crate::executor::{ExecError, Executor};
 use crate::model::{ChatRequest, Model, ModelError, Progress, Reply, sanitize};
-use crate::observe::{Observation, Pipeline, RgbaImage};
+use crate::observe::{Pipeline, RgbaImage, Screenshot};
 use crate::overlay::{FeedbackHistory, Overlay, TurnFeedback};
 use crate::runlog::{RunWriter, TurnEntry, TurnImage, TurnTimings, trace};
 use crate::strategy::{Prompt, Reading, Strategy, TurnContext};
@@ -287,7 +287,7 @@ impl Engine<'_> {
         self.cancel.sleep(d)
     }
 
-    fn observe(&mut self, history: &FeedbackHistory) -> Result<(Observation, RgbaImage), Stop> {
+    fn observe(&mut self, history: &FeedbackHistory) -> Result<(Screenshot, RgbaImage), Stop> {
         let mut raw = None;
         let annotating = self.controls.annotate_mode();
         let overlay = if self.options.feedback && !annotating {
@@ -321,7 +321,7 @@ impl Engine<'_> {
         let ctx = TurnContext {
             task: &task,
             turn,
-            observation: &obs,
+            screenshot: &obs,
         };
         let model_start = Instant::now();
         let mut reading = self.ask(turn, &ctx)?;
@@ -364,7 +364,7 @@ impl Engine<'_> {
 
     /// Observes the screen (`observation`), waits for an annotation in annotation mode, and
     /// hands the images to the run directory. Returns the observation the model is shown.
-    fn look(&mut self, turn: u32, history: &FeedbackHistory) -> Result<Observation, Stop> {
+    fn look(&mut self, turn: u32, history: &FeedbackHistory) -> Result<Screenshot, Stop> {
         let (mut obs, raw) = self.observe(history)?;
         self.controls.observed(turn, &obs);
         self.emit(
@@ -480,7 +480,7 @@ impl Engine<'_> {
         };
         let entry = TurnEntry {
             turn,
-            observation: reading.text.clone(),
+            story: reading.text.clone(),
             bboxes: reading.bboxes.clone(),
             actions: reading.actions.clone(),
             results: results.to_vec(),

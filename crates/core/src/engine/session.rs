@@ -6,7 +6,7 @@
 //! `Op::Stop` and a cancel of the session's token end the run at once, whatever it waits for:
 //! a sleep, an action's pauses, a wait for a person, the model call.
 
-use super::control::{Decision, Remote, RemoteError, Screenshot};
+use super::control::{Decision, Remote, RemoteError, ShownScreenshot};
 use super::{Engine, RunOptions, RunSummary};
 use crate::cancel::Cancel;
 use crate::event::Event;
@@ -146,7 +146,7 @@ impl SessionHandle {
         self.controls.pending_answer()
     }
     /// The latest screenshot the model was shown.
-    pub fn screenshot(&self) -> Option<Screenshot> {
+    pub fn screenshot(&self) -> Option<ShownScreenshot> {
         self.controls.screenshot()
     }
 }

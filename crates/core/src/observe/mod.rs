@@ -77,9 +77,9 @@ pub struct RgbaImage {
     pub data: Vec<u8>,
 }
 
-/// One observation: what the model is sent, and how it maps back to the screen.
+/// One screenshot as the model is sent it, and how it maps back to the screen.
 #[derive(Debug, Clone)]
-pub struct Observation {
+pub struct Screenshot {
     /// The screen pixels the image shows.
     pub work_area: WorkArea,
     /// The size of `image`.
@@ -163,9 +163,9 @@ impl Pipeline {
         }
     }
 
-    /// Hands an observation's image buffer back for the next turn to reuse.
-    pub fn recycle(&mut self, observation: Observation) {
-        self.spare = Some(observation.image.data);
+    /// Hands a screenshot's image buffer back for the next turn to reuse.
+    pub fn recycle(&mut self, screenshot: Screenshot) {
+        self.spare = Some(screenshot.image.data);
     }
 
     pub fn config(&self) -> &ObserveConfig {
@@ -183,7 +183,7 @@ impl Pipeline {
         &mut self,
         desktop: &mut dyn Desktop,
         overlay: impl FnOnce(&mut RgbaImage),
-    ) -> Result<Observation, ObserveError> {
+    ) -> Result<Screenshot, ObserveError> {
         let start = Instant::now();
         let mut t = StageTimings::default();
         let work_area = self.work_area(desktop)?;
@@ -232,7 +232,7 @@ impl Pipeline {
         overlay: impl FnOnce(&mut RgbaImage),
         start: Instant,
         mut t: StageTimings,
-    ) -> Result<Observation, ObserveError> {
+    ) -> Result<Screenshot, ObserveError> {
         // crop: the work area relative to the frame (the monitor's top-left is frame (0,0))
         let s = Instant::now();
         let region = resize::Region {
@@ -278,7 +278,7 @@ impl Pipeline {
         t.base64 = ms(s);
         t.total = ms(start);
 
-        Ok(Observation {
+        Ok(Screenshot {
             work_area,
             size,
             image,

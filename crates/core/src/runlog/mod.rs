@@ -250,7 +250,7 @@ impl RunWriter {
         let raw = Record::Raw(Box::new(RawRecord {
             turn,
             t_ms: unix_ms(),
-            observation: entry.observation,
+            story: entry.story,
             bboxes: entry.bboxes,
             actions: entry.actions,
             results: entry.results,

@@ -27,9 +27,10 @@ pub struct RawRecord {
     /// When the record was written, Unix milliseconds.
     #[serde(default)]
     pub t_ms: u64,
-    /// The model's observation, or the narrative strategy's story.
-    #[serde(default)]
-    pub observation: String,
+    /// The model's own text of the turn: the narrative strategy's story, the vision strategy's
+    /// notes. Its JSON name stays `observation` (run logs of every version read alike).
+    #[serde(default, rename = "observation")]
+    pub story: String,
     #[serde(default)]
     pub bboxes: Vec<NormBox>,
     #[serde(default)]
@@ -85,7 +86,8 @@ impl TurnTimings {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct TurnEntry {
     pub turn: u32,
-    pub observation: String,
+    /// The model's own text of the turn (story or notes), `observation` in turns.jsonl.
+    pub story: String,
     pub bboxes: Vec<NormBox>,
     pub actions: Vec<Action>,
     pub results: Vec<ActionResult>,
@@ -103,7 +105,7 @@ mod tests {
         let raw = Record::Raw(Box::new(RawRecord {
             turn: 1,
             t_ms: 0,
-            observation: "story".into(),
+            story: "story".into(),
             bboxes: vec![],
             actions: vec![],
             results: vec![],
@@ -124,7 +126,7 @@ mod tests {
             r#"{"turn":1,"stage":"raw","observation":"...","bboxes":[],"actions":[],"raw_png":"turn_0001_raw.png"}"#,
         )
         .unwrap();
-        assert!(matches!(seed, Record::Raw(r) if r.observation == "..."));
+        assert!(matches!(seed, Record::Raw(r) if r.story == "..."));
     }
 
     #[test]

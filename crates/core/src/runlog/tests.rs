@@ -15,7 +15,7 @@ fn tiny_png(shade: u8) -> TurnImage {
 fn entry(turn: u32) -> TurnEntry {
     TurnEntry {
         turn,
-        observation: format!("story {turn}"),
+        story: format!("story {turn}"),
         actions: vec![
             ActionKind::Click {
                 x: Some(1),
@@ -66,7 +66,7 @@ fn flat_layout_writes_and_reads_back() {
     assert_eq!(png.get_pixel(0, 0).0, [200, 0, 55, 255]);
     let log = read_run(&dir).unwrap();
     assert_eq!(log.turns.len(), 2);
-    assert_eq!(log.turns[1].raw.observation, "story 2");
+    assert_eq!(log.turns[1].raw.story, "story 2");
     assert_eq!(log.turns[1].shown_png(), "turn_0002_annotated.png");
     assert!(log.warnings.is_empty(), "{:?}", log.warnings);
 }

@@ -29,14 +29,14 @@ pub use vision::Vision;
 use crate::action::{Action, ActionResult};
 use crate::geometry::NormBox;
 use crate::model::{Message, Reply};
-use crate::observe::Observation;
+use crate::observe::Screenshot;
 
 /// What a strategy sees when it builds a request.
 pub struct TurnContext<'a> {
     pub task: &'a str,
     /// 1-based.
     pub turn: u32,
-    pub observation: &'a Observation,
+    pub screenshot: &'a Screenshot,
 }
 
 /// What a strategy made of a reply.
@@ -172,7 +172,7 @@ pub fn parse(
 ) -> crate::parser::ParsedReply {
     use crate::parser::{CoordMode, ParseOptions};
     let coords = if options.pixel_coords {
-        CoordMode::Pixels(ctx.observation.size)
+        CoordMode::Pixels(ctx.screenshot.size)
     } else {
         CoordMode::Norm
     };
@@ -226,7 +226,7 @@ pub fn one_shot_prompt(
             Message::system(system),
             Message::user_with_image(
                 prompts::fill(template, vars),
-                ctx.observation.data_url.clone(),
+                ctx.screenshot.data_url.clone(),
             ),
         ],
         ..Prompt::default()

@@ -139,14 +139,14 @@ fn looks_like_an_action(d: Dialect, text: &str) -> bool {
 mod tests {
     use super::*;
     use crate::action::ActionResult;
-    use crate::strategy::test_support::observation;
+    use crate::strategy::test_support::screenshot;
 
     fn read(reply: &Reply) -> PlainReply {
-        let obs = observation();
+        let obs = screenshot();
         let ctx = TurnContext {
             task: "t",
             turn: 1,
-            observation: &obs,
+            screenshot: &obs,
         };
         read_plain(reply, &ReadOptions::default(), &ctx, "do better")
     }
@@ -247,11 +247,11 @@ mod tests {
 
     #[test]
     fn a_cut_reply_never_completes_a_narrative_or_vision_run() {
-        let obs = observation();
+        let obs = screenshot();
         let ctx = TurnContext {
             task: "t",
             turn: 1,
-            observation: &obs,
+            screenshot: &obs,
         };
         for (strategy, text) in [
             ("narrative", "done(\"finished\")\nThe story was cut sho"),

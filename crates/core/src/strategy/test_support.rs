@@ -1,12 +1,12 @@
 //! What the strategies' unit tests share: an observation without a screen.
 
 use crate::geometry::{ImageSize, WorkArea};
-use crate::observe::{ImageFormat, Observation, RgbaImage, StageTimings};
+use crate::observe::{ImageFormat, RgbaImage, Screenshot, StageTimings};
 use franz_desktop::PixelRect;
 
 /// A 100x100 observation whose image is a stub data URL.
-pub fn observation() -> Observation {
-    Observation {
+pub fn screenshot() -> Screenshot {
+    Screenshot {
         work_area: WorkArea {
             rect: PixelRect {
                 x: 0,
@@ -29,10 +29,10 @@ pub fn observation() -> Observation {
 }
 
 /// The first turn of task "t" on `obs`.
-pub fn first_turn(obs: &Observation) -> super::TurnContext<'_> {
+pub fn first_turn(obs: &Screenshot) -> super::TurnContext<'_> {
     super::TurnContext {
         task: "t",
         turn: 1,
-        observation: obs,
+        screenshot: obs,
     }
 }

@@ -119,7 +119,7 @@ impl Strategy for Tools {
     }
 
     fn prompt(&mut self, ctx: &TurnContext<'_>) -> Prompt {
-        let url = ctx.observation.data_url.clone();
+        let url = ctx.screenshot.data_url.clone();
         if self.history.is_empty() {
             let system = self
                 .options

@@ -42,7 +42,7 @@ fn pruning_keeps_the_last_k_screenshots_and_thinks() {
 }
 
 use crate::model::{ChatRequest, ToolCall};
-use crate::strategy::test_support::observation;
+use crate::strategy::test_support::screenshot;
 use serde_json::json;
 
 fn stopped(text: &str) -> Reply {
@@ -62,11 +62,11 @@ fn call(name: &str, args: serde_json::Value) -> Reply {
 
 /// One turn: the prompt, the reading of `reply`, every action ok.
 fn turn(t: &mut Tools, n: u32, reply: &Reply) -> (Prompt, Reading) {
-    let obs = observation();
+    let obs = screenshot();
     let ctx = TurnContext {
         task: "the task",
         turn: n,
-        observation: &obs,
+        screenshot: &obs,
     };
     let prompt = t.prompt(&ctx);
     let reading = t.read(reply, &ctx);
@@ -205,11 +205,11 @@ fn a_function_call_line_in_the_content_runs() {
 fn a_reply_read_again_before_its_results_replaces_the_first() {
     // the approver's edit: read, read again, then record
     let mut t = Tools::new(ReadOptions::default());
-    let obs = observation();
+    let obs = screenshot();
     let ctx = TurnContext {
         task: "t",
         turn: 1,
-        observation: &obs,
+        screenshot: &obs,
     };
     t.prompt(&ctx);
     t.read(&call("press_key", json!({"key": "a"})), &ctx);

@@ -79,7 +79,7 @@ impl Strategy for Vision {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::strategy::test_support::{first_turn, observation};
+    use crate::strategy::test_support::{first_turn, screenshot};
 
     /// The user message of the prompt, as JSON text.
     fn prompt_text(v: &mut Vision, ctx: &TurnContext<'_>) -> String {
@@ -88,7 +88,7 @@ mod tests {
 
     #[test]
     fn the_notes_of_a_reply_come_back_in_the_next_prompt() {
-        let obs = observation();
+        let obs = screenshot();
         let ctx = first_turn(&obs);
         let mut v = Vision::new(ReadOptions::default());
         let first = prompt_text(&mut v, &ctx);

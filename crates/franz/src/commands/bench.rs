@@ -202,7 +202,7 @@ fn runlog_in(root: &std::path::Path, turns: usize) -> anyhow::Result<ExitCode> {
     for turn in 1..=turns as u32 {
         let entry = TurnEntry {
             turn,
-            observation: "I clicked the button and the dialog opened.".into(),
+            story: "I clicked the button and the dialog opened.".into(),
             actions: vec![
                 ActionKind::Click {
                     x: Some(500),

@@ -47,7 +47,7 @@ pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> anyhow::Result<ExitCode> {
     {
         shown += 1;
         let r = &t.raw;
-        println!("turn {}: {}", r.turn, one_line(&r.observation));
+        println!("turn {}: {}", r.turn, one_line(&r.story));
         if r.actions.is_empty() {
             println!("  (no actions)");
         }

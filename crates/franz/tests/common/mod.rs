@@ -112,7 +112,7 @@ pub fn write_turn_image(
         .unwrap();
     w.finish_turn(TurnEntry {
         turn,
-        observation: format!("Story after turn {turn}: the window moved <right>."),
+        story: format!("Story after turn {turn}: the window moved <right>."),
         bboxes,
         actions,
         results,

@@ -386,7 +386,7 @@ impl Strategy for Commander {
         Prompt {
             messages: vec![
                 Message::system(system),
-                Message::user_with_image(user, ctx.observation.data_url.clone()),
+                Message::user_with_image(user, ctx.screenshot.data_url.clone()),
             ],
             tools: schema::operator(),
             temperature: Some(self.s.operator_temperature),

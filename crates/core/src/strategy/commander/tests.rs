@@ -2,7 +2,7 @@
 //! leader, replies are fed to `read` and results to `record`.
 
 use super::*;
-use crate::strategy::test_support::observation;
+use crate::strategy::test_support::screenshot;
 use serde_json::json;
 
 fn call(text: &str, name: &str, args: Value) -> Reply {
@@ -27,11 +27,11 @@ fn settings() -> ReadOptions {
 /// One turn: consult (the leader answers `leader`), then the operator's `op` reply unless the
 /// turn was a recovery. Returns the reading and how many leader calls were made.
 fn turn(c: &mut Commander, n: u32, leader: &str, op: Reply) -> (Reading, usize) {
-    let obs = observation();
+    let obs = screenshot();
     let ctx = TurnContext {
         task: "the task",
         turn: n,
-        observation: &obs,
+        screenshot: &obs,
     };
     let mut calls = 0;
     let mut ask = |p: Prompt| {
