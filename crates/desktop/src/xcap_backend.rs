@@ -15,6 +15,14 @@ pub struct XcapDesktop {
     input: EnigoInput,
 }
 
+// SAFETY: a session moves its desktop onto the engine's thread, so the desktop must be Send.
+// What keeps `XcapDesktop` from being Send is the raw `HMONITOR` inside `xcap::Monitor`: a
+// monitor handle is an opaque identifier of a display monitor, valid in every thread of the
+// process (it is not a GDI object owned by a thread, and `GetMonitorInfoW` accepts it from any
+// thread). The desktop is used by one thread at a time (it is moved, never shared).
+#[cfg(windows)]
+unsafe impl Send for XcapDesktop {}
+
 fn xcap_err(e: xcap::XCapError) -> DesktopError {
     DesktopError::Capture(e.to_string())
 }
