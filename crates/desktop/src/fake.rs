@@ -1,6 +1,7 @@
 //! A desktop with no OS behind it, for tests and benchmarks: a blank screen of a given size
 //! that records every input it is sent. Clones of its [`FakeLog`] read what it got while the
-//! desktop itself is lent to an engine (on another thread, too).
+//! desktop itself is lent to an engine (on another thread, too), and can move its pointer the
+//! way a person at the desk would ([`FakeLog::move_pointer`]).
 
 use crate::{
     Button, CursorImage, Desktop, DesktopError, Frame, Input, Key, Monitor, PixelPoint, PixelRect,
@@ -18,10 +19,22 @@ pub enum Sent {
     Text(String),
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Record {
     sent: Vec<Sent>,
     captures: usize,
+    /// Where the pointer is (set by `move_to` and by [`FakeLog::move_pointer`]).
+    pointer: PixelPoint,
+}
+
+impl Default for Record {
+    fn default() -> Self {
+        Record {
+            sent: Vec::new(),
+            captures: 0,
+            pointer: PixelPoint::new(0, 0),
+        }
+    }
 }
 
 /// What a [`FakeDesktop`] was sent and how often it was captured.
@@ -44,6 +57,11 @@ impl FakeLog {
         self.lock().captures
     }
 
+    /// Moves the pointer as a person would (not recorded as input sent by franz).
+    pub fn move_pointer(&self, p: PixelPoint) {
+        self.lock().pointer = p;
+    }
+
     /// The buttons and keys down after everything sent so far, as the OS would see them.
     pub fn held(&self) -> Vec<Sent> {
         let mut down: Vec<Sent> = Vec::new();
@@ -63,13 +81,14 @@ impl FakeLog {
 #[derive(Debug)]
 pub struct FakeDesktop {
     monitors: Vec<Monitor>,
-    pointer: PixelPoint,
     log: FakeLog,
 }
 
 impl FakeDesktop {
     /// One monitor of `width` x `height` at the origin, the pointer in its middle.
     pub fn new(width: u32, height: u32) -> Self {
+        let log = FakeLog::default();
+        log.move_pointer(PixelPoint::new(width as i32 / 2, height as i32 / 2));
         Self {
             monitors: vec![Monitor {
                 index: 0,
@@ -77,8 +96,7 @@ impl FakeDesktop {
                 rect: PixelRect::new(0, 0, width, height),
                 primary: true,
             }],
-            pointer: PixelPoint::new(width as i32 / 2, height as i32 / 2),
-            log: FakeLog::default(),
+            log,
         }
     }
 
@@ -117,7 +135,7 @@ impl Desktop for FakeDesktop {
         Ok(None)
     }
     fn pointer(&mut self) -> Result<PixelPoint, DesktopError> {
-        Ok(self.pointer)
+        Ok(self.log.lock().pointer)
     }
     fn input(&mut self) -> &mut dyn Input {
         self
@@ -129,8 +147,9 @@ impl Desktop for FakeDesktop {
 
 impl Input for FakeDesktop {
     fn move_to(&mut self, p: PixelPoint) -> Result<(), DesktopError> {
-        self.pointer = p;
-        self.push(Sent::Move(p));
+        let mut record = self.log.lock();
+        record.pointer = p;
+        record.sent.push(Sent::Move(p));
         Ok(())
     }
     fn button(&mut self, button: Button, press: Press) -> Result<(), DesktopError> {
@@ -172,6 +191,9 @@ mod tests {
         assert_eq!(log.held(), [Sent::Button(Button::Left, Press::Down)]);
         d.input().button(Button::Left, Press::Up).unwrap();
         assert!(log.held().is_empty());
+        assert_eq!(log.sent().len(), 3);
+        log.move_pointer(PixelPoint::new(0, 0));
+        assert_eq!(d.pointer().unwrap(), PixelPoint::new(0, 0));
         assert_eq!(log.sent().len(), 3);
     }
 }

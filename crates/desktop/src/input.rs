@@ -24,7 +24,7 @@ impl EnigoInput {
         Self::with_display(None)
     }
 
-    /// Input on a given X display (`:3`); ignored off Linux.
+    /// Input on a given X display (`:3`), which then reads no `$DISPLAY`; ignored off Linux.
     pub fn with_display(display: Option<&str>) -> Result<Self, DesktopError> {
         let settings = enigo::Settings {
             // enigo passes this as the XTest event delay: cadence is the executor's job.

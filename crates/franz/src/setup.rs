@@ -48,9 +48,16 @@ pub fn interrupted_error() -> anyhow::Error {
 
 /// A desktop to work on, and the sandbox behind it, if any. The desktop is dropped first,
 /// then the sandbox stops Xvfb and every launched program.
+///
+/// The desktop opens its display by name (capture and input alike): `DISPLAY` is read once,
+/// here at open, when there is no sandbox, and never set; programs a command starts get the
+/// display in their own environment ([`Session::display`]).
 #[allow(dead_code)] // fields are held for their Drop; `display` is for later commands
 pub struct Session {
     pub desktop: Box<dyn Desktop + Send>,
+    /// The X display the desktop is on, as read at open.
+    #[cfg(target_os = "linux")]
+    display: Option<String>,
     /// Programs `--launch` started on the user's own display (no sandbox).
     #[cfg(target_os = "linux")]
     pub programs: Option<Programs>,
@@ -82,13 +89,17 @@ impl Session {
         (self.desktop, keep)
     }
 
-    /// The X display in use, for programs a command starts itself.
+    /// The X display in use, for programs a command starts itself (pass it in the child's
+    /// environment: franz's own `DISPLAY` may name another display).
     pub fn display(&self) -> Option<String> {
         #[cfg(target_os = "linux")]
-        if let Some(s) = &self.sandbox {
-            return Some(s.display().to_string());
+        {
+            self.display.clone()
         }
-        std::env::var("DISPLAY").ok()
+        #[cfg(not(target_os = "linux"))]
+        {
+            None
+        }
     }
 }
 
@@ -142,8 +153,8 @@ pub fn open_session(g: &GlobalArgs) -> anyhow::Result<Session> {
                     launch: g.launch.clone(),
                 })
                 .context("cannot start the sandbox")?;
-                // SAFETY: called before any thread of ours reads the environment.
-                unsafe { std::env::set_var("DISPLAY", s.display()) };
+                // DISPLAY stays as it is: the desktop opens the sandbox's display by name and
+                // launched programs get it in their own environment (`Programs::launch`).
                 Some(s)
             }
             None => None,
@@ -165,13 +176,18 @@ pub fn open_session(g: &GlobalArgs) -> anyhow::Result<Session> {
             }
             _ => None,
         };
+        let display = match &sandbox {
+            Some(s) => Some(s.display().to_string()),
+            None => std::env::var("DISPLAY").ok().filter(|d| !d.is_empty()),
+        };
         let options = DesktopOptions {
-            display: sandbox.as_ref().map(|s| s.display().to_string()),
+            display: display.clone(),
             monitor: g.monitor,
         };
         let desktop = franz_desktop::open(&options).map_err(|e| desktop_error(g, e))?;
         Ok(Session {
             desktop,
+            display,
             programs,
             sandbox,
         })

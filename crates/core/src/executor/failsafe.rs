@@ -1,7 +1,8 @@
 //! The failsafe, as in PyAutoGUI: a person who slams the pointer into the top-left corner of
 //! the screen stops franz.
 //!
-//! Before each action the real pointer is read. If it sits on the top-left pixel of the screen
+//! Before each action, and all through waits, holds, drags and typing, the real pointer is
+//! read. If it sits on the top-left pixel of the screen
 //! (root (0,0)) or of the monitor franz acts on, and franz did not put it there itself (its
 //! own last move ended somewhere else), the run stops with [`Tripped`]; the CLI exits 4.
 

@@ -7,7 +7,8 @@
 //!   Only the [`failsafe`] and a dead desktop are fatal ([`ExecError`]).
 //! - Dry-run: nothing reaches the OS (not even a pointer query); results are as if executed.
 //! - Terminal actions (done, fail, ask_user, report_*) and observe are ok and do nothing here;
-//!   `wait` sleeps its seconds (not in dry-run).
+//!   `wait` sleeps its seconds (not in dry-run), watching the failsafe. A failsafe that trips
+//!   inside an action gives that action its result (an error naming the failsafe) first.
 //! - No input stays held: every button and key pressed down is tracked ([`held`]) and released
 //!   at the end of each turn (each `execute_with` call), on any error, on Ctrl+C (the
 //!   [`cancel`](Executor::with_cancel) token, checked during every wait and hold) and on the
@@ -97,6 +98,19 @@ pub enum ExecError {
 enum Fault {
     Action(ActionError),
     Fatal(ExecError),
+    /// The failsafe tripped while an action ran (a wait, a hold, a drag, typing): the action
+    /// gets its result (an error naming the failsafe), then the run stops.
+    Midway(Tripped),
+}
+
+impl Fault {
+    /// This fault, raised after the action began.
+    fn midway(self) -> Fault {
+        match self {
+            Fault::Fatal(ExecError::Failsafe(t)) => Fault::Midway(t),
+            other => other,
+        }
+    }
 }
 
 impl From<DesktopError> for Fault {
@@ -302,6 +316,14 @@ impl Executor {
                         ActionResult::Error(e)
                     }
                     Err(Fault::Fatal(e)) => return Err(e),
+                    Err(Fault::Midway(t)) => {
+                        let e = ActionError::new(
+                            ErrorKind::ExecutionFailed,
+                            format!("{}: stopped part way: {t}", action.kind.name()),
+                        );
+                        on_result(i, &ActionResult::Error(e));
+                        return Err(ExecError::Failsafe(t));
+                    }
                 }
             };
             tracing::debug!(action = action.kind.name(), ?result, "executed");
@@ -314,7 +336,9 @@ impl Executor {
         Ok(results)
     }
 
-    /// One action, without the per-turn cap or the delays between actions.
+    /// One action, without the per-turn cap or the delays between actions. The failsafe is
+    /// checked before it begins (a trip there is fatal, the action never ran) and while it runs
+    /// ([`Fault::Midway`]: the action gets its result, then the run stops).
     fn perform(
         &mut self,
         desktop: &mut dyn Desktop,
@@ -324,6 +348,15 @@ impl Executor {
         if !kind.is_terminal() && !matches!(kind, ActionKind::ReportProgress { .. }) {
             self.check_failsafe(desktop)?;
         }
+        self.perform_checked(desktop, kind).map_err(Fault::midway)
+    }
+
+    /// The body of [`perform`](Self::perform), once the action is valid and the failsafe quiet.
+    fn perform_checked(
+        &mut self,
+        desktop: &mut dyn Desktop,
+        kind: &ActionKind,
+    ) -> Result<Vec<Warning>, Fault> {
         let m = self.config.motion;
         let mut warnings = Vec::new();
         match kind {
@@ -365,7 +398,7 @@ impl Executor {
                 if !self.dry_run {
                     self.pause(m.click_settle_ms, kind.name())?;
                     self.button(desktop, Button::Left, Press::Down)?;
-                    self.hold(desktop, *seconds, kind.name(), true)?;
+                    self.hold(desktop, *seconds, kind.name())?;
                     self.button(desktop, Button::Left, Press::Up)?;
                 }
             }
@@ -405,7 +438,7 @@ impl Executor {
                         self.key(desktop, *k, Press::Down)?;
                     }
                     if let ActionKind::HoldKey { seconds, .. } = kind {
-                        self.hold(desktop, *seconds, kind.name(), true)?;
+                        self.hold(desktop, *seconds, kind.name())?;
                     }
                     for k in combo.keys.iter().rev() {
                         // the release goes on even when cancelled: execute_with releases too
@@ -416,9 +449,9 @@ impl Executor {
             }
             ActionKind::Wait { seconds } => {
                 if !self.dry_run {
-                    // the failsafe is checked before the wait, not during it: `franz act` reports a wait
-                    // whole and stops before the next action (tests/act.rs)
-                    self.hold(desktop, *seconds, kind.name(), false)?;
+                    // the failsafe is watched during the wait too: a trip ends it with an error
+                    // result, and the run stops (tests/act.rs)
+                    self.hold(desktop, *seconds, kind.name())?;
                 }
             }
             ActionKind::Observe
@@ -453,16 +486,10 @@ impl Executor {
         Ok(())
     }
 
-    /// Waits `seconds` in short steps: Ctrl+C ends the wait with an error (the caller's
-    /// `execute_with` then releases what is held) and, with `failsafe`, the failsafe is
-    /// checked at every step, so a long press cannot outlast the person's corner slam.
-    fn hold(
-        &mut self,
-        desktop: &mut dyn Desktop,
-        seconds: f64,
-        what: &str,
-        failsafe: bool,
-    ) -> Result<(), Fault> {
+    /// Waits `seconds` in short steps (a `wait`, a long press, a held key): Ctrl+C ends the
+    /// wait with an error (the caller's `execute_with` then releases what is held) and the
+    /// failsafe is checked at every step, so no wait outlasts the person's corner slam.
+    fn hold(&mut self, desktop: &mut dyn Desktop, seconds: f64, what: &str) -> Result<(), Fault> {
         const STEP: Duration = Duration::from_millis(50);
         let start = Instant::now();
         let end = start + Duration::from_secs_f64(seconds);
@@ -481,9 +508,7 @@ impl Executor {
                 return Ok(());
             }
             self.sleep((end - now).min(STEP));
-            if failsafe {
-                self.check_failsafe(desktop)?;
-            }
+            self.check_failsafe(desktop)?;
         }
     }
 

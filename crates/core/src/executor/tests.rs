@@ -564,3 +564,40 @@ fn cancel_ends_a_60_second_wait_at_once() {
         "{results:?}"
     );
 }
+
+#[test]
+fn the_failsafe_ends_a_long_wait_within_a_second_and_reports_the_wait() {
+    let mut ex = live();
+    let mut d = franz_desktop::fake::FakeDesktop::new(800, 600);
+    let log = d.log();
+    let script = actions(&[
+        json!({"type": "wait", "seconds": 60}),
+        json!({"type": "click", "x": 500, "y": 500}),
+    ]);
+    let (tx, rx) = std::sync::mpsc::channel();
+    let person = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(200));
+        log.move_pointer(PixelPoint::new(0, 0));
+        tx.send((Instant::now(), log)).unwrap();
+    });
+    let mut reported = Vec::new();
+    let err = ex
+        .execute_with(&mut d, &script, |i, r| reported.push((i, r.clone())))
+        .unwrap_err();
+    let (slammed, log) = rx.recv().unwrap();
+    let took = slammed.elapsed();
+    person.join().unwrap();
+    assert!(matches!(err, ExecError::Failsafe(_)), "{err}");
+    assert!(took < Duration::from_secs(1), "{took:?}");
+    // the wait got its result, naming the failsafe; the click never ran
+    match &reported[..] {
+        [(0, ActionResult::Error(e))] => {
+            assert!(
+                e.message.contains("wait") && e.message.contains("failsafe"),
+                "{e:?}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(log.sent().is_empty(), "{:?}", log.sent());
+}

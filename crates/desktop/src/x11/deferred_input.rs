@@ -1,17 +1,17 @@
-//! The X11 desktop's input: enigo, created on first use, and only for the right display.
+//! The X11 desktop's input: enigo on the desktop's own display, created on first use.
 //!
-//! enigo connects to `$DISPLAY` (`EnigoInput::new` takes no display). `X11Desktop::open`
-//! changes no environment variable (that would race other threads), so it cannot point enigo
-//! at `DesktopOptions::display` itself. Instead:
-//! - enigo is created on the first input call, not at open, so capture-only users (tests,
-//!   `franz screenshot`) work without `$DISPLAY`;
-//! - that first call checks that `$DISPLAY` names the display being captured, and refuses
-//!   otherwise: input must never land on a different screen than the one the model sees.
+//! enigo's X11 backend (the default `x11rb` feature) takes the display by name:
+//! `enigo::Settings::x11_display` goes to `x11rb::connect(Some(name))`, which reads no
+//! environment variable for it (`DISPLAY` is only its fallback when no name is given). So
+//! each desktop's input opens its own connection to the display it captures
+//! ([`EnigoInput::with_display`], which also gives the keyboard binder that name), nothing
+//! reads or sets `DISPLAY` here, and several desktops on several displays work in one
+//! process at once (`crates/core/tests/two_sessions.rs`).
 //!
-//! The CLI sets `DISPLAY` to the sandbox's display before opening, so both agree there.
+//! enigo is created on the first input call, not at open, so capture-only users (tests,
+//! `franz screenshot`) open no input connection at all.
 
 use crate::{Button, DesktopError, EnigoInput, Input, Key, PixelPoint, Press, ScrollDirection};
-use x11rb::reexports::x11rb_protocol::parse_display::parse_display;
 
 pub(crate) struct DeferredInput {
     display: String,
@@ -28,30 +28,11 @@ impl DeferredInput {
 
     fn get(&mut self) -> Result<&mut EnigoInput, DesktopError> {
         if self.inner.is_none() {
-            let env = std::env::var("DISPLAY").unwrap_or_default();
-            if !same_display(&env, &self.display) {
-                return Err(DesktopError::Input(format!(
-                    "input goes to $DISPLAY ({env:?}) but this desktop captures {}; \
-                     set DISPLAY={} before opening it",
-                    self.display, self.display
-                )));
-            }
-            self.inner = Some(EnigoInput::new()?);
+            self.inner = Some(EnigoInput::with_display(Some(&self.display))?);
         }
         self.inner
             .as_mut()
             .ok_or_else(|| DesktopError::Input("enigo is not available".into()))
-    }
-}
-
-/// Whether two display names reach the same X server (`:3` and `:3.0` do).
-fn same_display(a: &str, b: &str) -> bool {
-    if a.is_empty() || b.is_empty() {
-        return false;
-    }
-    match (parse_display(Some(a)), parse_display(Some(b))) {
-        (Ok(a), Ok(b)) => a.host == b.host && a.protocol == b.protocol && a.display == b.display,
-        _ => false,
     }
 }
 
@@ -73,19 +54,5 @@ impl Input for DeferredInput {
     }
     fn sync(&mut self) -> Result<(), DesktopError> {
         self.get()?.sync()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::same_display;
-
-    #[test]
-    fn display_names_compare_by_server() {
-        assert!(same_display(":3", ":3.0"));
-        assert!(same_display(":3", ":3"));
-        assert!(!same_display(":3", ":4"));
-        assert!(!same_display("", ":4"));
-        assert!(!same_display("otherhost:3", ":3"));
     }
 }

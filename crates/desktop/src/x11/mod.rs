@@ -3,8 +3,9 @@
 //!
 //! - [`X11Desktop::open`] connects to `DesktopOptions::display`, else `$DISPLAY`
 //!   ([`resolve_display`] says what happens without one: Wayland and no-display errors that
-//!   name `--sandbox`). It sets no environment variable; input needs `$DISPLAY` to name the
-//!   same display (see `deferred_input`).
+//!   name `--sandbox`). It sets no environment variable, and its input connects to the same
+//!   display by name (see `deferred_input`): `$DISPLAY` is read at open only, when no
+//!   display is given.
 //! - Capture reads the selected monitor's rect of the root window. MIT-SHM is tried first,
 //!   with one segment reused by every capture; GetImage is the fallback when the server has no
 //!   SHM, cannot attach our segment (a remote display), when SHM fails later, or when
