@@ -96,7 +96,24 @@ impl PanelRun {
     }
 
     pub fn url(&self, path: &str) -> String {
-        format!("{}{path}?token={}", self.base, self.token)
+        let join = if path.contains('?') { '&' } else { '?' };
+        format!("{}{path}{join}token={}", self.base, self.token)
+    }
+
+    /// `GET /screenshot?seq=N`: its status, `Cache-Control` and bytes.
+    pub fn screenshot(&self, seq: u64) -> (u16, String, Vec<u8>) {
+        let r = self
+            .http
+            .get(self.url(&format!("/screenshot?seq={seq}")))
+            .send()
+            .unwrap();
+        let cache = r
+            .headers()
+            .get("cache-control")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_string();
+        (r.status().as_u16(), cache, r.bytes().unwrap().to_vec())
     }
 
     pub fn state(&self) -> Value {
