@@ -4,7 +4,7 @@
 #![allow(dead_code)]
 
 use franz_core::model::ScriptedReply;
-use franz_core::model::scripted_server::{Script, ScriptedServer};
+use franz_core::model::scripted_server::{Script, ScriptedServer, ServerOptions};
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -34,7 +34,12 @@ pub struct PanelRun {
 impl PanelRun {
     /// Starts franz on an 800x600 sandbox with an xterm; `extra` goes after `run`.
     pub fn start(script: Script, extra: &[&str]) -> PanelRun {
-        let server = ScriptedServer::start(script).unwrap();
+        Self::start_with(script, ServerOptions::default(), extra)
+    }
+
+    /// As [`PanelRun::start`], with the scripted server's options (e.g. a slow stream).
+    pub fn start_with(script: Script, opts: ServerOptions, extra: &[&str]) -> PanelRun {
+        let server = ScriptedServer::start_with(script, opts).unwrap();
         let runs = tempfile::tempdir().unwrap();
         let mut child = Command::new(env!("CARGO_BIN_EXE_franz"))
             .args([
