@@ -83,17 +83,48 @@ fn ask_on_a_terminal(
     (child, runs)
 }
 
-/// Reads the child's terminal output until it contains `what` (or it ends); returns all read.
-fn read_until(out: &mut impl std::io::Read, what: &str) -> String {
+/// The child's terminal output, read on a thread of its own.
+fn output(child: &mut std::process::Child) -> std::sync::mpsc::Receiver<Vec<u8>> {
+    use std::io::Read;
+    let mut out = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = out.read(&mut buf) {
+            if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
+/// Collects the output until it contains `what`, it ends (`None` for `what`: until it ends),
+/// or a minute passes; after the minute the child is killed, so a wait that never ends fails
+/// the test instead of hanging it.
+fn read_until(
+    rx: &std::sync::mpsc::Receiver<Vec<u8>>,
+    child: &mut std::process::Child,
+    what: Option<&str>,
+) -> String {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     let mut seen = Vec::new();
-    let mut buf = [0u8; 4096];
-    while !String::from_utf8_lossy(&seen).contains(what) {
-        match out.read(&mut buf) {
-            Ok(0) | Err(_) => break,
-            Ok(n) => seen.extend_from_slice(&buf[..n]),
+    loop {
+        let text = String::from_utf8_lossy(&seen).into_owned();
+        if what.is_some_and(|w| text.contains(w)) {
+            return text;
+        }
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(bytes) => seen.extend_from_slice(&bytes),
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return text,
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                let _ = child.kill();
+                let waited = what.map_or("the end of the output".into(), |w| format!("{w:?}"));
+                panic!("no {waited} within a minute (franz killed): {text}");
+            }
         }
     }
-    String::from_utf8_lossy(&seen).into_owned()
 }
 
 #[test]
@@ -103,8 +134,8 @@ fn on_a_terminal_an_unanswered_question_ends_the_run_after_ask_timeout() {
     // the terminal stays open and silent: only the timeout can end the wait
     let _input = child.stdin.take().unwrap();
     let started = std::time::Instant::now();
-    let mut out = child.stdout.take().unwrap();
-    let text = read_until(&mut out, "\u{0}never");
+    let out = output(&mut child);
+    let text = read_until(&out, &mut child, None);
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(1), "{text}");
     assert!(
@@ -134,13 +165,13 @@ fn on_a_terminal_ctrl_c_during_the_question_ends_the_run_with_130() {
     let server = ScriptedServer::start(Script::repeat(ScriptedReply::text(ASK))).unwrap();
     let (mut child, runs) = ask_on_a_terminal(&server, "--ask-timeout 0");
     let mut input = child.stdin.take().unwrap();
-    let mut out = child.stdout.take().unwrap();
-    let mut text = read_until(&mut out, "your answer (one line): ");
+    let out = output(&mut child);
+    let mut text = read_until(&out, &mut child, Some("your answer (one line): "));
     assert!(text.contains("your answer (one line): "), "{text}");
     let asked = std::time::Instant::now();
     input.write_all(b"\x03").unwrap();
     input.flush().unwrap();
-    text += &read_until(&mut out, "\u{0}never");
+    text += &read_until(&out, &mut child, None);
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(130), "{text}");
     assert!(
