@@ -9,6 +9,8 @@ use franz_core::action::Action;
 use franz_core::cancel::Cancel;
 use franz_core::engine::Decision;
 use std::io::{BufRead, Write};
+use std::sync::mpsc::RecvTimeoutError;
+use std::time::{Duration, Instant};
 
 fn ask(prompt: &str) -> Option<String> {
     eprint!("{prompt}");
@@ -58,12 +60,25 @@ pub fn decide(seq: u32, actions: &[Action]) -> Decision {
     }
 }
 
-/// Shows the model's question and reads one line for the answer. Ctrl+C (`cancel`) ends the
-/// wait at once: the line is read on its own thread, which is left to the process's exit.
-/// `None` when cancelled or at the end of input.
-pub fn answer(turn: u32, question: &str, cancel: &Cancel) -> Option<String> {
+/// What came of asking the model's question on the terminal.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Reply {
+    Answer(String),
+    /// Nobody answered within the timeout (the `ask_timeout` setting).
+    TimedOut,
+    /// Ctrl+C, or the end of input.
+    Gone,
+}
+
+/// Shows the model's question and reads one line for the answer, for at most `timeout`
+/// (`None`: forever). Ctrl+C (`cancel`) ends the wait at once: the line is read on its own
+/// thread, which is left to the process's exit.
+pub fn answer(turn: u32, question: &str, timeout: Option<Duration>, cancel: &Cancel) -> Reply {
     eprintln!("turn {turn}: the model asks: {question}");
-    eprint!("your answer (one line): ");
+    match timeout {
+        Some(t) => eprint!("your answer (one line, within {} s): ", t.as_secs_f64()),
+        None => eprint!("your answer (one line): "),
+    }
     let _ = std::io::stderr().flush();
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
@@ -74,14 +89,17 @@ pub fn answer(turn: u32, question: &str, cancel: &Cancel) -> Option<String> {
         };
         let _gone = tx.send(got);
     });
+    let deadline = timeout.map(|t| Instant::now() + t);
     loop {
-        match rx.recv_timeout(std::time::Duration::from_millis(20)) {
-            Ok(got) => return got,
-            Err(std::sync::mpsc::RecvTimeoutError::Timeout) if cancel.is_cancelled() => {
-                return None;
+        match rx.recv_timeout(Duration::from_millis(20)) {
+            Ok(Some(text)) => return Reply::Answer(text),
+            Ok(None) | Err(RecvTimeoutError::Disconnected) => return Reply::Gone,
+            Err(RecvTimeoutError::Timeout) if cancel.is_cancelled() => return Reply::Gone,
+            Err(RecvTimeoutError::Timeout) if deadline.is_some_and(|d| Instant::now() >= d) => {
+                eprintln!();
+                return Reply::TimedOut;
             }
-            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
-            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return None,
+            Err(RecvTimeoutError::Timeout) => {}
         }
     }
 }

@@ -2,6 +2,7 @@
 //! `franz run` and `franz demo`; its clients: the printer, the panel (`--panel`), the terminal
 //! approver (`--approve`) and the terminal's answers to `ask_user`.
 
+use crate::approve::Reply;
 use crate::cli::RunArgs;
 use crate::exit::usage;
 use crate::settings::size_rule;
@@ -127,6 +128,7 @@ pub fn run_engine(
         panel.as_deref(),
         tty_approver,
         terminal_answers,
+        (c.ask_timeout > 0.0).then(|| Duration::from_secs_f64(c.ask_timeout)),
     )?;
     Ok((summary, keep))
 }
@@ -139,6 +141,7 @@ fn follow(
     panel: Option<&crate::panel::PanelState>,
     tty_approver: bool,
     terminal_answers: bool,
+    ask_timeout: Option<Duration>,
 ) -> anyhow::Result<RunSummary> {
     let mut print = printer::subscriber();
     for e in events.by_ref() {
@@ -147,10 +150,15 @@ fn follow(
             p.record(&e);
         }
         if let (true, EventKind::AwaitingAnswer { question }) = (terminal_answers, &e.kind) {
-            let op = match crate::approve::answer(e.turn, question, handle.cancel_token()) {
-                Some(text) => Op::Answer(text),
-                // end of input: nobody answers (after Ctrl+C the run is ending anyway)
-                None => Op::Stop(format!(
+            let cancel = handle.cancel_token();
+            let op = match crate::approve::answer(e.turn, question, ask_timeout, cancel) {
+                Reply::Answer(text) => Op::Answer(text),
+                // nobody answered in time: the question ends the run (exit 1)
+                Reply::TimedOut => Op::NoAnswer,
+                // after Ctrl+C the run is ending already, as interrupted
+                Reply::Gone if cancel.is_cancelled() => continue,
+                // end of input: nobody answers
+                Reply::Gone => Op::Stop(format!(
                     "the model handed back to a person, who did not answer: {question}"
                 )),
             };

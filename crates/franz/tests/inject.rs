@@ -105,7 +105,8 @@ impl Run {
     }
 
     fn url(&self, path: &str) -> String {
-        format!("{}{path}?token={}", self.base, self.token)
+        let join = if path.contains('?') { '&' } else { '?' };
+        format!("{}{path}{join}token={}", self.base, self.token)
     }
 
     fn post(&self, path: &str, body: Value) -> (u16, String) {
@@ -128,7 +129,15 @@ impl Run {
                 .json()
                 .unwrap();
             if s["awaiting"] == "annotation" && s["pending_seq"].as_u64() == Some(seq) {
-                return s["raw_b64"].as_str().unwrap().to_string();
+                assert_eq!(s["image_seq"].as_u64(), Some(seq), "{s:#}");
+                let shot = self
+                    .http
+                    .get(self.url(&format!("/screenshot?seq={seq}")))
+                    .send()
+                    .unwrap();
+                assert_eq!(shot.status().as_u16(), 200);
+                let png = shot.bytes().unwrap();
+                return base64::Engine::encode(&base64::engine::general_purpose::STANDARD, &png);
             }
             assert!(Instant::now() < deadline, "turn {seq} never came: {s:#}");
             std::thread::sleep(Duration::from_millis(20));

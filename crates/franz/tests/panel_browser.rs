@@ -1,7 +1,8 @@
 //! The panel page in a real headless Chromium (chromedriver + fantoccini) during scripted runs
 //! on a sandbox: the screenshot follows the turns, the pause and resume buttons steer the
 //! engine, approve mode waits for the approve button, and in panel-annotation mode the loop
-//! advances only once the page has drawn and posted its annotated image.
+//! advances only once the page has drawn and posted its annotated image; with `--stream` the
+//! page shows the reply as it streams in, without fetching `/state` or the screenshot again.
 
 #[path = "common/browser.rs"]
 mod browser;
@@ -10,8 +11,9 @@ mod panel;
 
 use browser::Browser;
 use franz_core::model::ScriptedReply;
-use franz_core::model::scripted_server::Script;
+use franz_core::model::scripted_server::{Script, ServerOptions};
 use panel::{CLICK, PanelRun, repeat};
+use std::time::{Duration, Instant};
 
 fn num(s: &str) -> u64 {
     s.parse().unwrap_or(0)
@@ -135,4 +137,77 @@ fn in_annotation_mode_the_loop_advances_only_after_the_page_posts_its_image() {
             keep.display()
         );
     }
+}
+
+/// A long narrative reply (about 90 tokens of at most 6 characters) that ends in a click.
+fn slow_reply() -> String {
+    let words = "I look at the terminal window in the middle of the screen and read what it shows, line after line, before I decide where to click so that the next command goes into it. ";
+    format!("{}{}\nleft_click(500, 500)", words, words.trim_end())
+}
+
+/// Counts the page's fetches of a path (Resource Timing: every request the page made).
+const COUNTS: &str = r#"
+    const n = (p) => performance.getEntriesByType("resource")
+        .filter((e) => new URL(e.name).pathname === p).length;
+    return { state: n("/state"), shot: n("/screenshot"), deltas: window.deltas || 0,
+             text: document.getElementById("vlm").textContent };
+"#;
+
+#[test]
+fn with_stream_the_page_shows_the_reply_as_it_streams_without_refetching_state_or_the_screenshot() {
+    let reply = slow_reply();
+    let script = Script::list([
+        ScriptedReply::text(reply.as_str()),
+        ScriptedReply::text("done(\"streamed\")\nAll done."),
+    ]);
+    let opts = ServerOptions {
+        tokens_per_second: Some(10.0),
+        ..ServerOptions::default()
+    };
+    let b = Browser::start();
+    let mut run = PanelRun::start_with(script, opts, &["--panel", "--stream"]);
+    b.goto(&run.url);
+    // count the model_delta events the page receives, on its own EventSource
+    b.js(r#"performance.setResourceTimingBufferSize(100000);
+            window.deltas = 0;
+            es.addEventListener("message", (m) => {
+              if (m.data.includes('"event":"model_delta"')) window.deltas += 1;
+            });"#);
+    b.wait_body("seq", |s| num(s) >= 1);
+    let deadline = Instant::now() + panel::TIMEOUT;
+    let first = loop {
+        let c = b.js(COUNTS);
+        if c["deltas"].as_u64().unwrap_or(0) >= 1 {
+            break c;
+        }
+        assert!(Instant::now() < deadline, "no delta reached the page: {c}");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    // several more deltas, all while the reply is still streaming
+    let later = loop {
+        let c = b.js(COUNTS);
+        if c["deltas"].as_u64().unwrap_or(0) >= first["deltas"].as_u64().unwrap() + 3 {
+            break c;
+        }
+        assert!(Instant::now() < deadline, "the deltas stopped: {c}");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    for c in [&first, &later] {
+        let text = c["text"].as_str().unwrap();
+        assert!(
+            !text.is_empty() && text.len() < reply.len() && reply.contains(text),
+            "the page shows part of the reply before it finished: {text:?}"
+        );
+    }
+    assert!(
+        later["text"].as_str().unwrap().len() > first["text"].as_str().unwrap().len(),
+        "the shown reply grows: {first} then {later}"
+    );
+    assert_eq!(first["state"], later["state"], "no /state fetch for deltas");
+    assert_eq!(
+        first["shot"], later["shot"],
+        "no screenshot fetch for deltas"
+    );
+    assert_eq!(later["shot"], 1, "the screenshot of turn 1, once");
+    assert_eq!(run.wait_exit().code(), Some(0), "{}", run.stderr_text());
 }

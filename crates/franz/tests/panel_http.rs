@@ -38,13 +38,20 @@ fn inject_boots_a_run_that_waits_for_the_panel_a_wrong_seq_gets_409_a_wrong_size
     let mut run = PanelRun::start(repeat(CLICK), &["--panel", "--annotate-in-panel"]);
     let s = run.wait_state("awaiting annotation", |s| s["awaiting"] == "annotation");
     assert_eq!(s["pending_seq"], 1);
-    assert!(!s["raw_b64"].as_str().unwrap().is_empty());
+    // the screenshot is its own resource: /state names its seq, /screenshot serves it
+    assert!(s.get("raw_b64").is_none(), "{s}");
+    assert_eq!(s["image_seq"], 1);
+    let (status, cache, shot) = run.screenshot(1);
+    assert_eq!(status, 200);
+    assert!(cache.contains("immutable"), "{cache}");
+    assert!(shot.starts_with(b"\x89PNG"), "a PNG");
+    assert_eq!(run.screenshot(2).0, 404, "no screenshot 2 yet");
     let (status, _) = run.post(
         "/inject",
         json!({"vlm_text": "done(\"booted from the panel\")"}),
     );
     assert_eq!(status, 200);
-    let png = s["raw_b64"].as_str().unwrap().to_string();
+    let png = base64::Engine::encode(&base64::engine::general_purpose::STANDARD, &shot);
     let (status, body) = run.post("/annotated", json!({"seq": 2, "image_b64": png}));
     assert_eq!(status, 409, "{body}");
     // an image of another size than the screenshot: 400, naming both sizes

@@ -96,6 +96,8 @@ pub struct Config {
     pub motion: MotionProfile,
     pub max_actions: u64,
     pub max_empty_turns: u64,
+    /// Seconds the terminal prompt waits for an answer to `ask_user`; 0 waits forever.
+    pub ask_timeout: f64,
     pub failsafe: bool,
     pub dry_run: bool,
     pub runs_dir: PathBuf,

@@ -307,6 +307,13 @@ pub const SETTINGS: &[Setting] = &[
     ),
     s(
         Group::Run,
+        "ask_timeout",
+        Kind::Duration { max: 1e9 },
+        "300",
+        "seconds (or 90s, 5m) the terminal waits for the answer to the model's question before the run ends (0 = wait forever)",
+    ),
+    s(
+        Group::Run,
         "max_empty_turns",
         Kind::Int { min: 1, max: 1000 },
         "5",

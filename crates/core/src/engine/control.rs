@@ -56,9 +56,10 @@ struct Shared {
     annotation: Option<(u32, Vec<u8>)>,
     decision: Option<(u32, Decision)>,
     screenshot: Option<ShownScreenshot>,
-    /// The seq whose question waits for an answer, and the answer once given.
+    /// The seq whose question waits for an answer, and the answer once given (`Some(None)`:
+    /// nobody answers, the question ends the run).
     want_answer: Option<u32>,
-    answer: Option<String>,
+    answer: Option<Option<String>>,
 }
 
 /// The image the model was shown for a turn (before any annotation), encoded: what the panel
@@ -174,11 +175,19 @@ impl Remote {
 
     /// Answers the question the run waits on; refused when none waits.
     pub fn answer(&self, text: impl Into<String>) -> Result<(), RemoteError> {
+        self.give_answer(Some(text.into()))
+    }
+    /// Says that nobody answers the question the run waits on (a prompt that timed out): the
+    /// question ends the run as when nobody is there. Refused when none waits.
+    pub fn no_answer(&self) -> Result<(), RemoteError> {
+        self.give_answer(None)
+    }
+    fn give_answer(&self, answer: Option<String>) -> Result<(), RemoteError> {
         let mut s = self.lock();
         if s.want_answer.is_none() {
             return Err(RemoteError::NotAwaiting("an answer"));
         }
-        s.answer = Some(text.into());
+        s.answer = Some(answer);
         drop(s);
         self.changed.notify_all();
         Ok(())
@@ -293,7 +302,8 @@ impl Remote {
 
     /// The answer to the question of turn `seq`, once given within `timeout`. The first call
     /// registers what is awaited.
-    pub fn answered(&self, seq: u32, timeout: Duration) -> Option<String> {
+    /// `Some(None)` when nobody answers ([`Remote::no_answer`]).
+    pub fn answered(&self, seq: u32, timeout: Duration) -> Option<Option<String>> {
         self.lock().want_answer = Some(seq);
         let got = self.wait_for(timeout, |s| s.answer.take());
         if got.is_some() {

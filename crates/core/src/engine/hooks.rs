@@ -190,6 +190,10 @@ impl Engine<'_> {
                 }
                 self.gate_stop()?;
             };
+            // nobody answers: the result keeps no answer and the question ends the run
+            let Some(answer) = answer else {
+                continue;
+            };
             self.emit(
                 turn,
                 EventKind::Note {

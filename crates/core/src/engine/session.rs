@@ -65,6 +65,9 @@ pub enum Op {
     },
     /// The answer to the model's question (`ask_user`) the run waits on.
     Answer(String),
+    /// Nobody answers the question the run waits on (the terminal prompt timed out): the run
+    /// ends as when nobody is there (exit 1, the question in the reason).
+    NoAnswer,
 }
 
 /// The client's end of a session: submit ops, read its state. Cheap to clone.
@@ -109,6 +112,7 @@ impl SessionHandle {
             Op::Approve { seq, decision } => c.decide(seq, decision)?,
             Op::Annotate { seq, png } => c.annotate(seq, png)?,
             Op::Answer(text) => c.answer(text)?,
+            Op::NoAnswer => c.no_answer()?,
         }
         Ok(())
     }

@@ -771,6 +771,25 @@ fn ask_user_with_someone_there_waits_and_the_answer_goes_to_the_model() {
 }
 
 #[test]
+fn no_answer_ends_the_run_as_when_nobody_is_there() {
+    let (mut config, desktop, _) = session_config("narrative", options(10), false);
+    config.answers = true;
+    config.strategy = uitars();
+    let model = Arc::new(MemoryModel::texts([asks("Which?")]));
+    let (handle, mut events) = Session::spawn(config, desktop, model.clone()).unwrap();
+    for e in events.by_ref() {
+        if e.name() == "awaiting_answer" {
+            handle.submit(Op::NoAnswer).unwrap();
+        }
+    }
+    let summary = events.finish().unwrap();
+    assert_eq!(summary.outcome, Outcome::Failed, "{}", summary.reason);
+    assert!(summary.reason.contains("Which?"), "{}", summary.reason);
+    assert_eq!(summary.exit_code(), 1);
+    assert_eq!(model.requests().len(), 1);
+}
+
+#[test]
 fn a_stop_ends_a_run_that_waits_for_an_answer() {
     let (mut config, desktop, _) = session_config("narrative", options(10), false);
     config.answers = true;

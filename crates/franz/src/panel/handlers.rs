@@ -68,10 +68,13 @@ pub async fn guard(State(s): Shared, req: Request, next: Next) -> Response {
     }
     let mut resp = next.run(req).await;
     let h = resp.headers_mut();
-    h.insert(
-        header::CACHE_CONTROL,
-        header::HeaderValue::from_static("no-store"),
-    );
+    // a screenshot, named by its seq, never changes: it sets its own cache header
+    if !h.contains_key(header::CACHE_CONTROL) {
+        h.insert(
+            header::CACHE_CONTROL,
+            header::HeaderValue::from_static("no-store"),
+        );
+    }
     h.insert(
         "x-content-type-options",
         header::HeaderValue::from_static("nosniff"),
@@ -113,6 +116,45 @@ pub async fn config(State(s): Shared) -> Json<serde_json::Value> {
 
 pub async fn state(State(s): Shared) -> Response {
     Json(s.view()).into_response()
+}
+
+#[derive(Deserialize)]
+pub struct ShotQuery {
+    seq: Option<String>,
+}
+
+/// `GET /screenshot?seq=N`: the latest screenshot (PNG or JPEG, as sent to the model) while
+/// its seq is N. A screenshot never changes under its seq, so the browser may keep it; the
+/// page asks again only when `/state`'s `image_seq` changes. 404 for any other seq.
+pub async fn screenshot(
+    State(s): Shared,
+    axum::extract::Query(q): axum::extract::Query<ShotQuery>,
+) -> Response {
+    let Some(seq) = q.seq.as_deref().and_then(|n| n.parse::<u32>().ok()) else {
+        return error(
+            StatusCode::BAD_REQUEST,
+            "give the screenshot's seq: /screenshot?seq=N (N is image_seq in /state)",
+        );
+    };
+    let Some(shot) = s.screenshot(seq) else {
+        let latest = s
+            .latest_seq()
+            .map_or("none yet".to_string(), |n| n.to_string());
+        return error(
+            StatusCode::NOT_FOUND,
+            format!("no screenshot {seq}: the latest is {latest} (image_seq in /state)"),
+        );
+    };
+    let kind = if shot.encoded.starts_with(b"\x89PNG") {
+        "image/png"
+    } else {
+        "image/jpeg"
+    };
+    let headers = [
+        (header::CONTENT_TYPE, kind),
+        (header::CACHE_CONTROL, "private, max-age=86400, immutable"),
+    ];
+    (headers, shot.encoded.as_ref().clone()).into_response()
 }
 
 pub async fn events(

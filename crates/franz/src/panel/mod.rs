@@ -27,6 +27,7 @@ pub fn app(state: Arc<PanelState>) -> Router {
         .route("/", get(handlers::page))
         .route("/config", get(handlers::config))
         .route("/state", get(handlers::state))
+        .route("/screenshot", get(handlers::screenshot))
         .route("/events", get(handlers::events))
         .route("/inject", post(handlers::inject))
         .route("/annotated", post(handlers::annotated))

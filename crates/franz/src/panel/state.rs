@@ -1,10 +1,10 @@
 //! What the panel knows about the run: the latest view (`GET /state`), fed by the session's
-//! events (and the session's latest screenshot on each `observation`), and the event broadcast
-//! behind `/events`. Commands go to the run as ops on its [`SessionHandle`].
+//! events, the latest screenshot (`GET /screenshot?seq=N`, taken from the session on each
+//! `observation`; `/state` carries only its seq and size), and the event broadcast behind
+//! `/events`. Commands go to the run as ops on its [`SessionHandle`].
 
-use base64::Engine as _;
 use franz_core::action::{Action, ActionResult};
-use franz_core::engine::SessionHandle;
+use franz_core::engine::{SessionHandle, ShownScreenshot};
 use franz_core::event::{Event, EventKind};
 use franz_core::geometry::NormBox;
 use franz_core::observe::StageTimings;
@@ -23,9 +23,8 @@ pub struct View {
     /// The seq (turn) waiting for an annotated image or a decision.
     pub pending_seq: Option<u32>,
     pub annotated_seq: Option<u32>,
-    /// The latest screenshot as base64 PNG, its seq and its size: an annotated image must
-    /// have this size.
-    pub raw_b64: String,
+    /// The latest screenshot's seq (0: none yet; the image itself is `GET /screenshot?seq=N`)
+    /// and its size: an annotated image must have this size.
     pub image_seq: u32,
     pub image_width: u32,
     pub image_height: u32,
@@ -60,6 +59,8 @@ pub struct PanelState {
     pub config: serde_json::Value,
     pub events: broadcast::Sender<String>,
     view: Mutex<View>,
+    /// The latest screenshot, served by `GET /screenshot`.
+    shot: Mutex<Option<ShownScreenshot>>,
 }
 
 impl PanelState {
@@ -77,6 +78,7 @@ impl PanelState {
             config,
             events,
             view: Mutex::new(view),
+            shot: Mutex::new(None),
         })
     }
 
@@ -98,8 +100,19 @@ impl PanelState {
 
     /// The size of the screenshot shown for `seq`, if it is the latest one.
     pub fn image_size(&self, seq: u32) -> Option<(u32, u32)> {
-        let v = self.lock();
-        (v.image_seq == seq && !v.raw_b64.is_empty()).then_some((v.image_width, v.image_height))
+        self.screenshot(seq).map(|s| (s.width, s.height))
+    }
+
+    /// The latest screenshot, if its seq is `seq`.
+    pub fn screenshot(&self, seq: u32) -> Option<ShownScreenshot> {
+        let shot = self.shot.lock().unwrap_or_else(|p| p.into_inner());
+        shot.as_ref().filter(|s| s.seq == seq).cloned()
+    }
+
+    /// The latest screenshot's seq, if any.
+    pub fn latest_seq(&self) -> Option<u32> {
+        let shot = self.shot.lock().unwrap_or_else(|p| p.into_inner());
+        shot.as_ref().map(|s| s.seq)
     }
 
     pub fn note_annotated(&self, seq: u32) {
@@ -188,11 +201,12 @@ impl PanelState {
         let Some(shot) = self.session.screenshot() else {
             return;
         };
-        let b64 = base64::engine::general_purpose::STANDARD.encode(shot.encoded.as_slice());
-        let mut v = self.lock();
-        v.raw_b64 = b64;
-        v.image_seq = shot.seq;
-        v.image_width = shot.width;
-        v.image_height = shot.height;
+        {
+            let mut v = self.lock();
+            v.image_seq = shot.seq;
+            v.image_width = shot.width;
+            v.image_height = shot.height;
+        }
+        *self.shot.lock().unwrap_or_else(|p| p.into_inner()) = Some(shot);
     }
 }

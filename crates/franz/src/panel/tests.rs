@@ -60,7 +60,7 @@ impl Server {
 fn every_endpoint_needs_the_token() {
     let s = serve(false, false);
     let c = client();
-    for path in ["/", "/config", "/state", "/events"] {
+    for path in ["/", "/config", "/state", "/events", "/screenshot"] {
         let r = c.get(format!("{}{path}", s.base)).send().unwrap();
         assert_eq!(r.status(), StatusCode::UNAUTHORIZED, "{path}");
         let r = c
@@ -225,4 +225,31 @@ fn a_stream_delta_goes_out_on_events_and_leaves_the_state_alone() {
     // /answer with nothing asked: 409
     let (status, _) = s.post("/answer", r#"{"text": "blue"}"#);
     assert_eq!(status, StatusCode::CONFLICT);
+}
+
+#[test]
+fn the_screenshot_needs_a_known_seq_and_state_carries_no_image() {
+    let s = serve(false, false);
+    let r = client()
+        .get(format!("{}/screenshot?seq=1&token={}", s.base, s.token))
+        .send()
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::NOT_FOUND);
+    assert!(r.text().unwrap().contains("the latest is none yet"));
+    for query in ["", "seq=x&"] {
+        let r = client()
+            .get(format!("{}/screenshot?{query}token={}", s.base, s.token))
+            .send()
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::BAD_REQUEST, "{query}");
+        assert!(r.text().unwrap().contains("/screenshot?seq=N"));
+    }
+    let v: serde_json::Value = client()
+        .get(s.url("/state"))
+        .send()
+        .unwrap()
+        .json()
+        .unwrap();
+    assert!(v.get("raw_b64").is_none(), "{v}");
+    assert_eq!(v["image_seq"], 0);
 }

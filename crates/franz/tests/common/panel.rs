@@ -4,7 +4,7 @@
 #![allow(dead_code)]
 
 use franz_core::model::ScriptedReply;
-use franz_core::model::scripted_server::{Script, ScriptedServer};
+use franz_core::model::scripted_server::{Script, ScriptedServer, ServerOptions};
 use serde_json::Value;
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -34,7 +34,12 @@ pub struct PanelRun {
 impl PanelRun {
     /// Starts franz on an 800x600 sandbox with an xterm; `extra` goes after `run`.
     pub fn start(script: Script, extra: &[&str]) -> PanelRun {
-        let server = ScriptedServer::start(script).unwrap();
+        Self::start_with(script, ServerOptions::default(), extra)
+    }
+
+    /// As [`PanelRun::start`], with the scripted server's options (e.g. a slow stream).
+    pub fn start_with(script: Script, opts: ServerOptions, extra: &[&str]) -> PanelRun {
+        let server = ScriptedServer::start_with(script, opts).unwrap();
         let runs = tempfile::tempdir().unwrap();
         let mut child = Command::new(env!("CARGO_BIN_EXE_franz"))
             .args([
@@ -96,7 +101,24 @@ impl PanelRun {
     }
 
     pub fn url(&self, path: &str) -> String {
-        format!("{}{path}?token={}", self.base, self.token)
+        let join = if path.contains('?') { '&' } else { '?' };
+        format!("{}{path}{join}token={}", self.base, self.token)
+    }
+
+    /// `GET /screenshot?seq=N`: its status, `Cache-Control` and bytes.
+    pub fn screenshot(&self, seq: u64) -> (u16, String, Vec<u8>) {
+        let r = self
+            .http
+            .get(self.url(&format!("/screenshot?seq={seq}")))
+            .send()
+            .unwrap();
+        let cache = r
+            .headers()
+            .get("cache-control")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_string();
+        (r.status().as_u16(), cache, r.bytes().unwrap().to_vec())
     }
 
     pub fn state(&self) -> Value {
