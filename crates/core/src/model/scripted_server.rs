@@ -424,13 +424,7 @@ fn serve(
         }
         Some(Fault::RateLimited) => {
             let body = r#"{"error":{"message":"scripted fault: rate limited"}}"#;
-            respond(
-                out,
-                429,
-                "application/json",
-                body,
-                &[("Retry-After", "0")],
-            )
+            respond(out, 429, "application/json", body, &[("Retry-After", "0")])
         }
         Some(Fault::DropConnection) => Ok(()),
         Some(Fault::InvalidJson) if !stream => respond(
