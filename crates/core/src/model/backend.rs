@@ -2,10 +2,10 @@
 //! OpenAI-compatible HTTP client ([`ModelClient`]) and the in-memory [`super::MemoryModel`]
 //! that engine tests and `franz bench stop` use.
 //!
-//! A call gives up as soon as the run's [`Cancel`] token is set: the HTTP client runs on a
-//! worker thread that the caller stops waiting for; the worker itself checks the token
-//! before each attempt, during retry backoff and between the chunks of a stream, so it drops
-//! the request at its next read.
+//! A call gives up as soon as the run's [`Cancel`] token is set. The HTTP client then drops
+//! its request wherever it is (connecting, waiting for an answer, mid-stream, in a retry's
+//! backoff), which closes the connection to the server; it runs on the caller's thread, so no
+//! thread is left behind (`client.rs`'s module doc says how).
 
 use super::client::{ModelClient, Retry};
 use super::error::ModelError;

@@ -35,9 +35,11 @@
 //! only run while a call is inside `block_on`. So the client keeps no idle connections
 //! (`pool_max_idle_per_host(0)`: one connection per request, which costs nothing next to a
 //! model's answer), and before a call returns it lets the runtime finish its tasks (at most
-//! [`SETTLE`]): a dropped request's connection task runs once more, sees its request gone and
-//! closes the socket. Calls must not come from inside an async runtime (as with the blocking
-//! client before); clones may be used from several threads at once.
+//! `SETTLE`, 100 ms): a dropped request's connection task runs once more, sees its request gone
+//! and closes the socket, within about a millisecond of the cancel on this box. Calls must not
+//! come from inside an async runtime (as with the blocking client before). Clones may be used
+//! from several threads at once; the runtime is then shared, and a call's last step may wait
+//! (up to `SETTLE`) for another thread's connection to finish.
 
 use super::backend::Progress;
 use super::error::{ModelError, status_error};
