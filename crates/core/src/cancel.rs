@@ -2,7 +2,8 @@
 //! handle set it; every sleep of the engine and the executor waits on it (not in a polling loop:
 //! [`Cancel::sleep`] wakes the moment it is set) and the model call gives up on it.
 //!
-//! Cloning gives another handle to the same token.
+//! Cloning gives another handle to the same token. Async code (the model client's request
+//! futures) awaits [`Cancel::cancelled`], which wakes the moment the token is set.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
@@ -17,6 +18,8 @@ struct Inner {
     lock: Mutex<()>,
     woken: Condvar,
     hooks: Mutex<Vec<Hook>>,
+    /// Wakes the [`Cancel::cancelled`] futures.
+    notify: tokio::sync::Notify,
 }
 
 impl std::fmt::Debug for Inner {
@@ -44,6 +47,7 @@ impl Cancel {
         // taking the lock orders the store before any sleeper's check-then-wait
         drop(self.inner.lock.lock().unwrap_or_else(|p| p.into_inner()));
         self.inner.woken.notify_all();
+        self.inner.notify.notify_waiters();
         let hooks = std::mem::take(&mut *self.hooks());
         for hook in hooks {
             hook();
@@ -101,6 +105,20 @@ impl Cancel {
     pub fn wait(&self) {
         while self.sleep(Duration::from_secs(3600)) {}
     }
+
+    /// Completes once the token is set (at once if it is): the async form of [`Cancel::wait`],
+    /// for `tokio::select!` against a future that is dropped on cancel.
+    pub async fn cancelled(&self) {
+        let notified = self.inner.notify.notified();
+        tokio::pin!(notified);
+        // registered before the check, so a cancel between the check and the await still wakes
+        notified.as_mut().enable();
+        if self.is_cancelled() {
+            return;
+        }
+        // `notify_waiters` is only called after the flag is set
+        notified.await;
+    }
 }
 
 #[cfg(test)]
@@ -147,6 +165,30 @@ mod tests {
         c.cancel();
         c.on_cancel(move || tx.send("late").unwrap());
         assert_eq!(rx.try_iter().collect::<Vec<_>>(), ["early", "late"]);
+    }
+
+    #[test]
+    fn the_cancelled_future_completes_on_cancel_and_at_once_when_late() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap();
+        let c = Cancel::new();
+        let pending = rt.block_on(async {
+            tokio::time::timeout(Duration::from_millis(20), c.cancelled()).await
+        });
+        assert!(pending.is_err(), "not set: still waiting");
+        let setter = c.clone();
+        let t = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(30));
+            setter.cancel();
+        });
+        let start = Instant::now();
+        let woke = rt
+            .block_on(async { tokio::time::timeout(Duration::from_secs(60), c.cancelled()).await });
+        assert!(woke.is_ok() && start.elapsed() < Duration::from_secs(2));
+        t.join().unwrap();
+        rt.block_on(c.cancelled());
     }
 
     #[test]

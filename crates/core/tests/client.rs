@@ -1,14 +1,17 @@
 //! The model client against the scripted server over real HTTP on 127.0.0.1: streaming and
 //! whole replies agree, retries, timeouts, refused connections, cut streams, argument forms,
-//! errors that name the URL, the API key, `GET /models`.
+//! errors that name the URL, the API key, `GET /models`; a cancel that drops the request and
+//! closes its connection.
 
+use franz_core::cancel::Cancel;
 use franz_core::model::{
-    ChatRequest, ClientConfig, Fault, Message, ModelClient, ModelError, Script, ScriptedReply,
-    ScriptedServer, ServerOptions, Step, Tool, ToolChoice,
+    ChatRequest, ClientConfig, Fault, Message, Model, ModelClient, ModelError, Progress, Reply,
+    Script, ScriptedReply, ScriptedServer, ServerOptions, Step, Tool, ToolChoice,
 };
 use franz_core::parser::{self, ParseOptions};
 use serde_json::json;
-use std::time::Duration;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 fn config(url: &str) -> ClientConfig {
     ClientConfig {
@@ -460,4 +463,132 @@ fn a_reply_over_max_response_bytes_is_refused_and_names_the_setting() {
     let c = client(&server);
     assert_eq!(c.chat(&request(false)).unwrap().content.len(), 20_000);
     assert_eq!(c.chat(&request(true)).unwrap().content.len(), 20_000);
+}
+
+/// A [`Model::complete`] call on its own thread. The progress it reports and then its result
+/// (with the moment it returned) come back on the channel.
+fn complete_in_thread(
+    c: ModelClient,
+    req: ChatRequest,
+    cancel: &Cancel,
+) -> mpsc::Receiver<Result<Result<Reply, ModelError>, String>> {
+    let (tx, rx) = mpsc::channel();
+    let cancel = cancel.clone();
+    std::thread::spawn(move || {
+        let progress = tx.clone();
+        let result = c.complete(&req, &cancel, &mut |p| {
+            if let Progress::Delta(d) = p {
+                let _ = progress.send(Err(d.to_string()));
+            }
+        });
+        let _ = tx.send(Ok(result));
+    });
+    rx
+}
+
+/// Cancels `cancel`, then asserts that the call behind `rx` returned `Cancelled` at once and
+/// that the server saw the connection of request 0 closed within 2 s.
+fn cancel_and_expect_the_connection_closed(
+    server: &ScriptedServer,
+    cancel: &Cancel,
+    rx: &mpsc::Receiver<Result<Result<Reply, ModelError>, String>>,
+) {
+    // the client holds the connection open while the server is silent: only the cancel ends it
+    assert_eq!(
+        server.wait_for_hangup(0, Duration::from_millis(300)),
+        None,
+        "the client hung up before the cancel"
+    );
+    let at = Instant::now();
+    cancel.cancel();
+    let result = loop {
+        match rx.recv_timeout(Duration::from_secs(5)) {
+            Ok(Ok(result)) => break result,
+            Ok(Err(_delta)) => {}
+            Err(e) => panic!("complete did not return after the cancel: {e}"),
+        }
+    };
+    let returned = at.elapsed();
+    assert!(matches!(result, Err(ModelError::Cancelled)), "{result:?}");
+    assert!(
+        returned < Duration::from_millis(500),
+        "complete returned {returned:?} after the cancel"
+    );
+    let closed = server.wait_for_hangup(0, Duration::from_secs(2));
+    let closed = closed.unwrap_or_else(|| {
+        panic!("the server did not see the connection closed within 2 s of the cancel")
+    });
+    assert!(closed >= at, "the connection was open until the cancel");
+}
+
+/// A timeout far beyond the test's 2 s, so only the cancel can close the connection.
+fn patient_client(server: &ScriptedServer) -> ModelClient {
+    let mut cfg = config(&server.url());
+    cfg.timeout = Duration::from_secs(60);
+    ModelClient::new(cfg).unwrap()
+}
+
+#[test]
+fn a_cancel_closes_the_connection_of_a_request_the_server_never_answers() {
+    let server = ScriptedServer::start(Script::repeat(Step::fault(Fault::Hang))).unwrap();
+    let cancel = Cancel::new();
+    let rx = complete_in_thread(patient_client(&server), request(false), &cancel);
+    assert!(server.wait_for_requests(1, Duration::from_secs(10)));
+    cancel_and_expect_the_connection_closed(&server, &cancel, &rx);
+    assert_eq!(server.request_count(), 1, "a cancel is not retried");
+}
+
+#[test]
+fn a_cancel_closes_the_connection_of_a_stream_that_stalls_midway() {
+    let server = ScriptedServer::start(Script::repeat(Step {
+        // the role, then two words of content, then nothing
+        fault: Some(Fault::StallStream { after_events: 3 }),
+        ..Step::from(ScriptedReply::text("one two three four five six"))
+    }))
+    .unwrap();
+    let cancel = Cancel::new();
+    let rx = complete_in_thread(patient_client(&server), request(true), &cancel);
+    // the stream is under way: all that was sent arrived, then nothing more comes
+    let mut text = String::new();
+    while text != "one two " {
+        match rx.recv_timeout(Duration::from_secs(10)) {
+            Ok(Err(delta)) => text.push_str(&delta),
+            other => panic!("expected the deltas \"one two \" first, got {text:?} then {other:?}"),
+        }
+    }
+    cancel_and_expect_the_connection_closed(&server, &cancel, &rx);
+}
+
+#[test]
+fn a_cancel_during_a_retry_backoff_ends_the_call_at_once() {
+    let server = ScriptedServer::start(Script::repeat(Step::fault(Fault::Status(503)))).unwrap();
+    let mut cfg = config(&server.url());
+    cfg.backoff = Duration::from_secs(60);
+    let cancel = Cancel::new();
+    let rx = complete_in_thread(ModelClient::new(cfg).unwrap(), request(false), &cancel);
+    assert!(server.wait_for_requests(1, Duration::from_secs(10)));
+    let at = Instant::now();
+    cancel.cancel();
+    let result = rx.recv_timeout(Duration::from_secs(5)).unwrap().unwrap();
+    assert!(matches!(result, Err(ModelError::Cancelled)), "{result:?}");
+    assert!(
+        at.elapsed() < Duration::from_millis(500),
+        "{:?}",
+        at.elapsed()
+    );
+    assert_eq!(server.request_count(), 1, "no retry after the cancel");
+}
+
+#[test]
+fn a_cancelled_token_sends_nothing() {
+    let server = ScriptedServer::start(Script::repeat(ScriptedReply::text("ok"))).unwrap();
+    let cancel = Cancel::new();
+    cancel.cancel();
+    let c = client(&server);
+    let result = c.complete(&request(false), &cancel, &mut |_| {});
+    assert!(matches!(result, Err(ModelError::Cancelled)), "{result:?}");
+    // the same client answers a call with a fresh token
+    let r = c.complete(&request(true), &Cancel::new(), &mut |_| {});
+    assert_eq!(r.unwrap().content, "ok");
+    assert_eq!(server.request_count(), 1);
 }

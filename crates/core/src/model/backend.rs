@@ -2,17 +2,15 @@
 //! OpenAI-compatible HTTP client ([`ModelClient`]) and the in-memory [`super::MemoryModel`]
 //! that engine tests and `franz bench stop` use.
 //!
-//! A call gives up as soon as the run's [`Cancel`] token is set: the HTTP client runs on a
-//! worker thread that the caller stops waiting for; the worker itself checks the token
-//! before each attempt, during retry backoff and between the chunks of a stream, so it drops
-//! the request at its next read.
+//! A call gives up as soon as the run's [`Cancel`] token is set. The HTTP client then drops
+//! its request wherever it is (connecting, waiting for an answer, mid-stream, in a retry's
+//! backoff), which closes the connection to the server; it runs on the caller's thread, so no
+//! thread is left behind (`client.rs`'s module doc says how).
 
 use super::client::{ModelClient, Retry};
 use super::error::ModelError;
 use super::types::{ChatRequest, Reply};
 use crate::cancel::Cancel;
-use std::sync::mpsc;
-use std::time::Duration;
 
 /// What a model call reports while it runs.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -36,64 +34,16 @@ pub trait Model: Send + Sync {
     ) -> Result<Reply, ModelError>;
 }
 
-/// What the worker thread sends back: progress as it happens, then the result.
-enum Msg {
-    Retry(Retry),
-    Delta(String),
-    Done(Result<Reply, ModelError>),
-}
-
-/// How often the caller looks at the token while the worker talks to the server.
-const POLL: Duration = Duration::from_millis(10);
-
 impl Model for ModelClient {
-    /// Runs the blocking request on a worker thread (inside the caller's tracing span, so its
-    /// log lines reach the run's `franz.log`) and waits for it or for `cancel`.
+    /// Drives the request on the caller's thread (on the client's runtime, so its log lines
+    /// stay in the caller's tracing span and reach the run's `franz.log`) and drops it the
+    /// moment `cancel` is set: the connection is closed and nothing is left running.
     fn complete(
         &self,
         request: &ChatRequest,
         cancel: &Cancel,
         on_progress: &mut dyn FnMut(Progress<'_>),
     ) -> Result<Reply, ModelError> {
-        let (tx, rx) = mpsc::channel();
-        let span = tracing::Span::current();
-        let client = self.clone().with_cancel(cancel.clone());
-        let request = request.clone();
-        std::thread::spawn(move || {
-            let _in_run = span.enter();
-            // the caller may have stopped listening (cancelled): nothing left to tell
-            let retries = tx.clone();
-            let deltas = tx.clone();
-            let mut on_retry = |r: &Retry| {
-                let _gone = retries.send(Msg::Retry(r.clone()));
-            };
-            let mut on_text = |t: &str| {
-                let _gone = deltas.send(Msg::Delta(t.to_string()));
-            };
-            let result = if request.stream {
-                client.chat_stream_with(&request, &mut on_text, &mut on_retry)
-            } else {
-                client.chat_with(&request, &mut on_retry)
-            };
-            let _gone = tx.send(Msg::Done(result));
-        });
-        loop {
-            match rx.recv_timeout(POLL) {
-                Ok(Msg::Retry(r)) => on_progress(Progress::Retry(&r)),
-                Ok(Msg::Delta(t)) => on_progress(Progress::Delta(&t)),
-                Ok(Msg::Done(result)) => return result,
-                Err(mpsc::RecvTimeoutError::Timeout) => {
-                    if cancel.is_cancelled() {
-                        return Err(ModelError::Cancelled);
-                    }
-                }
-                Err(mpsc::RecvTimeoutError::Disconnected) => {
-                    return Err(ModelError::BadReply {
-                        url: self.endpoint().chat.clone(),
-                        reason: "the model call thread died".into(),
-                    });
-                }
-            }
-        }
+        self.complete_with(request, cancel, on_progress)
     }
 }

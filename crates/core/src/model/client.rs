@@ -1,4 +1,4 @@
-//! The OpenAI-compatible chat-completions client (blocking reqwest).
+//! The OpenAI-compatible chat-completions client: async reqwest behind a blocking API.
 //!
 //! - `--api-url` may be a base URL (`http://localhost:1234/v1`) or the full endpoint
 //!   (`.../v1/chat/completions`, the designs' `LMSTUDIO_ENDPOINT`, docs/seeds.md).
@@ -13,16 +13,45 @@
 //!   logged or printed (the `Debug` of [`ClientConfig`] masks it).
 //! - Every error names the URL and says what to do; [`ModelError::is_unreachable`] marks the
 //!   ones the CLI maps to exit code 3.
+//! - A cancel drops the request (see below): [`ModelError::Cancelled`] at once, and the TCP
+//!   connection to the server is closed before the call returns.
+//!
+//! # One current-thread runtime per client
+//!
+//! franz-core's API is blocking: the engine runs on a thread of its own and calls
+//! [`super::Model::complete`]. The client owns one current-thread tokio runtime, built with it
+//! and shared by its clones, and each call drives its request future with `block_on` on the
+//! caller's own thread, under a `tokio::select!` against the run's [`Cancel`]
+//! ([`Cancel::cancelled`]). On cancel the future is dropped wherever it is (connecting, waiting
+//! for the headers, between two chunks of a stream, in a retry's backoff), and dropping it is
+//! what closes the connection. No thread is spawned per call, so none can be left waiting on a
+//! server that sends nothing (the blocking client this replaces read on a worker thread that the
+//! caller stopped waiting for, which kept the connection open until the timeout).
+//!
+//! Why this shape: current-thread because a run makes one call at a time, and a multi-thread
+//! runtime would keep idle worker threads per client; one runtime per client rather than per
+//! call, so a call does not pay to build and tear down a runtime (and its blocking pool). The
+//! cost of current-thread: hyper runs each connection as a task of the runtime, and those tasks
+//! only run while a call is inside `block_on`. So the client keeps no idle connections
+//! (`pool_max_idle_per_host(0)`: one connection per request, which costs nothing next to a
+//! model's answer), and before a call returns it lets the runtime finish its tasks (at most
+//! `SETTLE`, 100 ms): a dropped request's connection task runs once more, sees its request gone
+//! and closes the socket, within about a millisecond of the cancel on this box. Calls must not
+//! come from inside an async runtime (as with the blocking client before). Clones may be used
+//! from several threads at once; the runtime is then shared, and a call's last step may wait
+//! (up to `SETTLE`) for another thread's connection to finish.
 
+use super::backend::Progress;
 use super::error::{ModelError, status_error};
 use super::snippet;
 use super::sse::{Chunk, SseDecoder, StreamAssembler};
 use super::types::{ChatRequest, Reply};
 use crate::cancel::Cancel;
-use reqwest::blocking::{Client, RequestBuilder, Response};
+use reqwest::{Client, RequestBuilder, Response};
 use serde_json::Value;
-use std::io::Read;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
+use tokio::runtime::Runtime;
 
 /// How to reach the model server.
 #[derive(Clone)]
@@ -145,52 +174,72 @@ impl Endpoint {
     }
 }
 
-/// The client. Cheap to clone; one per run.
+/// The client. Cheap to clone (clones share the connection settings and the runtime); one per
+/// run.
 #[derive(Clone, Debug)]
 pub struct ModelClient {
     http: Client,
+    runtime: Arc<Driver>,
     endpoint: Endpoint,
     cfg: ClientConfig,
-    /// Checked before each attempt, during backoff and between stream chunks.
+    /// Drops the request the moment it is set.
     cancel: Option<Cancel>,
 }
+
+/// The client's current-thread runtime. Shut down without waiting when the last clone goes, so
+/// dropping a client inside async code cannot panic.
+#[derive(Debug)]
+struct Driver(Option<Runtime>);
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        if let Some(rt) = self.0.take() {
+            rt.shutdown_background();
+        }
+    }
+}
+
+/// The longest a call lets the runtime finish its connection tasks before it returns.
+const SETTLE: Duration = Duration::from_millis(100);
 
 impl ModelClient {
     pub fn new(cfg: ClientConfig) -> Result<Self, ModelError> {
         let endpoint = Endpoint::parse(&cfg.api_url)?;
-        let timeout = if cfg.timeout.is_zero() {
+        let cannot = |e: &dyn std::fmt::Display| ModelError::BadUrl {
+            url: cfg.api_url.clone(),
+            reason: format!("cannot build an HTTP client: {e}"),
+        };
+        let mut builder = Client::builder()
+            .connect_timeout(cfg.connect_timeout)
+            // a connection is a task of the runtime, which runs only inside a call: one kept
+            // idle between calls would go unwatched (see the module doc)
+            .pool_max_idle_per_host(0);
+        if cfg.timeout.is_zero() {
             tracing::warn!(
                 "model request timeout is 0 (none): a stalled server will hang the run; set --timeout"
             );
-            None
         } else {
-            Some(cfg.timeout)
-        };
-        let http = Client::builder()
-            .connect_timeout(cfg.connect_timeout)
-            .timeout(timeout)
+            builder = builder.timeout(cfg.timeout);
+        }
+        let http = builder.build().map_err(|e| cannot(&e))?;
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
             .build()
-            .map_err(|e| ModelError::BadUrl {
-                url: cfg.api_url.clone(),
-                reason: format!("cannot build an HTTP client: {e}"),
-            })?;
+            .map_err(|e| cannot(&e))?;
         Ok(Self {
             http,
+            runtime: Arc::new(Driver(Some(runtime))),
             endpoint,
             cfg,
             cancel: None,
         })
     }
 
-    /// This client, giving up with [`ModelError::Cancelled`] once `cancel` is set: before an
-    /// attempt, during a retry's backoff, and between the chunks of a stream.
+    /// This client, giving up with [`ModelError::Cancelled`] the moment `cancel` is set: the
+    /// request is dropped (its connection closed) wherever it is, a retry's backoff included.
     pub fn with_cancel(mut self, cancel: Cancel) -> Self {
         self.cancel = Some(cancel);
         self
-    }
-
-    fn cancelled(&self) -> bool {
-        self.cancel.as_ref().is_some_and(Cancel::is_cancelled)
     }
 
     pub fn endpoint(&self) -> &Endpoint {
@@ -208,15 +257,12 @@ impl ModelClient {
         req: &ChatRequest,
         on_retry: &mut dyn FnMut(&Retry),
     ) -> Result<Reply, ModelError> {
-        if req.stream {
-            self.chat_stream_with(req, &mut |_| {}, on_retry)
-        } else {
-            let body = req.to_body();
-            let started = Instant::now();
-            let resp = self.send(|| self.http.post(&self.endpoint.chat).json(&body), on_retry)?;
-            let body = self.read_body(resp, started)?;
-            self.reply_from_body(&body)
-        }
+        let mut on_progress = |p: Progress<'_>| {
+            if let Progress::Retry(r) = p {
+                on_retry(r);
+            }
+        };
+        self.drive(self.cancel.as_ref(), self.ask(req, &mut on_progress))
     }
 
     /// Streams a request (SSE), calling `on_text` with each piece of content as it arrives.
@@ -237,38 +283,32 @@ impl ModelClient {
     ) -> Result<Reply, ModelError> {
         let mut req = req.clone();
         req.stream = true;
-        let body = req.to_body();
-        let started = Instant::now();
-        let resp = self.send(
-            || {
-                self.http
-                    .post(&self.endpoint.chat)
-                    .header("Accept", "text/event-stream")
-                    .json(&body)
-            },
-            on_retry,
-        )?;
-        let is_json = resp
-            .headers()
-            .get("content-type")
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|ct| ct.contains("application/json"));
-        if is_json {
-            // The server ignored `stream: true` and answered whole.
-            let body = self.read_body(resp, started)?;
-            let reply = self.reply_from_body(&body)?;
-            on_text(&reply.content);
-            return Ok(reply);
-        }
-        self.read_stream(resp, started, on_text)
+        let mut on_progress = |p: Progress<'_>| match p {
+            Progress::Delta(t) => on_text(t),
+            Progress::Retry(r) => on_retry(r),
+        };
+        self.drive(self.cancel.as_ref(), self.ask(&req, &mut on_progress))
+    }
+
+    /// The [`super::Model`] call: `request` (streamed if `request.stream`), dropped the moment
+    /// `cancel` is set, reporting deltas and retries to `on_progress` on this thread.
+    pub(crate) fn complete_with(
+        &self,
+        request: &ChatRequest,
+        cancel: &Cancel,
+        on_progress: &mut dyn FnMut(Progress<'_>),
+    ) -> Result<Reply, ModelError> {
+        self.drive(Some(cancel), self.ask(request, on_progress))
     }
 
     /// `GET {base}/models`: the ids of the models the server offers.
     pub fn list_models(&self) -> Result<Vec<String>, ModelError> {
         let url = self.endpoint.models();
         let started = Instant::now();
-        let resp = self.send(|| self.http.get(&url), &mut |_| {})?;
-        let body = self.read_body(resp, started)?;
+        let body = self.drive(self.cancel.as_ref(), async {
+            let resp = self.send(|| self.http.get(&url), &mut |_| {}).await?;
+            self.read_body(resp, started).await
+        })?;
         let v: Value = serde_json::from_slice(&body).map_err(|e| ModelError::NotJson {
             url: url.clone(),
             reason: e.to_string(),
@@ -293,25 +333,93 @@ impl ModelClient {
             .collect())
     }
 
-    /// Sends with retries, telling `on_retry` about each; returns a 2xx response.
-    fn send(
+    /// Runs `work` to its end on the client's runtime, on this thread, unless `cancel` is set
+    /// first (or already): then `work` is dropped at once, which closes its connection. Either
+    /// way the runtime then finishes the connection tasks hyper spawned, so none is left
+    /// holding a socket when this returns.
+    fn drive<T>(
+        &self,
+        cancel: Option<&Cancel>,
+        work: impl Future<Output = Result<T, ModelError>>,
+    ) -> Result<T, ModelError> {
+        let Some(runtime) = &self.runtime.0 else {
+            // only `Drop` takes it
+            return Err(ModelError::Cancelled);
+        };
+        runtime.block_on(async {
+            let out = match cancel {
+                None => work.await,
+                Some(cancel) => tokio::select! {
+                    biased;
+                    () = cancel.cancelled() => Err(ModelError::Cancelled),
+                    out = work => out,
+                },
+            };
+            settle().await;
+            out
+        })
+    }
+
+    /// One request: the reply, whole or streamed as `req.stream` says.
+    async fn ask(
+        &self,
+        req: &ChatRequest,
+        on_progress: &mut dyn FnMut(Progress<'_>),
+    ) -> Result<Reply, ModelError> {
+        let body = req.to_body();
+        let started = Instant::now();
+        if !req.stream {
+            let resp = self
+                .send(
+                    || self.http.post(&self.endpoint.chat).json(&body),
+                    on_progress,
+                )
+                .await?;
+            let body = self.read_body(resp, started).await?;
+            return self.reply_from_body(&body);
+        }
+        let resp = self
+            .send(
+                || {
+                    self.http
+                        .post(&self.endpoint.chat)
+                        .header("Accept", "text/event-stream")
+                        .json(&body)
+                },
+                on_progress,
+            )
+            .await?;
+        let is_json = resp
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|ct| ct.contains("application/json"));
+        if is_json {
+            // The server ignored `stream: true` and answered whole.
+            let body = self.read_body(resp, started).await?;
+            let reply = self.reply_from_body(&body)?;
+            on_progress(Progress::Delta(&reply.content));
+            return Ok(reply);
+        }
+        self.read_stream(resp, started, on_progress).await
+    }
+
+    /// Sends with retries, telling `on_progress` about each; returns a 2xx response.
+    async fn send(
         &self,
         build: impl Fn() -> RequestBuilder,
-        on_retry: &mut dyn FnMut(&Retry),
+        on_progress: &mut dyn FnMut(Progress<'_>),
     ) -> Result<Response, ModelError> {
         let attempts = self.cfg.retries + 1;
         let mut attempt = 0;
         loop {
-            if self.cancelled() {
-                return Err(ModelError::Cancelled);
-            }
             attempt += 1;
             let mut rb = build();
             if let Some(key) = &self.cfg.api_key {
                 rb = rb.bearer_auth(key);
             }
             let last = attempt >= attempts;
-            match rb.send() {
+            match rb.send().await {
                 Ok(resp) if resp.status().is_success() => return Ok(resp),
                 Ok(resp) => {
                     let status = resp.status().as_u16();
@@ -322,12 +430,12 @@ impl ModelClient {
                         .and_then(|s| s.trim().parse::<f64>().ok())
                         .filter(|s| s.is_finite() && *s >= 0.0)
                         .map(|s| Duration::from_secs_f64(s.min(30.0)));
-                    let text = error_text(resp);
+                    let text = error_text(resp).await;
                     if (status == 429 || status >= 500) && !last {
                         tracing::info!(status, attempt, "model server error; retrying");
                         let why =
                             format!("HTTP {status} ({})", super::error::server_message(&text));
-                        self.retry(attempt, why, retry_after, on_retry);
+                        self.retry(attempt, why, retry_after, on_progress).await;
                         continue;
                     }
                     return Err(status_error(
@@ -350,7 +458,8 @@ impl ModelClient {
                         } else {
                             "dropped the connection"
                         };
-                        self.retry(attempt, format!("{what}: {reason}"), None, on_retry);
+                        let why = format!("{what}: {reason}");
+                        self.retry(attempt, why, None, on_progress).await;
                         continue;
                     }
                     return Err(if e.is_connect() {
@@ -371,13 +480,14 @@ impl ModelClient {
         }
     }
 
-    /// Tells `on_retry` that attempt `attempt + 1` follows and why, then waits the backoff.
-    fn retry(
+    /// Tells `on_progress` that attempt `attempt + 1` follows and why, then waits the backoff
+    /// (dropped with the request on cancel).
+    async fn retry(
         &self,
         attempt: u32,
         why: String,
         retry_after: Option<Duration>,
-        on_retry: &mut dyn FnMut(&Retry),
+        on_progress: &mut dyn FnMut(Progress<'_>),
     ) {
         let exp = self
             .cfg
@@ -385,16 +495,11 @@ impl ModelClient {
             .saturating_mul(1u32 << (attempt - 1).min(10))
             .min(Duration::from_secs(10));
         let wait = retry_after.unwrap_or(exp);
-        on_retry(&Retry {
+        on_progress(Progress::Retry(&Retry {
             attempt: attempt + 1,
             reason: format!("{why}; retrying in {:.1} s", wait.as_secs_f64()),
-        });
-        match &self.cancel {
-            Some(c) => {
-                c.sleep(wait);
-            }
-            None => std::thread::sleep(wait),
-        }
+        }));
+        tokio::time::sleep(wait).await;
     }
 
     fn too_large(&self) -> ModelError {
@@ -415,21 +520,38 @@ impl ModelClient {
         !self.cfg.timeout.is_zero() && started.elapsed() >= self.cfg.timeout
     }
 
+    /// The error for a body read that failed after `read` bytes: the timeout if it passed.
+    fn read_error(&self, e: &reqwest::Error, started: Instant, what: &str) -> ModelError {
+        if e.is_timeout() || self.past_deadline(started) {
+            return self.timeout_error();
+        }
+        ModelError::Stream {
+            url: self.endpoint.chat.clone(),
+            reason: format!("{what}: {}", describe(e)),
+        }
+    }
+
     /// The whole body, at most `max_response_bytes` of it.
-    fn read_body(&self, resp: Response, started: Instant) -> Result<Vec<u8>, ModelError> {
+    async fn read_body(&self, mut resp: Response, started: Instant) -> Result<Vec<u8>, ModelError> {
         let cap = self.cfg.max_response_bytes;
         if resp.content_length().is_some_and(|n| n > cap) {
             return Err(self.too_large());
         }
         let mut body = Vec::new();
-        match resp.take(cap.saturating_add(1)).read_to_end(&mut body) {
-            Ok(_) if body.len() as u64 > cap => Err(self.too_large()),
-            Ok(_) => Ok(body),
-            Err(_) if self.past_deadline(started) => Err(self.timeout_error()),
-            Err(e) => Err(ModelError::Stream {
-                url: self.endpoint.chat.clone(),
-                reason: format!("the body was cut off after {} bytes: {e}", body.len()),
-            }),
+        loop {
+            match resp.chunk().await {
+                Ok(Some(chunk)) => {
+                    body.extend_from_slice(&chunk);
+                    if body.len() as u64 > cap {
+                        return Err(self.too_large());
+                    }
+                }
+                Ok(None) => return Ok(body),
+                Err(e) => {
+                    let what = format!("the body was cut off after {} bytes", body.len());
+                    return Err(self.read_error(&e, started, &what));
+                }
+            }
         }
     }
 
@@ -458,51 +580,48 @@ impl ModelClient {
         })
     }
 
-    fn read_stream(
+    async fn read_stream(
         &self,
         mut resp: Response,
         started: Instant,
-        on_text: &mut dyn FnMut(&str),
+        on_progress: &mut dyn FnMut(Progress<'_>),
     ) -> Result<Reply, ModelError> {
         let url = &self.endpoint.chat;
         let mut decoder = SseDecoder::default();
         let mut asm = StreamAssembler::new();
-        let mut buf = [0u8; 8192];
         let mut total = 0usize;
         let stream_err = |reason: String| ModelError::Stream {
             url: url.clone(),
             reason,
         };
         loop {
-            let n = match resp.read(&mut buf) {
-                Ok(n) => n,
-                Err(_) if self.past_deadline(started) => return Err(self.timeout_error()),
+            let chunk = match resp.chunk().await {
+                Ok(chunk) => chunk,
                 Err(e) => {
-                    return Err(stream_err(format!("read failed after {total} bytes: {e}")));
+                    let what = format!("read failed after {total} bytes");
+                    return Err(self.read_error(&e, started, &what));
                 }
             };
-            let mut payloads = if n == 0 {
-                decoder.finish().into_iter().collect()
-            } else {
-                total += n;
-                if total as u64 > self.cfg.max_response_bytes {
-                    return Err(self.too_large());
+            let mut payloads = match &chunk {
+                None => decoder.finish().into_iter().collect(),
+                Some(bytes) => {
+                    total += bytes.len();
+                    if total as u64 > self.cfg.max_response_bytes {
+                        return Err(self.too_large());
+                    }
+                    decoder.feed(bytes)
                 }
-                decoder.feed(&buf[..n])
             };
             for p in payloads.drain(..) {
                 match asm.push(&p).map_err(stream_err)? {
-                    Chunk::Delta(t) if !t.is_empty() => on_text(&t),
+                    Chunk::Delta(t) if !t.is_empty() => on_progress(Progress::Delta(&t)),
                     _ => {}
                 }
             }
             if asm.is_done() {
                 return Ok(asm.finish());
             }
-            if self.cancelled() {
-                return Err(ModelError::Cancelled);
-            }
-            if n == 0 {
+            if chunk.is_none() {
                 let reply = asm.finish();
                 if reply.finish_reason.is_some() {
                     // Some servers end without `[DONE]` once they sent a finish reason.
@@ -519,12 +638,31 @@ impl ModelClient {
     }
 }
 
-/// The start of an error status's body, for its message (a huge error page is not read whole).
-fn error_text(resp: Response) -> String {
-    let mut body = Vec::new();
-    if let Err(e) = resp.take(MAX_ERROR_BODY).read_to_end(&mut body) {
-        tracing::debug!("the error body was cut off after {} bytes: {e}", body.len());
+/// Lets the runtime run its other tasks (the connections hyper spawned, which close once their
+/// request or body is dropped) until none is left, for at most [`SETTLE`].
+async fn settle() {
+    let deadline = tokio::time::Instant::now() + SETTLE;
+    let metrics = tokio::runtime::Handle::current().metrics();
+    tokio::task::yield_now().await;
+    while metrics.num_alive_tasks() > 0 && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(1)).await;
     }
+}
+
+/// The start of an error status's body, for its message (a huge error page is not read whole).
+async fn error_text(mut resp: Response) -> String {
+    let mut body = Vec::new();
+    while (body.len() as u64) < MAX_ERROR_BODY {
+        match resp.chunk().await {
+            Ok(Some(chunk)) => body.extend_from_slice(&chunk),
+            Ok(None) => break,
+            Err(e) => {
+                tracing::debug!("the error body was cut off after {} bytes: {e}", body.len());
+                break;
+            }
+        }
+    }
+    body.truncate(usize::try_from(MAX_ERROR_BODY).unwrap_or(usize::MAX));
     String::from_utf8_lossy(&body).into_owned()
 }
 

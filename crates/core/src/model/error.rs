@@ -55,7 +55,7 @@ pub enum ModelError {
         "the reply stream from {url} broke ({reason}): the server may have crashed or run out of memory; try again, or turn streaming off"
     )]
     Stream { url: String, reason: String },
-    /// The run's [`crate::Cancel`] token was set while the call was under way.
+    /// The run's [`crate::cancel::Cancel`] token was set while the call was under way.
     #[error("the model call was cancelled: the run was stopped")]
     Cancelled,
 }

@@ -6,17 +6,21 @@
 //! - replies come from a [`Script`]: a list of [`Step`]s, or a function of the request;
 //! - `stream: true` requests get SSE (chunked), at [`ServerOptions::tokens_per_second`];
 //! - [`Fault`]s: HTTP 500/429 (and any status), a dropped connection, a stream cut mid-way,
-//!   a body that is not JSON; any step may be delayed;
-//! - every request is recorded ([`ScriptedServer::requests`], [`ScriptedServer::wait_for_requests`]);
+//!   a body that is not JSON, no answer at all or a stream that stalls mid-way (both held open
+//!   until the client hangs up); any step may be delayed;
+//! - every request is recorded ([`ScriptedServer::requests`], [`ScriptedServer::wait_for_requests`]),
+//!   and so is the moment a client closes a connection the server still holds open
+//!   ([`ScriptedServer::wait_for_hangup`]): a thread per connection watches for it, and a
+//!   delay, a hang or a stall ends when it happens;
 //! - `GET .../models` lists [`ServerOptions::models`].
 //!
 //! Dropping the handle stops the server; delays and streams in flight end promptly.
 
 use super::scripted_wire::{chat_json, models_json, sse_events};
 use serde_json::Value;
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
@@ -70,6 +74,11 @@ pub enum Fault {
     TruncateStream { after_events: usize },
     /// 200 with a body that is not JSON (or an SSE event that is not).
     InvalidJson,
+    /// Answer nothing; hold the connection open until the client hangs up or the server stops.
+    Hang,
+    /// Send this many SSE events (or half the JSON body), then nothing more; hold the
+    /// connection open until the client hangs up or the server stops.
+    StallStream { after_events: usize },
 }
 
 type ScriptFn = dyn Fn(&RecordedRequest) -> Step + Send + Sync;
@@ -153,8 +162,11 @@ struct State {
     requests: Mutex<Vec<RecordedRequest>>,
     changed: Condvar,
     stop: AtomicBool,
-    stop_lock: Mutex<()>,
-    stop_cv: Condvar,
+    /// When the client closed the connection of request `i` (an index into `requests`) while
+    /// the server still held it open; sleepers wait on this lock.
+    hangups: Mutex<HashMap<usize, Instant>>,
+    /// Woken when the server stops and at each hang-up.
+    wake: Condvar,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -162,19 +174,20 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl State {
-    /// Sleeps up to `d`; false if the server is stopping.
-    fn sleep(&self, d: Duration) -> bool {
+    /// Sleeps up to `d` while serving request `index`; false if the server is stopping or the
+    /// client hung up.
+    fn sleep(&self, d: Duration, index: usize) -> bool {
         let deadline = Instant::now() + d;
-        let mut g = lock(&self.stop_lock);
+        let mut g = lock(&self.hangups);
         loop {
-            if self.stop.load(Ordering::SeqCst) {
+            if self.stop.load(Ordering::SeqCst) || g.contains_key(&index) {
                 return false;
             }
             let now = Instant::now();
             if now >= deadline {
                 return true;
             }
-            g = match self.stop_cv.wait_timeout(g, deadline - now) {
+            g = match self.wake.wait_timeout(g, deadline - now) {
                 Ok((g, _)) => g,
                 Err(p) => p.into_inner().0,
             };
@@ -203,8 +216,8 @@ impl ScriptedServer {
             requests: Mutex::new(Vec::new()),
             changed: Condvar::new(),
             stop: AtomicBool::new(false),
-            stop_lock: Mutex::new(()),
-            stop_cv: Condvar::new(),
+            hangups: Mutex::new(HashMap::new()),
+            wake: Condvar::new(),
         });
         let st = state.clone();
         let accept = std::thread::Builder::new()
@@ -219,7 +232,7 @@ impl ScriptedServer {
                     let _ = std::thread::Builder::new()
                         .name("scripted-conn".into())
                         .spawn(move || {
-                            if let Err(e) = serve(&st, conn) {
+                            if let Err(e) = handle(&st, conn) {
                                 tracing::debug!("scripted server connection: {e}");
                             }
                         });
@@ -266,14 +279,35 @@ impl ScriptedServer {
         }
         true
     }
+
+    /// When the client closed the connection that carried request `index` (0-based, as in
+    /// [`ScriptedServer::requests`]) while the server still held it open (delaying, hanging,
+    /// streaming); waits up to `timeout` for it. `None`: it did not.
+    pub fn wait_for_hangup(&self, index: usize, timeout: Duration) -> Option<Instant> {
+        let deadline = Instant::now() + timeout;
+        let mut g = lock(&self.state.hangups);
+        loop {
+            if let Some(at) = g.get(&index) {
+                return Some(*at);
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return None;
+            }
+            g = match self.state.wake.wait_timeout(g, deadline - now) {
+                Ok((g, _)) => g,
+                Err(p) => p.into_inner().0,
+            };
+        }
+    }
 }
 
 impl Drop for ScriptedServer {
     fn drop(&mut self) {
         self.state.stop.store(true, Ordering::SeqCst);
         {
-            let _g = lock(&self.state.stop_lock);
-            self.state.stop_cv.notify_all();
+            let _g = lock(&self.state.hangups);
+            self.state.wake.notify_all();
         }
         // Wake the accept loop.
         let _ = TcpStream::connect_timeout(&self.addr, Duration::from_secs(1));
@@ -283,24 +317,83 @@ impl Drop for ScriptedServer {
     }
 }
 
-fn serve(st: &State, conn: TcpStream) -> std::io::Result<()> {
+/// One connection: reads its request, records it, answers it while a second thread watches
+/// for the client hanging up, then closes the connection.
+fn handle(st: &Arc<State>, conn: TcpStream) -> std::io::Result<()> {
     conn.set_read_timeout(Some(Duration::from_secs(30)))?;
     let mut reader = BufReader::new(conn.try_clone()?);
     let Some(req) = read_request(&mut reader)? else {
         return Ok(());
     };
-    let mut out = conn;
-    {
+    let index = {
         let mut g = lock(&st.requests);
         g.push(req.clone());
         st.changed.notify_all();
+        g.len() - 1
+    };
+    let served = Arc::new(AtomicBool::new(false));
+    let watcher = {
+        let (st, conn, served) = (st.clone(), conn.try_clone()?, served.clone());
+        std::thread::Builder::new()
+            .name("scripted-hangup".into())
+            .spawn(move || watch_hangup(&st, conn, index, &served))?
+    };
+    let mut out = conn;
+    let result = serve(st, &mut out, &req, index);
+    served.store(true, Ordering::SeqCst);
+    // the watcher's clone keeps the socket open: shutting it down closes it and ends the watcher
+    let _ = out.shutdown(Shutdown::Both);
+    let _ = watcher.join();
+    result
+}
+
+/// Reads until the client closes its end; records that as a hang-up on request `index` unless
+/// the server was done with it first.
+fn watch_hangup(st: &State, mut conn: TcpStream, index: usize, served: &AtomicBool) {
+    let mut buf = [0u8; 1024];
+    loop {
+        match conn.read(&mut buf) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock
+                        | std::io::ErrorKind::TimedOut
+                        | std::io::ErrorKind::Interrupted
+                ) =>
+            {
+                if served.load(Ordering::SeqCst) || st.stop.load(Ordering::SeqCst) {
+                    return;
+                }
+            }
+            Err(_) => break,
+        }
     }
+    if !served.load(Ordering::SeqCst) {
+        let mut g = lock(&st.hangups);
+        g.insert(index, Instant::now());
+        st.wake.notify_all();
+    }
+}
+
+/// Holds a connection open, sending nothing, until the client hangs up or the server stops.
+fn hold(st: &State, index: usize) {
+    while st.sleep(Duration::from_secs(3600), index) {}
+}
+
+fn serve(
+    st: &State,
+    out: &mut TcpStream,
+    req: &RecordedRequest,
+    index: usize,
+) -> std::io::Result<()> {
     if st.stop.load(Ordering::SeqCst) {
         return Ok(());
     }
     if req.method == "GET" && req.path.trim_end_matches('/').ends_with("/models") {
         return respond(
-            &mut out,
+            out,
             200,
             "application/json",
             &models_json(&st.opts.models),
@@ -314,34 +407,28 @@ fn serve(st: &State, conn: TcpStream) -> std::io::Result<()> {
             .ends_with("/chat/completions")
     {
         let body = r#"{"error":{"message":"not found: the scripted server serves POST /v1/chat/completions and GET /v1/models"}}"#;
-        return respond(&mut out, 404, "application/json", body, &[]);
+        return respond(out, 404, "application/json", body, &[]);
     }
-    let Some(step) = st.script.next(&req) else {
+    let Some(step) = st.script.next(req) else {
         let body = r#"{"error":{"message":"scripted server: the script is exhausted"}}"#;
-        return respond(&mut out, 500, "application/json", body, &[]);
+        return respond(out, 500, "application/json", body, &[]);
     };
-    if !step.delay.is_zero() && !st.sleep(step.delay) {
+    if !step.delay.is_zero() && !st.sleep(step.delay, index) {
         return Ok(());
     }
     let stream = req.wants_stream();
     match &step.fault {
         Some(Fault::Status(code)) => {
             let body = format!(r#"{{"error":{{"message":"scripted fault: HTTP {code}"}}}}"#);
-            respond(&mut out, *code, "application/json", &body, &[])
+            respond(out, *code, "application/json", &body, &[])
         }
         Some(Fault::RateLimited) => {
             let body = r#"{"error":{"message":"scripted fault: rate limited"}}"#;
-            respond(
-                &mut out,
-                429,
-                "application/json",
-                body,
-                &[("Retry-After", "0")],
-            )
+            respond(out, 429, "application/json", body, &[("Retry-After", "0")])
         }
         Some(Fault::DropConnection) => Ok(()),
         Some(Fault::InvalidJson) if !stream => respond(
-            &mut out,
+            out,
             200,
             "application/json",
             "{\"choices\": [ this is not json",
@@ -349,34 +436,52 @@ fn serve(st: &State, conn: TcpStream) -> std::io::Result<()> {
         ),
         Some(Fault::InvalidJson) => write_sse(
             st,
-            &mut out,
+            out,
+            index,
             &["{\"choices\": [ not json".to_string()],
             None,
         ),
         Some(Fault::TruncateStream { after_events }) if stream => {
             let events = sse_events(&step.reply);
-            write_sse(st, &mut out, &events, Some(*after_events))
+            write_sse(st, out, index, &events, Some(*after_events))
         }
-        Some(Fault::TruncateStream { .. }) => {
-            let body = chat_json(&step.reply).to_string();
-            let half = &body.as_bytes()[..body.len() / 2];
-            write!(
-                out,
-                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-                body.len()
-            )?;
-            out.write_all(half)?;
-            out.flush()
+        Some(Fault::TruncateStream { .. }) => write_half(out, &step.reply),
+        Some(Fault::Hang) => {
+            hold(st, index);
+            Ok(())
         }
-        None if stream => write_sse(st, &mut out, &sse_events(&step.reply), None),
+        Some(Fault::StallStream { after_events }) => {
+            if stream {
+                let events = sse_events(&step.reply);
+                write_sse(st, out, index, &events, Some(*after_events))?;
+            } else {
+                write_half(out, &step.reply)?;
+            }
+            hold(st, index);
+            Ok(())
+        }
+        None if stream => write_sse(st, out, index, &sse_events(&step.reply), None),
         None => respond(
-            &mut out,
+            out,
             200,
             "application/json",
             &chat_json(&step.reply).to_string(),
             &[],
         ),
     }
+}
+
+/// A 200 whose JSON body stops half-way.
+fn write_half(out: &mut TcpStream, reply: &ScriptedReply) -> std::io::Result<()> {
+    let body = chat_json(reply).to_string();
+    let half = &body.as_bytes()[..body.len() / 2];
+    write!(
+        out,
+        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    )?;
+    out.write_all(half)?;
+    out.flush()
 }
 
 fn read_request(r: &mut BufReader<TcpStream>) -> std::io::Result<Option<RecordedRequest>> {
@@ -477,6 +582,7 @@ fn respond(
 fn write_sse(
     st: &State,
     out: &mut TcpStream,
+    index: usize,
     events: &[String],
     cut: Option<usize>,
 ) -> std::io::Result<()> {
@@ -497,7 +603,7 @@ fn write_sse(
         write!(out, "{:x}\r\n{data}\r\n", data.len())?;
         out.flush()?;
         if let Some(p) = pause
-            && !st.sleep(p)
+            && !st.sleep(p, index)
         {
             return Ok(());
         }
