@@ -27,6 +27,30 @@ fn stderr(out: &Output) -> String {
 }
 
 #[test]
+fn commands_that_only_read_files_refuse_the_global_desktop_and_setting_flags() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().to_str().unwrap();
+    for (args, flag) in [
+        (vec!["report", d, "--dry-run"], "--dry-run"),
+        (vec!["--crop", "0,0,10,10", "report", d], "--crop"),
+        (vec!["scenarios", d, "--sandbox"], "--sandbox"),
+        (vec!["replay", d, "--monitor", "1"], "--monitor"),
+        (vec!["replay", d, "--size", "640x480"], "--size"),
+    ] {
+        let out = franz(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("does not use") && stderr(&out).contains(flag),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
+    // replay --execute acts on a desktop: it takes them (here it fails later: no run there)
+    let out = franz(&["replay", d, "--execute", "--dry-run"]);
+    assert!(!stderr(&out).contains("does not use"), "{}", stderr(&out));
+}
+
+#[test]
 fn a_command_refuses_the_flags_of_settings_it_does_not_use() {
     let out = franz(&["doctor", "--approve"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));

@@ -18,6 +18,7 @@ use crate::cli::{Cli, Command};
 use std::process::ExitCode;
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    refuse_unused_globals(&cli)?;
     match &cli.command {
         Command::Screenshot(args) => screenshot::run(&cli.global, args),
         Command::Bench(cmd) => bench::run(&cli.global, cmd),
@@ -31,4 +32,36 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Scenarios(args) => scenarios::run(args),
         Command::Parse(args) => parse::run(&cli.global, args),
     }
+}
+
+/// `report`, `scenarios` and `replay` without `--execute` read files only: a desktop or
+/// configuration flag given to them would be silently ignored, so it is a usage error.
+fn refuse_unused_globals(cli: &Cli) -> anyhow::Result<()> {
+    let name = match &cli.command {
+        Command::Report(_) => "report",
+        Command::Scenarios(_) => "scenarios",
+        Command::Replay(a) if !a.execute => "replay (without --execute)",
+        _ => return Ok(()),
+    };
+    let g = &cli.global;
+    let mut given: Vec<String> = g.settings.given.iter().map(|x| x.flag.clone()).collect();
+    let desktop = [
+        (g.config.is_some(), "--config"),
+        (g.sandbox.is_some(), "--sandbox"),
+        (!g.launch.is_empty(), "--launch"),
+        (g.monitor.is_some(), "--monitor"),
+    ];
+    given.extend(
+        desktop
+            .iter()
+            .filter(|(on, _)| *on)
+            .map(|(_, f)| f.to_string()),
+    );
+    if given.is_empty() {
+        return Ok(());
+    }
+    Err(crate::exit::usage(format!(
+        "franz {name} does not use {}: it only reads files; drop it",
+        given.join(", ")
+    )))
 }
