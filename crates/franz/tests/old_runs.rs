@@ -1,0 +1,50 @@
+//! Runs written by an earlier franz still open: `tests/fixtures/run_from_95bd331` is a real run
+//! directory written by franz at commit 95bd331 (before the issue-13 and issue-14 changes: no
+//! `run.json`, no `franz.log`, the vision strategy's boot reply clicking once and pressing
+//! ctrl+s on a 240x160 sandbox). `report` and `replay` must read it as they read a new one.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+fn old_run() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/run_from_95bd331")
+}
+
+#[test]
+fn report_opens_a_run_written_by_the_previous_version() {
+    let tmp = tempfile::tempdir().unwrap();
+    let html = tmp.path().join("old.html");
+    let out = common::franz(&[
+        "report",
+        old_run().to_str().unwrap(),
+        "-o",
+        html.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dom = common::chromium_dom(&html);
+    assert_eq!(
+        common::body_attr(&dom, "data-turns").as_deref(),
+        Some("1"),
+        "{}",
+        &dom[..dom.len().min(2000)]
+    );
+    assert!(dom.contains("A grey screen; I click its middle."));
+}
+
+#[test]
+fn replay_opens_a_run_written_by_the_previous_version() {
+    let out = common::franz(&["replay", old_run().to_str().unwrap()]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(
+        stdout.contains("turn 1: A grey screen; I click its middle."),
+        "{stdout}"
+    );
+    assert!(stdout.contains("would click at (500, 500)"), "{stdout}");
+    assert!(stdout.contains("would press ctrl+s"), "{stdout}");
+}
