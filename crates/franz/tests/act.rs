@@ -3,26 +3,17 @@
 
 #![cfg(target_os = "linux")]
 
-use franz_desktop::sandbox::{Sandbox, SandboxOptions};
-use franz_desktop::witness::{Witness, WitnessEvent, WitnessKind as K};
-use franz_desktop::{PixelPoint, PixelRect};
+mod common;
+
+use common::sandbox;
+use franz_desktop::PixelPoint;
+use franz_desktop::witness::{WitnessEvent, WitnessKind as K};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 const T: Duration = Duration::from_secs(20);
-
-fn sandbox(w: u32, h: u32) -> (Sandbox, Witness) {
-    let sb = Sandbox::start(&SandboxOptions {
-        width: w,
-        height: h,
-        launch: vec![],
-    })
-    .unwrap();
-    let witness = Witness::open(sb.display(), PixelRect::new(0, 0, w, h)).unwrap();
-    (sb, witness)
-}
 
 fn franz(display: Option<&str>, args: &[&str]) -> Child {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_franz"));

@@ -5,24 +5,15 @@
 
 #![cfg(target_os = "linux")]
 
-use franz_desktop::sandbox::{Sandbox, SandboxOptions};
-use franz_desktop::witness::{Witness, WitnessEvent, WitnessKind as K};
-use franz_desktop::{PixelPoint, PixelRect};
+mod common;
+
+use common::sandbox;
+use franz_desktop::PixelPoint;
+use franz_desktop::witness::{WitnessEvent, WitnessKind as K};
 use std::process::{Command, Output};
 use std::time::Duration;
 
 const T: Duration = Duration::from_secs(20);
-
-fn sandbox(w: u32, h: u32) -> (Sandbox, Witness) {
-    let sb = Sandbox::start(&SandboxOptions {
-        width: w,
-        height: h,
-        launch: vec![],
-    })
-    .unwrap();
-    let witness = Witness::open(sb.display(), PixelRect::new(0, 0, w, h)).unwrap();
-    (sb, witness)
-}
 
 /// Runs franz on `display` with `env` added; FRANZ_* settings of the caller are removed.
 fn franz(display: &str, env: &[(&str, &str)], args: &[&str]) -> Output {

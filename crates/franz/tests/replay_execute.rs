@@ -74,27 +74,16 @@ fn replaying_the_demo_types_the_line_again() {
 
 mod common;
 
+use common::sandbox;
 use franz_core::action::{Action, ActionError, ActionKind, ActionResult, ErrorKind};
 use franz_core::geometry::ImageSize;
 use franz_core::runlog::{Layout, RunMeta, RunWriter, TurnEntry, TurnImage};
-use franz_desktop::sandbox::{Sandbox, SandboxOptions};
+use franz_desktop::PixelPoint;
 use franz_desktop::witness::{Witness, WitnessEvent, WitnessKind as K};
-use franz_desktop::{PixelPoint, PixelRect};
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
 const T: Duration = Duration::from_secs(20);
-
-fn sandbox(w: u32, h: u32) -> (Sandbox, Witness) {
-    let sb = Sandbox::start(&SandboxOptions {
-        width: w,
-        height: h,
-        launch: vec![],
-    })
-    .unwrap();
-    let witness = Witness::open(sb.display(), PixelRect::new(0, 0, w, h)).unwrap();
-    (sb, witness)
-}
 
 fn click(x: i32, y: i32) -> Action {
     ActionKind::Click {

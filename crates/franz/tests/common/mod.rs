@@ -199,3 +199,27 @@ pub fn body_attr(dom: &str, name: &str) -> Option<String> {
     let start = tag.find(&key)? + key.len();
     Some(tag[start..][..tag[start..].find('"')?].to_string())
 }
+
+/// A private Xvfb of `w`x`h` with the witness window over all of it.
+#[cfg(target_os = "linux")]
+pub fn sandbox(
+    w: u32,
+    h: u32,
+) -> (
+    franz_desktop::sandbox::Sandbox,
+    franz_desktop::witness::Witness,
+) {
+    use franz_desktop::sandbox::{Sandbox, SandboxOptions};
+    let sb = Sandbox::start(&SandboxOptions {
+        width: w,
+        height: h,
+        launch: vec![],
+    })
+    .unwrap();
+    let witness = franz_desktop::witness::Witness::open(
+        sb.display(),
+        franz_desktop::PixelRect::new(0, 0, w, h),
+    )
+    .unwrap();
+    (sb, witness)
+}
