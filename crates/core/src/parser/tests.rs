@@ -93,3 +93,98 @@ fn tool_calls_with_string_or_object_arguments() {
     );
     assert!(p.errors.is_empty());
 }
+
+/// The first action's point, or `None` when it has none (or there is no action).
+fn first_point(p: &ParsedReply) -> Option<(i32, i32)> {
+    p.actions.first().and_then(|a| a.kind.point())
+}
+
+/// Issue 16 point 1: a point in any common shape is read, in every JSON-argument dialect.
+#[test]
+fn points_in_every_common_shape_are_read() {
+    let shapes = [
+        json!({"coordinate": [12, 34]}),
+        json!({"x": 12, "y": 34}),
+        json!({"x": "12", "y": "34"}),
+        json!({"point": [12, 34]}),
+        json!({"position": [12, 34]}),
+        json!({"start_box": "(12,34)"}),
+        json!({"coordinate": "[12, 34]"}),
+        json!({"point": "<point>12 34</point>"}),
+        json!({"position": {"x": 12, "y": 34}}),
+    ];
+    for shape in shapes {
+        for (name, action_key, action) in [
+            ("computer", "action", "click"),
+            ("computer", "action", "left_click"),
+            ("computer_use", "action", "left_click"),
+            ("computer_use", "action", "double_click"),
+            ("computer_use_preview", "type", "click"),
+        ] {
+            let mut args = shape.clone();
+            args[action_key] = json!(action);
+            let reply = Reply {
+                tool_calls: vec![crate::model::ToolCall::new(name, args.clone())],
+                ..Reply::default()
+            };
+            let p = parse_reply(&reply, &ParseOptions::default());
+            assert_eq!(first_point(&p), Some((12, 34)), "{name} {args}: {p:?}");
+            assert!(p.errors.is_empty(), "{name} {args}: {p:?}");
+        }
+    }
+}
+
+/// Issue 16 point 1: the two replies that clicked at the pointer before.
+#[test]
+fn separate_x_and_y_are_not_a_click_at_the_pointer() {
+    let p = parse(r#"{"name":"computer","arguments":{"action":"click","x":12,"y":34}}"#);
+    assert_eq!(first_point(&p), Some((12, 34)), "{p:?}");
+    let p = parse(
+        r#"<tool_call>{"name":"computer_use","arguments":{"action":"left_click","x":12,"y":34}}</tool_call>"#,
+    );
+    assert_eq!(first_point(&p), Some((12, 34)), "{p:?}");
+    let p = parse(
+        "<tool_call>\n<function=computer_use>\n<parameter=action>left_click</parameter>\n<parameter=x>12</parameter>\n<parameter=y>34</parameter>\n</function>\n</tool_call>",
+    );
+    assert_eq!(first_point(&p), Some((12, 34)), "{p:?}");
+}
+
+/// Issue 16 point 1: numbers no rule reads are an error, never a click at the pointer.
+#[test]
+fn unread_numbers_are_an_error_not_a_pointer_click() {
+    for args in [
+        json!({"action": "left_click", "target": [12, 34]}),
+        json!({"action": "left_click", "loc": "12 34"}),
+        json!({"action": "scroll", "pixels": -3, "where": [5, 6]}),
+        json!({"action": "mouse_move", "at": {"px": 1, "py": 2}}),
+    ] {
+        for name in ["computer", "computer_use"] {
+            let reply = Reply {
+                tool_calls: vec![crate::model::ToolCall::new(name, args.clone())],
+                ..Reply::default()
+            };
+            let p = parse_reply(&reply, &ParseOptions::default());
+            assert!(p.actions.is_empty(), "{name} {args}: {p:?}");
+            assert!(
+                p.errors.iter().any(|e| e.contains("no position read")),
+                "{name} {args}: {p:?}"
+            );
+        }
+    }
+    let p = parse(r#"{"actions":[{"name":"click","target":[12,34]}]}"#);
+    assert!(p.actions.is_empty(), "{p:?}");
+}
+
+/// Issue 16 point 1: with no position at all, a click where the grammar says "here" stays one.
+#[test]
+fn a_click_without_any_position_is_at_the_pointer() {
+    let p = parse(r#"{"action":"left_click"}"#);
+    assert_eq!(p.actions.len(), 1, "{p:?}");
+    assert_eq!(first_point(&p), None);
+    assert!(p.errors.is_empty(), "{p:?}");
+    let p = parse(
+        r#"{"name":"computer","arguments":{"action":"scroll","scroll_direction":"down","scroll_amount":5}}"#,
+    );
+    assert_eq!(p.actions.len(), 1, "{p:?}");
+    assert!(p.errors.is_empty(), "{p:?}");
+}
