@@ -440,7 +440,23 @@ fn pointer_args(rng: &mut Rng) -> Value {
 /// form, or a bare object.
 fn pointer_reply(rng: &mut Rng, name: &str, args: &Value) -> Reply {
     let call = json!({"name": name, "arguments": args}).to_string();
-    match rng.below(4) {
+    match rng.below(5) {
+        4 => {
+            let mut action = String::new();
+            let mut kwargs = Vec::new();
+            for (k, v) in args.as_object().into_iter().flatten() {
+                match (k.as_str(), v) {
+                    ("action" | "type", Value::String(a)) => action = a.clone(),
+                    (_, Value::String(s)) => kwargs.push(format!("{k}='{s}'")),
+                    _ => kwargs.push(format!("{k}={v}")),
+                }
+            }
+            let action = action.replace("double_click", "left_double");
+            Reply::text(format!(
+                "Thought: t\nAction: {action}({})",
+                kwargs.join(", ")
+            ))
+        }
         0 => Reply {
             tool_calls: vec![ToolCall::new(name, args.clone())],
             ..Reply::default()

@@ -188,3 +188,21 @@ fn a_click_without_any_position_is_at_the_pointer() {
     assert_eq!(p.actions.len(), 1, "{p:?}");
     assert!(p.errors.is_empty(), "{p:?}");
 }
+
+/// Issue 16 point 1 in UI-TARS: `x`/`y` keywords are a point, and a scroll with numbers it
+/// cannot read is an error, not a scroll at the pointer.
+#[test]
+fn uitars_reads_x_and_y_and_refuses_unread_numbers() {
+    let p = parse("Thought: t\nAction: click(x='12', y='34')");
+    assert_eq!(first_point(&p), Some((12, 34)), "{p:?}");
+    let p = parse("Thought: t\nAction: scroll(x=12, y=34, direction='down')");
+    assert_eq!(first_point(&p), Some((12, 34)), "{p:?}");
+    let p = parse("Thought: t\nAction: scroll(target='(12,34)', direction='down')");
+    assert!(p.actions.is_empty(), "{p:?}");
+    assert!(
+        p.errors.iter().any(|e| e.contains("no position read")),
+        "{p:?}"
+    );
+    let p = parse("Thought: t\nAction: scroll(direction='down')");
+    assert_eq!(p.actions.len(), 1, "{p:?}");
+}
