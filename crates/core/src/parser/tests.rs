@@ -206,3 +206,26 @@ fn uitars_reads_x_and_y_and_refuses_unread_numbers() {
     let p = parse("Thought: t\nAction: scroll(direction='down')");
     assert_eq!(p.actions.len(), 1, "{p:?}");
 }
+
+/// Issue 16 point 7: a call inside a sentence is prose under auto-detection; on its own line it
+/// is an action; `--dialect calls` stays lenient.
+#[test]
+fn prose_is_not_an_action_under_auto() {
+    let p = parse("I should wait() until the page is stable.");
+    assert!(p.actions.is_empty(), "{p:?}");
+    assert_ne!(p.dialect, Dialect::Calls);
+    let p = parse(
+        "The page is loading, so I click the button.\nleft_click(650, 420)\nThen I type type(\"x\") later.",
+    );
+    assert_eq!(p.dialect, Dialect::Calls);
+    assert_eq!(p.actions.len(), 1, "{p:?}");
+    assert_eq!(first_point(&p), Some((650, 420)));
+    let p = parse("Saving now:\n- press_key(\"ctrl+s\");\n");
+    assert_eq!(p.actions.len(), 1, "{p:?}");
+    let forced = ParseOptions {
+        dialect: Some(Dialect::Calls),
+        ..ParseOptions::default()
+    };
+    let p = parse_text("I should wait() until the page is stable.", &forced);
+    assert_eq!(p.actions.len(), 1, "{p:?}");
+}
