@@ -319,9 +319,11 @@ fn hundred_thousand_replies_never_panic_and_stay_in_range() {
             with_actions += 1;
         }
     }
-    // the generator must exercise the action paths, not only the error paths
+    // the generator must exercise the action paths, not only the error paths (about one in
+    // ten replies; since auto-detection reads a function call only on its own line, calls
+    // spliced into prose by the mutations no longer count)
     assert!(
-        with_actions > N / 10,
+        with_actions > N / 12,
         "only {with_actions} replies gave actions"
     );
 }
