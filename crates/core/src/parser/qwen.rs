@@ -106,16 +106,30 @@ fn xml_call(body: &str) -> TaggedCall {
         let ve = lower[ke..]
             .find("</parameter>")
             .map_or(body.len(), |q| q + ke);
-        let raw = body[ke + 1..ve].trim();
+        let written = xml_value(&body[ke + 1..ve]);
+        let raw = written.trim();
         let value = if raw.starts_with(['[', '{', '"']) || raw.parse::<f64>().is_ok() {
-            lenient::parse(raw).unwrap_or_else(|_| Value::String(raw.to_string()))
+            lenient::parse(raw).unwrap_or_else(|_| Value::String(written.to_string()))
         } else {
-            Value::String(raw.to_string())
+            Value::String(written.to_string())
         };
         args.insert(key, value);
         i = (ve + "</parameter>".len()).min(body.len());
     }
     Ok((name, Value::Object(args)))
+}
+
+/// A parameter's value as the model wrote it: only the formatting newline right after the
+/// opening tag and the one right before the closing tag are dropped (as Qwen3's XML tool format
+/// defines them), so typed text keeps its spaces and a `line\n` still ends with Enter.
+fn xml_value(v: &str) -> &str {
+    let v = v
+        .strip_prefix("\r\n")
+        .or_else(|| v.strip_prefix('\n'))
+        .unwrap_or(v);
+    v.strip_suffix("\r\n")
+        .or_else(|| v.strip_suffix('\n'))
+        .unwrap_or(v)
 }
 
 /// A bare action object with Qwen-only fields.

@@ -229,3 +229,38 @@ fn prose_is_not_an_action_under_auto() {
     let p = parse_text("I should wait() until the page is stable.", &forced);
     assert_eq!(p.actions.len(), 1, "{p:?}");
 }
+
+/// The text of the first action, which must be a `type`.
+fn typed(p: &ParsedReply) -> String {
+    match p.actions.first().map(|a| &a.kind) {
+        Some(crate::action::ActionKind::Type { text }) => text.clone(),
+        other => panic!("not a type action: {other:?} in {p:?}"),
+    }
+}
+
+/// Issue 16 point 5: XML parameter values are typed exactly as written; only the formatting
+/// newlines after the opening and before the closing tag are dropped.
+#[test]
+fn xml_parameter_text_keeps_its_whitespace_and_newline() {
+    let xml = |value: &str| {
+        format!(
+            "<tool_call>\n<function=computer_use>\n<parameter=action>\ntype\n</parameter>\n<parameter=text>{value}</parameter>\n</function>\n</tool_call>"
+        )
+    };
+    for (written, want) in [
+        ("\nline\n\n", "line\n"),
+        ("line\n\n", "line\n"),
+        ("\n  two spaces  \n", "  two spaces  "),
+        ("\nfirst\nsecond\n", "first\nsecond"),
+        ("plain", "plain"),
+        ("\r\nwin\r\n\r\n", "win\r\n"),
+    ] {
+        let p = parse(&xml(written));
+        assert_eq!(typed(&p), want, "{written:?}: {p:?}");
+    }
+    // the other parameters still read through the trimmed value
+    let p = parse(
+        "<function=computer_use>\n<parameter=action> left_click </parameter>\n<parameter=coordinate>\n [12, 34] \n</parameter>\n</function>",
+    );
+    assert_eq!(first_point(&p), Some((12, 34)), "{p:?}");
+}
