@@ -319,9 +319,212 @@ fn hundred_thousand_replies_never_panic_and_stay_in_range() {
             with_actions += 1;
         }
     }
-    // the generator must exercise the action paths, not only the error paths
+    // the generator must exercise the action paths, not only the error paths (about one in
+    // ten replies; since auto-detection reads a function call only on its own line, calls
+    // spliced into prose by the mutations no longer count)
     assert!(
-        with_actions > N / 10,
+        with_actions > N / 12,
         "only {with_actions} replies gave actions"
     );
+}
+
+/// Pointer actions: those the executor runs at the pointer when they carry no point.
+const POINTER_ACTIONS: &[&str] = &[
+    "click",
+    "right_click",
+    "middle_click",
+    "double_click",
+    "triple_click",
+    "move",
+    "mouse_down",
+    "mouse_up",
+    "scroll",
+    "long_press",
+    "drag",
+];
+
+/// Fields whose numbers are never a position in any grammar franz reads (durations, amounts,
+/// text, key names, statuses): numbers there may go with a click "here".
+const NOT_POSITION: &[&str] = &[
+    "action",
+    "type",
+    "text",
+    "keys",
+    "key",
+    "button",
+    "direction",
+    "scroll_direction",
+    "scroll_amount",
+    "pixels",
+    "amount",
+    "scroll_x",
+    "scroll_y",
+    "duration",
+    "time",
+    "seconds",
+    "status",
+];
+
+fn has_number(v: &Value) -> bool {
+    match v {
+        Value::Number(_) => true,
+        Value::String(s) => s.chars().any(|c| c.is_ascii_digit()),
+        Value::Array(items) => items.iter().any(has_number),
+        Value::Object(m) => m.values().any(has_number),
+        _ => false,
+    }
+}
+
+/// A random action object for a pointer action: an action name from every dialect's pointer
+/// vocabulary (drags from the pointer excluded: their numbers are the end point) and random
+/// fields, numbers placed under position keys, unknown keys or non-position keys.
+fn pointer_args(rng: &mut Rng) -> Value {
+    let actions = [
+        "click",
+        "left_click",
+        "right_click",
+        "middle_click",
+        "double_click",
+        "triple_click",
+        "mouse_move",
+        "left_mouse_down",
+        "left_mouse_up",
+        "scroll",
+        "hscroll",
+        "long_press",
+        "move",
+        "double_left_click",
+    ];
+    let keys = [
+        "coordinate",
+        "x",
+        "y",
+        "point",
+        "position",
+        "start_box",
+        "target",
+        "loc",
+        "at",
+        "coords",
+        "center",
+        "pixels",
+        "scroll_amount",
+        "duration",
+        "text",
+        "scroll_direction",
+        "button",
+    ];
+    let mut m = serde_json::Map::new();
+    let action_key = if rng.below(3) == 0 { "type" } else { "action" };
+    m.insert(action_key.into(), json!(*rng.pick(&actions[..])));
+    if rng.below(3) == 0 {
+        m.insert("scroll_direction".into(), json!("down"));
+    }
+    for _ in 0..rng.below(4) {
+        let v = match rng.below(6) {
+            0 => json!([rng.below(1000), rng.below(1000)]),
+            1 => json!(rng.below(1000)),
+            2 => json!(format!("({},{})", rng.below(1000), rng.below(1000))),
+            3 => json!(format!(
+                "<point>{} {}</point>",
+                rng.below(1000),
+                rng.below(1000)
+            )),
+            4 => json!({"x": rng.below(1000), "y": rng.below(1000)}),
+            _ => json!("left"),
+        };
+        m.insert(rng.pick(&keys[..]).to_string(), v);
+    }
+    Value::Object(m)
+}
+
+/// The reply carrying `args` as the tool `name`: a tool call, a `<tool_call>` block, the XML
+/// form, or a bare object.
+fn pointer_reply(rng: &mut Rng, name: &str, args: &Value) -> Reply {
+    let call = json!({"name": name, "arguments": args}).to_string();
+    match rng.below(5) {
+        4 => {
+            let mut action = String::new();
+            let mut kwargs = Vec::new();
+            for (k, v) in args.as_object().into_iter().flatten() {
+                match (k.as_str(), v) {
+                    ("action" | "type", Value::String(a)) => action = a.clone(),
+                    (_, Value::String(s)) => kwargs.push(format!("{k}='{s}'")),
+                    _ => kwargs.push(format!("{k}={v}")),
+                }
+            }
+            let action = action.replace("double_click", "left_double");
+            Reply::text(format!(
+                "Thought: t\nAction: {action}({})",
+                kwargs.join(", ")
+            ))
+        }
+        0 => Reply {
+            tool_calls: vec![ToolCall::new(name, args.clone())],
+            ..Reply::default()
+        },
+        1 => Reply::text(format!("<tool_call>\n{call}\n</tool_call>")),
+        2 => {
+            let params: String = args
+                .as_object()
+                .into_iter()
+                .flatten()
+                .map(|(k, v)| {
+                    let v = v.as_str().map_or_else(|| v.to_string(), str::to_string);
+                    format!("<parameter={k}>\n{v}\n</parameter>\n")
+                })
+                .collect();
+            Reply::text(format!(
+                "<tool_call>\n<function={name}>\n{params}</function>\n</tool_call>"
+            ))
+        }
+        _ => Reply::text(call),
+    }
+}
+
+/// Issue 16 point 1: numbers in an action's arguments never become a pointer action without a
+/// point. Numbers only under non-position fields (amounts, durations, text) may go with a
+/// click "here", which is what the grammars define for an action without a position.
+#[test]
+fn numbers_in_the_arguments_never_become_a_click_at_the_pointer() {
+    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+    let (mut guarded, mut read, mut here) = (0usize, 0usize, 0usize);
+    for i in 0..30_000 {
+        let args = pointer_args(&mut rng);
+        let name = *rng.pick(
+            &[
+                "computer",
+                "computer_use",
+                "mobile_use",
+                "computer_use_preview",
+            ][..],
+        );
+        let reply = pointer_reply(&mut rng, name, &args);
+        let opts = ParseOptions::default();
+        let parsed = parser::parse_reply(&reply, &opts);
+        let positional = args
+            .as_object()
+            .into_iter()
+            .flatten()
+            .any(|(k, v)| !NOT_POSITION.contains(&k.as_str()) && has_number(v));
+        for a in &parsed.actions {
+            if !POINTER_ACTIONS.contains(&a.kind.name()) {
+                continue;
+            }
+            match a.kind.point() {
+                Some(_) => read += 1,
+                None if positional => panic!(
+                    "iteration {i}: a pointer action without a point from numbered arguments\nreply: {reply:?}\nparsed: {parsed:?}"
+                ),
+                None => here += 1,
+            }
+        }
+        if positional {
+            guarded += 1;
+        }
+    }
+    // not vacuous: most replies carry numbers, many points are read, some clicks are "here"
+    assert!(guarded > 10_000, "{guarded} {read} {here}");
+    assert!(read > 1_500, "{read}");
+    assert!(here > 300, "{here}");
 }

@@ -6,7 +6,7 @@
 //! Arrives as a tool call named `computer` or as JSON text. Actions Qwen shares (clicks,
 //! mouse_move, type, wait, ...) are read by the same code as Qwen's.
 
-use super::coords::{Ctx, number, text};
+use super::coords::{Ctx, at, number, text};
 use crate::action::ActionKind;
 use franz_desktop::Button;
 use serde_json::Value;
@@ -20,13 +20,7 @@ pub(crate) fn apply(args: &Value, ctx: &mut Ctx) {
         .to_ascii_lowercase();
     let what = action.as_str();
     let point = |ctx: &mut Ctx| -> Result<(Option<i32>, Option<i32>), ()> {
-        match args.get("coordinate").filter(|v| !v.is_null()) {
-            None => Ok((None, None)),
-            Some(v) => ctx
-                .point(what, v)
-                .map(|(x, y)| (Some(x), Some(y)))
-                .ok_or(()),
-        }
+        Ok(ctx.position(what, args)?.map_or((None, None), at))
     };
     let kind = match what {
         "scroll" if args.get("scroll_direction").is_some() => {

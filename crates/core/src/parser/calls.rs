@@ -31,12 +31,52 @@ pub(crate) const NAMES: &[&str] = &[
     "double_click",
 ];
 
+/// Whether `content` holds a call on its own line: what auto-detection counts as this dialect.
 pub(crate) fn has_calls(content: &str) -> bool {
-    !syntax::find_calls(content, NAMES).is_empty()
+    let calls = syntax::find_calls(content, NAMES);
+    !own_line(content, &calls).is_empty()
 }
 
+/// The indices of the calls that stand on their own line: between the line's start (or the
+/// previous call on it) and the call only spaces and list, quote or code marks (`-`, `*`, `>`,
+/// `` ` ``, `1.`), or a sentence that ended (`.`, `:`, `!`, `?`); between the call and the
+/// line's end (or the next call on it) only spaces, `;`, `,`, `.` or code marks. A call inside a
+/// sentence (`I should wait() until ...`) is prose.
+fn own_line(content: &str, calls: &[syntax::Call]) -> Vec<usize> {
+    let line_start = |at: usize| content[..at].rfind('\n').map_or(0, |p| p + 1);
+    let line_end = |at: usize| content[at..].find('\n').map_or(content.len(), |p| at + p);
+    let marks = |s: &str, extra: &str| {
+        s.chars()
+            .all(|c| c.is_whitespace() || c.is_ascii_digit() || extra.contains(c))
+    };
+    (0..calls.len())
+        .filter(|&i| {
+            let span = &calls[i].span;
+            let mut from = line_start(span.start);
+            if i > 0 && calls[i - 1].span.end > from {
+                from = calls[i - 1].span.end;
+            }
+            let mut to = line_end(span.end);
+            if let Some(next) = calls.get(i + 1).filter(|n| n.span.start < to) {
+                to = next.span.start;
+            }
+            let before = content[from..span.start].trim_end();
+            let before_ok = marks(before, "-*>`.);,") || before.ends_with(['.', ':', '!', '?']);
+            before_ok && marks(&content[span.end..to], ";,.`")
+        })
+        .collect()
+}
+
+/// Reads the calls of `content`. Under auto-detection (no forced dialect) only calls on their
+/// own line count, the rest is prose; with `--dialect calls` every call counts.
 pub(crate) fn parse(content: &str, ctx: &mut Ctx) -> String {
-    let calls = syntax::find_calls(content, NAMES);
+    let mut calls = syntax::find_calls(content, NAMES);
+    if ctx.opts.dialect.is_none() {
+        let keep = own_line(content, &calls);
+        calls = (calls.into_iter().enumerate())
+            .filter_map(|(i, c)| keep.contains(&i).then_some(c))
+            .collect();
+    }
     if calls.is_empty() {
         ctx.err("no function call found: write e.g. left_click(500, 300) or type(\"text\")");
         return content.trim().to_string();

@@ -52,6 +52,76 @@ pub(crate) fn field(args: &Value, keys: &[&str]) -> Value {
         .unwrap_or(Value::Null)
 }
 
+/// The fields that give an action's position, in the order they are tried (then `x`/`y`, then
+/// `x1`/`y1`): the one list every dialect reads a position from.
+pub(crate) const POINT_KEYS: &[&str] = &[
+    "coordinate",
+    "coordinates",
+    "point",
+    "position",
+    "start_box",
+    "start_point",
+    "box",
+    "bbox",
+];
+
+/// Fields whose numbers are never a position (durations, amounts, text, names).
+const NOT_POSITION: &[&str] = &[
+    "action",
+    "type",
+    "name",
+    "text",
+    "keys",
+    "key",
+    "button",
+    "direction",
+    "scroll_direction",
+    "scroll_amount",
+    "amount",
+    "notches",
+    "clicks",
+    "pixels",
+    "scroll_x",
+    "scroll_y",
+    "duration",
+    "time",
+    "seconds",
+    "status",
+    "answer",
+    "content",
+    "value",
+    "label",
+    "justification",
+    "note",
+    "reason",
+    "evidence",
+    "objective_id",
+];
+
+/// Whether `v` holds a number anywhere (a number, a string with a digit, or inside a list or
+/// object).
+fn has_number(v: &Value) -> bool {
+    match v {
+        Value::Number(_) => true,
+        Value::String(s) => s.chars().any(|c| c.is_ascii_digit()),
+        Value::Array(items) => items.iter().any(has_number),
+        Value::Object(map) => map.values().any(has_number),
+        _ => false,
+    }
+}
+
+/// The fields of `args` that carry numbers but are neither a position franz reads nor a known
+/// non-position field: numbers a reader would otherwise silently drop.
+pub(crate) fn stray_numbers(args: &Value) -> Vec<String> {
+    let Some(map) = args.as_object() else {
+        return Vec::new();
+    };
+    map.iter()
+        .filter(|(k, v)| !NOT_POSITION.contains(&k.to_ascii_lowercase().as_str()) && has_number(v))
+        .map(|(k, _)| k.clone())
+        .collect()
+}
+
 /// The largest scroll, in notches, a model may ask for in one action.
 pub const MAX_SCROLL_NOTCHES: u32 = 100;
 
@@ -107,6 +177,40 @@ impl<'a> Ctx<'a> {
                 None
             }
         }
+    }
+
+    /// The position an action's arguments give, in any of the common shapes (the first of
+    /// [`POINT_KEYS`], `x`/`y`, or `x1`/`y1`; each a list, a numeric string, `"[x, y]"`,
+    /// `"(x,y)"` or `"<point>x y</point>"`). `Ok(None)` only when the arguments give no position
+    /// and carry no number a rule could read as one: that is the pointer ("here"). `Err(())`
+    /// (the reason recorded) when a position is given but unreadable, or numbers sit in fields
+    /// no rule reads: never a click at the pointer then.
+    pub fn position(&mut self, what: &str, args: &Value) -> Result<Option<(i32, i32)>, ()> {
+        let given = |k: &&str| args.get(*k).filter(|v| !v.is_null());
+        if let Some(v) = POINT_KEYS.iter().find_map(&given) {
+            return self.point(what, v).map(Some).ok_or(());
+        }
+        for (kx, ky) in [("x", "y"), ("x1", "y1")] {
+            if given(&kx).is_some() || given(&ky).is_some() {
+                return self
+                    .point_xy(what, args.get(kx), args.get(ky))
+                    .map(Some)
+                    .ok_or(());
+            }
+        }
+        let stray = stray_numbers(args);
+        if stray.is_empty() {
+            return Ok(None);
+        }
+        self.err(format!(
+            "{what}: no position read from the numbers in {}: give the point as \"coordinate\": [x, y]; nothing was clicked",
+            stray
+                .iter()
+                .map(|k| format!("{k:?}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+        Err(())
     }
 
     /// A point from numbers already pulled out.

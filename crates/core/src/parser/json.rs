@@ -155,19 +155,18 @@ fn scroll(what: &str, a: &Value, ctx: &mut Ctx) -> Option<ActionKind> {
 /// The start point when the object gives one, else the pointer (`None, None`); `None` when the
 /// point it gives cannot be read (the reason is recorded).
 fn start_or_pointer(a: &Value, what: &str, ctx: &mut Ctx) -> Option<(Option<i32>, Option<i32>)> {
-    let has_point = ["x1", "x", "box", "point", "coordinate", "position"]
-        .iter()
-        .any(|k| a.get(*k).is_some_and(|v| !v.is_null()));
-    if !has_point {
-        return Some((None, None));
-    }
-    start(a, what, ctx).map(at)
+    let point = ctx.position(what, a).ok()?;
+    Some(point.map_or((None, None), at))
 }
 
-/// The start point: a "box"/"point"/"coordinate"/"position", or x1/y1, or x/y.
+/// The start point: any common shape (`coords::POINT_KEYS`, x/y, x1/y1); `None` (with an
+/// error) when missing or unreadable.
 fn start(a: &Value, what: &str, ctx: &mut Ctx) -> Option<(i32, i32)> {
-    if let Some(t) = get(a, &["box", "point", "coordinate", "position"]) {
-        return ctx.point(what, t);
+    match ctx.position(what, a) {
+        Ok(Some(p)) => Some(p),
+        Ok(None) => ctx.fail(format!(
+            "{what}: give the point as \"x1\", \"y1\" in 0..1000"
+        )),
+        Err(()) => None,
     }
-    ctx.point_xy(what, get(a, &["x1", "x"]), get(a, &["y1", "y"]))
 }

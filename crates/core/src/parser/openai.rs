@@ -93,9 +93,14 @@ fn action_kind(what: &str, a: &Value, ctx: &mut Ctx) -> Option<ActionKind> {
     }
 }
 
-/// The point of `x` and `y`.
+/// The point of `x` and `y` (or any other common shape); `None` (with an error) when missing or
+/// unreadable.
 fn xy(what: &str, a: &Value, ctx: &mut Ctx) -> Option<(i32, i32)> {
-    ctx.point_xy(what, a.get("x"), a.get("y"))
+    match ctx.position(what, a) {
+        Ok(Some(p)) => Some(p),
+        Ok(None) => ctx.point_xy(what, a.get("x"), a.get("y")),
+        Err(()) => None,
+    }
 }
 
 /// `drag{path}`: from the first point of the path to the last.
@@ -123,14 +128,10 @@ fn scroll(a: &Value, ctx: &mut Ctx) {
     if sx == 0.0 && sy == 0.0 {
         return ctx.err("scroll: scroll_x and scroll_y are both 0");
     }
-    let (x, y) = if a.get("x").is_some() || a.get("y").is_some() {
-        let Some(point) = xy("scroll", a, ctx) else {
-            return;
-        };
-        at(point)
-    } else {
-        (None, None)
+    let Ok(point) = ctx.position("scroll", a) else {
+        return;
     };
+    let (x, y) = point.map_or((None, None), at);
     let axes = [
         (sy, ScrollDirection::Down, ScrollDirection::Up),
         (sx, ScrollDirection::Right, ScrollDirection::Left),

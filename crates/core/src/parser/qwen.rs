@@ -13,7 +13,7 @@
 //! `tagged_calls` also serves any tool in `<tool_call>` blocks (Hermes style), e.g. the tools of
 //! docs/seeds.md.
 
-use super::coords::{Ctx, click, field, number, text};
+use super::coords::{Ctx, at, click, field, number, text};
 use super::lenient;
 use crate::action::ActionKind;
 use franz_desktop::ScrollDirection;
@@ -106,16 +106,30 @@ fn xml_call(body: &str) -> TaggedCall {
         let ve = lower[ke..]
             .find("</parameter>")
             .map_or(body.len(), |q| q + ke);
-        let raw = body[ke + 1..ve].trim();
+        let written = xml_value(&body[ke + 1..ve]);
+        let raw = written.trim();
         let value = if raw.starts_with(['[', '{', '"']) || raw.parse::<f64>().is_ok() {
-            lenient::parse(raw).unwrap_or_else(|_| Value::String(raw.to_string()))
+            lenient::parse(raw).unwrap_or_else(|_| Value::String(written.to_string()))
         } else {
-            Value::String(raw.to_string())
+            Value::String(written.to_string())
         };
         args.insert(key, value);
         i = (ve + "</parameter>".len()).min(body.len());
     }
     Ok((name, Value::Object(args)))
+}
+
+/// A parameter's value as the model wrote it: only the formatting newline right after the
+/// opening tag and the one right before the closing tag are dropped (as Qwen3's XML tool format
+/// defines them), so typed text keeps its spaces and a `line\n` still ends with Enter.
+fn xml_value(v: &str) -> &str {
+    let v = v
+        .strip_prefix("\r\n")
+        .or_else(|| v.strip_prefix('\n'))
+        .unwrap_or(v);
+    v.strip_suffix("\r\n")
+        .or_else(|| v.strip_suffix('\n'))
+        .unwrap_or(v)
 }
 
 /// A bare action object with Qwen-only fields.
@@ -127,6 +141,11 @@ pub(crate) fn looks_like_qwen(v: &Value) -> bool {
             v.get("action").and_then(Value::as_str),
             Some("terminate" | "answer" | "hscroll" | "swipe" | "long_press" | "system_button")
         )
+}
+
+/// The action's position (any common shape), or the pointer when it gives none.
+fn pos(what: &str, args: &Value, ctx: &mut Ctx) -> Result<(Option<i32>, Option<i32>), ()> {
+    Ok(ctx.position(what, args)?.map_or((None, None), at))
 }
 
 fn opt_point(
@@ -176,18 +195,18 @@ fn action_kind(what: &str, args: &Value, mobile: bool, ctx: &mut Ctx) -> Option<
             Some(text) => Some(ActionKind::Type { text }),
             None => ctx.fail("type: missing \"text\""),
         },
-        "mouse_move" => match opt_point(what, args, "coordinate", ctx) {
+        "mouse_move" => match pos(what, args, ctx) {
             Ok((Some(x), Some(y))) => Some(ActionKind::Move { x, y }),
             Ok(_) => ctx.fail("mouse_move: missing \"coordinate\""),
             Err(()) => None,
         },
         "left_click" | "click" | "right_click" | "middle_click" | "double_click"
         | "triple_click" => {
-            let (x, y) = opt_point(what, args, "coordinate", ctx).ok()?;
+            let (x, y) = pos(what, args, ctx).ok()?;
             Some(click(what, x, y))
         }
         "long_press" => {
-            let (x, y) = opt_point(what, args, "coordinate", ctx).ok()?;
+            let (x, y) = pos(what, args, ctx).ok()?;
             let seconds = seconds(args);
             Some(ActionKind::LongPress { x, y, seconds })
         }
@@ -246,7 +265,7 @@ fn scroll(what: &str, args: &Value, ctx: &mut Ctx) -> Option<ActionKind> {
         (_, true) => ScrollDirection::Up,
         (_, false) => ScrollDirection::Down,
     };
-    let (x, y) = opt_point(what, args, "coordinate", ctx).ok()?;
+    let (x, y) = pos(what, args, ctx).ok()?;
     let amount = ctx.notches(what, pixels);
     Some(ActionKind::Scroll {
         x,

@@ -93,3 +93,174 @@ fn tool_calls_with_string_or_object_arguments() {
     );
     assert!(p.errors.is_empty());
 }
+
+/// The first action's point, or `None` when it has none (or there is no action).
+fn first_point(p: &ParsedReply) -> Option<(i32, i32)> {
+    p.actions.first().and_then(|a| a.kind.point())
+}
+
+/// Issue 16 point 1: a point in any common shape is read, in every JSON-argument dialect.
+#[test]
+fn points_in_every_common_shape_are_read() {
+    let shapes = [
+        json!({"coordinate": [12, 34]}),
+        json!({"x": 12, "y": 34}),
+        json!({"x": "12", "y": "34"}),
+        json!({"point": [12, 34]}),
+        json!({"position": [12, 34]}),
+        json!({"start_box": "(12,34)"}),
+        json!({"coordinate": "[12, 34]"}),
+        json!({"point": "<point>12 34</point>"}),
+        json!({"position": {"x": 12, "y": 34}}),
+    ];
+    for shape in shapes {
+        for (name, action_key, action) in [
+            ("computer", "action", "click"),
+            ("computer", "action", "left_click"),
+            ("computer_use", "action", "left_click"),
+            ("computer_use", "action", "double_click"),
+            ("computer_use_preview", "type", "click"),
+        ] {
+            let mut args = shape.clone();
+            args[action_key] = json!(action);
+            let reply = Reply {
+                tool_calls: vec![crate::model::ToolCall::new(name, args.clone())],
+                ..Reply::default()
+            };
+            let p = parse_reply(&reply, &ParseOptions::default());
+            assert_eq!(first_point(&p), Some((12, 34)), "{name} {args}: {p:?}");
+            assert!(p.errors.is_empty(), "{name} {args}: {p:?}");
+        }
+    }
+}
+
+/// Issue 16 point 1: the two replies that clicked at the pointer before.
+#[test]
+fn separate_x_and_y_are_not_a_click_at_the_pointer() {
+    let p = parse(r#"{"name":"computer","arguments":{"action":"click","x":12,"y":34}}"#);
+    assert_eq!(first_point(&p), Some((12, 34)), "{p:?}");
+    let p = parse(
+        r#"<tool_call>{"name":"computer_use","arguments":{"action":"left_click","x":12,"y":34}}</tool_call>"#,
+    );
+    assert_eq!(first_point(&p), Some((12, 34)), "{p:?}");
+    let p = parse(
+        "<tool_call>\n<function=computer_use>\n<parameter=action>left_click</parameter>\n<parameter=x>12</parameter>\n<parameter=y>34</parameter>\n</function>\n</tool_call>",
+    );
+    assert_eq!(first_point(&p), Some((12, 34)), "{p:?}");
+}
+
+/// Issue 16 point 1: numbers no rule reads are an error, never a click at the pointer.
+#[test]
+fn unread_numbers_are_an_error_not_a_pointer_click() {
+    for args in [
+        json!({"action": "left_click", "target": [12, 34]}),
+        json!({"action": "left_click", "loc": "12 34"}),
+        json!({"action": "scroll", "pixels": -3, "where": [5, 6]}),
+        json!({"action": "mouse_move", "at": {"px": 1, "py": 2}}),
+    ] {
+        for name in ["computer", "computer_use"] {
+            let reply = Reply {
+                tool_calls: vec![crate::model::ToolCall::new(name, args.clone())],
+                ..Reply::default()
+            };
+            let p = parse_reply(&reply, &ParseOptions::default());
+            assert!(p.actions.is_empty(), "{name} {args}: {p:?}");
+            assert!(
+                p.errors.iter().any(|e| e.contains("no position read")),
+                "{name} {args}: {p:?}"
+            );
+        }
+    }
+    let p = parse(r#"{"actions":[{"name":"click","target":[12,34]}]}"#);
+    assert!(p.actions.is_empty(), "{p:?}");
+}
+
+/// Issue 16 point 1: with no position at all, a click where the grammar says "here" stays one.
+#[test]
+fn a_click_without_any_position_is_at_the_pointer() {
+    let p = parse(r#"{"action":"left_click"}"#);
+    assert_eq!(p.actions.len(), 1, "{p:?}");
+    assert_eq!(first_point(&p), None);
+    assert!(p.errors.is_empty(), "{p:?}");
+    let p = parse(
+        r#"{"name":"computer","arguments":{"action":"scroll","scroll_direction":"down","scroll_amount":5}}"#,
+    );
+    assert_eq!(p.actions.len(), 1, "{p:?}");
+    assert!(p.errors.is_empty(), "{p:?}");
+}
+
+/// Issue 16 point 1 in UI-TARS: `x`/`y` keywords are a point, and a scroll with numbers it
+/// cannot read is an error, not a scroll at the pointer.
+#[test]
+fn uitars_reads_x_and_y_and_refuses_unread_numbers() {
+    let p = parse("Thought: t\nAction: click(x='12', y='34')");
+    assert_eq!(first_point(&p), Some((12, 34)), "{p:?}");
+    let p = parse("Thought: t\nAction: scroll(x=12, y=34, direction='down')");
+    assert_eq!(first_point(&p), Some((12, 34)), "{p:?}");
+    let p = parse("Thought: t\nAction: scroll(target='(12,34)', direction='down')");
+    assert!(p.actions.is_empty(), "{p:?}");
+    assert!(
+        p.errors.iter().any(|e| e.contains("no position read")),
+        "{p:?}"
+    );
+    let p = parse("Thought: t\nAction: scroll(direction='down')");
+    assert_eq!(p.actions.len(), 1, "{p:?}");
+}
+
+/// Issue 16 point 7: a call inside a sentence is prose under auto-detection; on its own line it
+/// is an action; `--dialect calls` stays lenient.
+#[test]
+fn prose_is_not_an_action_under_auto() {
+    let p = parse("I should wait() until the page is stable.");
+    assert!(p.actions.is_empty(), "{p:?}");
+    assert_ne!(p.dialect, Dialect::Calls);
+    let p = parse(
+        "The page is loading, so I click the button.\nleft_click(650, 420)\nThen I type type(\"x\") later.",
+    );
+    assert_eq!(p.dialect, Dialect::Calls);
+    assert_eq!(p.actions.len(), 1, "{p:?}");
+    assert_eq!(first_point(&p), Some((650, 420)));
+    let p = parse("Saving now:\n- press_key(\"ctrl+s\");\n");
+    assert_eq!(p.actions.len(), 1, "{p:?}");
+    let forced = ParseOptions {
+        dialect: Some(Dialect::Calls),
+        ..ParseOptions::default()
+    };
+    let p = parse_text("I should wait() until the page is stable.", &forced);
+    assert_eq!(p.actions.len(), 1, "{p:?}");
+}
+
+/// The text of the first action, which must be a `type`.
+fn typed(p: &ParsedReply) -> String {
+    match p.actions.first().map(|a| &a.kind) {
+        Some(crate::action::ActionKind::Type { text }) => text.clone(),
+        other => panic!("not a type action: {other:?} in {p:?}"),
+    }
+}
+
+/// Issue 16 point 5: XML parameter values are typed exactly as written; only the formatting
+/// newlines after the opening and before the closing tag are dropped.
+#[test]
+fn xml_parameter_text_keeps_its_whitespace_and_newline() {
+    let xml = |value: &str| {
+        format!(
+            "<tool_call>\n<function=computer_use>\n<parameter=action>\ntype\n</parameter>\n<parameter=text>{value}</parameter>\n</function>\n</tool_call>"
+        )
+    };
+    for (written, want) in [
+        ("\nline\n\n", "line\n"),
+        ("line\n\n", "line\n"),
+        ("\n  two spaces  \n", "  two spaces  "),
+        ("\nfirst\nsecond\n", "first\nsecond"),
+        ("plain", "plain"),
+        ("\r\nwin\r\n\r\n", "win\r\n"),
+    ] {
+        let p = parse(&xml(written));
+        assert_eq!(typed(&p), want, "{written:?}: {p:?}");
+    }
+    // the other parameters still read through the trimmed value
+    let p = parse(
+        "<function=computer_use>\n<parameter=action> left_click </parameter>\n<parameter=coordinate>\n [12, 34] \n</parameter>\n</function>",
+    );
+    assert_eq!(first_point(&p), Some((12, 34)), "{p:?}");
+}

@@ -131,7 +131,10 @@ fn tool_kind(name: &str, n: &str, args: &Value, ctx: &mut Ctx) -> Option<ActionK
         "observe_screen" | "take_screenshot" => Some(ActionKind::Observe),
         "move_mouse" => target(n, args, &["position", "coordinate", "point"], ctx)
             .map(|(x, y)| ActionKind::Move { x, y }),
-        "click_mouse" => Some(ActionKind::Click { x: None, y: None }),
+        "click_mouse" => {
+            let (x, y) = ctx.position(n, args).ok()?.map_or((None, None), at);
+            Some(ActionKind::Click { x, y })
+        }
         "report_progress" => report_progress(args, ctx),
         "report_completion" => Some(ActionKind::ReportCompletion {
             evidence: text(args.get("evidence")).unwrap_or_default(),
@@ -159,13 +162,10 @@ fn scroll(n: &str, args: &Value, ctx: &mut Ctx) -> Option<ActionKind> {
         .and_then(number)
         .unwrap_or(3.0);
     let amount = ctx.notches(n, amount);
-    let has_target = BOX_KEYS
-        .iter()
-        .any(|k| args.get(*k).is_some_and(|v| !v.is_null()));
-    let (x, y) = if n == "scroll_at_position" || has_target {
-        at(target(n, args, BOX_KEYS, ctx)?)
-    } else {
-        (None, None)
+    let (x, y) = match ctx.position(n, args).ok()? {
+        Some(p) => at(p),
+        None if n == "scroll_at_position" => at(target(n, args, BOX_KEYS, ctx)?),
+        None => (None, None),
     };
     Some(ActionKind::Scroll {
         x,

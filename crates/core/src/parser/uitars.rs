@@ -154,6 +154,16 @@ impl Args<'_> {
             .or_else(|| self.positional(0))
     }
 
+    /// The keyword arguments as an object, for the shared position reader.
+    fn keywords(&self) -> Value {
+        Value::Object(
+            self.0
+                .iter()
+                .filter_map(|a| Some((a.key.clone()?, a.value.clone())))
+                .collect(),
+        )
+    }
+
     /// The text of `content` / `text`, or the first argument.
     fn content(&self) -> Option<&str> {
         self.get(&["content", "text"])
@@ -172,23 +182,34 @@ fn point(what: &str, v: Option<&Value>, ctx: &mut Ctx) -> Option<(i32, i32)> {
     }
 }
 
+/// The start point: `start_box` and friends, else any other shape the shared reader knows
+/// (`x`/`y`, `coordinate`, `position`, ...); `None` (with an error) when missing or unreadable.
+fn start(what: &str, args: &Args, ctx: &mut Ctx) -> Option<(i32, i32)> {
+    if let Some(v) = args.start() {
+        return point(what, Some(v), ctx);
+    }
+    match ctx.position(what, &args.keywords()) {
+        Ok(Some(p)) => Some(p),
+        Ok(None) => point(what, None, ctx),
+        Err(()) => None,
+    }
+}
+
 /// The action of the call `name`; `None` when it cannot be read (the reason is recorded) or the
 /// name is not an action.
 fn call_kind(name: &str, args: &Args, thought: &str, ctx: &mut Ctx) -> Option<ActionKind> {
     match name {
         "click" | "left_single" | "left_double" | "double_click" | "right_single"
         | "right_click" | "middle_click" => {
-            let (x, y) = at(point(name, args.start(), ctx)?);
+            let (x, y) = at(start(name, args, ctx)?);
             Some(click(name, x, y))
         }
-        "hover" | "mouse_move" => {
-            point(name, args.start(), ctx).map(|(x, y)| ActionKind::Move { x, y })
-        }
+        "hover" | "mouse_move" => start(name, args, ctx).map(|(x, y)| ActionKind::Move { x, y }),
         "drag" | "select" => {
             let end = args
                 .get(&["end_box", "end_point"])
                 .or_else(|| args.positional(1));
-            let from = point(name, args.start(), ctx);
+            let from = start(name, args, ctx);
             let to = point(&format!("{name} end"), end, ctx);
             drag(from, to)
         }
@@ -229,7 +250,10 @@ fn scroll(name: &str, args: &Args, ctx: &mut Ctx) -> Option<ActionKind> {
     let direction = ctx.direction(name, Some(&dir))?;
     let (x, y) = match args.start().filter(|v| !numbers(&[v]).is_empty()) {
         Some(v) => at(point(name, Some(v), ctx)?),
-        None => (None, None),
+        None => ctx
+            .position(name, &args.keywords())
+            .ok()?
+            .map_or((None, None), at),
     };
     Some(ActionKind::Scroll {
         x,
