@@ -2,8 +2,8 @@
 //! `franz.log` of the run it happened in.
 //!
 //! The engine enters [`run_span`] for the whole run; the span names the run (`run_id`) and
-//! its log file (`log`). An event inside that span, on the engine's thread (where the model call runs
-//! too) or on any thread that entered the span, goes to that run's file; an event
+//! its log file (`log`). An event inside that span, on the engine's thread (where the model
+//! call runs too) or on any thread that entered the span, goes to that run's file; an event
 //! outside every run goes nowhere. No process-wide slot: several runs in one process each
 //! write their own file. Info level and up; `enigo`'s chatter only at error level.
 
