@@ -580,13 +580,17 @@ impl Channel<'_> {
     /// attempt: the first, then one for each retry with its reason.
     fn ask(&mut self, turn: u32, request: &ChatRequest) -> Result<Reply, Stop> {
         let body = request.to_body();
-        let text = body.to_string();
+        // counted once (every attempt sends the same body), the text not kept for the call
+        let (images, bytes) = {
+            let text = body.to_string();
+            (text.matches("data:image/").count(), text.len())
+        };
         let request_event = |attempt: u32, reason: Option<String>| EventKind::ModelRequest {
             model: request.model.clone(),
             attempt,
             messages: request.messages.len(),
-            images: text.matches("data:image/").count(),
-            bytes: text.len(),
+            images,
+            bytes,
             reason,
         };
         self.emit(turn, request_event(1, None));
