@@ -594,7 +594,7 @@ impl Channel<'_> {
             reason,
         };
         self.emit(turn, request_event(1, None));
-        self.exchange(turn, "request", sanitize::sanitized(&body));
+        self.exchange(turn, "request", || sanitize::sanitized(&body));
         let model = self.model.clone();
         let cancel = self.cancel;
         let mut live = Coalesce::default();
@@ -610,10 +610,11 @@ impl Channel<'_> {
         });
         match result {
             Ok(reply) => {
-                let response = serde_json::json!({
+                self.exchange(turn, "response", || {
+                    serde_json::json!({
                     "content": reply.content, "reasoning": reply.reasoning,
-                    "tool_calls": reply.tool_calls, "finish_reason": reply.finish_reason});
-                self.exchange(turn, "response", response);
+                    "tool_calls": reply.tool_calls, "finish_reason": reply.finish_reason})
+                });
                 Ok(reply)
             }
             Err(ModelError::Cancelled) => {
@@ -622,7 +623,7 @@ impl Channel<'_> {
                 Err(Stop(Outcome::Interrupted, reason))
             }
             Err(e) => {
-                self.exchange(turn, "error", serde_json::Value::from(e.to_string()));
+                self.exchange(turn, "error", || serde_json::Value::from(e.to_string()));
                 let outcome = if e.is_unreachable() {
                     Outcome::Unreachable
                 } else {
@@ -642,13 +643,14 @@ impl Channel<'_> {
     }
 
     /// Appends `{"turn", "t_ms", key: value}` to `exchange.jsonl`. The first failure of a run
-    /// becomes one non-fatal `error` event; later ones are not repeated.
-    fn exchange(&mut self, turn: u32, key: &str, value: serde_json::Value) {
+    /// becomes one non-fatal `error` event; later ones are not repeated. `value` is built only
+    /// when the run has a directory (sanitising a request hashes its images).
+    fn exchange(&mut self, turn: u32, key: &str, value: impl FnOnce() -> serde_json::Value) {
         let Some(w) = self.writer.as_mut() else {
             return;
         };
         let mut record = serde_json::json!({"turn": turn, "t_ms": crate::event::unix_ms()});
-        record[key] = value;
+        record[key] = value();
         if let Err(e) = w.exchange(&record)
             && w.first_failure(crate::runlog::EXCHANGE_FILE)
         {
