@@ -287,7 +287,12 @@ impl Engine<'_> {
         self.cancel.sleep(d)
     }
 
-    fn observe(&mut self, history: &FeedbackHistory) -> Result<(Screenshot, RgbaImage), Stop> {
+    /// The observation, and the screen before the overlay when the run directory wants it.
+    fn observe(
+        &mut self,
+        history: &FeedbackHistory,
+    ) -> Result<(Screenshot, Option<RgbaImage>), Stop> {
+        let keep_raw = self.writer.is_some();
         let mut raw = None;
         let annotating = self.controls.annotate_mode();
         let overlay = if self.options.feedback && !annotating {
@@ -298,7 +303,9 @@ impl Engine<'_> {
         let obs = self
             .pipeline
             .observe(self.desktop, |img| {
-                raw = Some(img.clone());
+                if keep_raw {
+                    raw = Some(img.clone());
+                }
                 if let Some(o) = overlay
                     && let Err(e) = o.draw(img.width, img.height, &mut img.data, history)
                 {
@@ -306,7 +313,9 @@ impl Engine<'_> {
                 }
             })
             .map_err(|e| Stop(Outcome::Failed, format!("cannot observe the screen: {e}")))?;
-        let raw = raw.unwrap_or_else(|| obs.image.clone());
+        if keep_raw && raw.is_none() {
+            raw = Some(obs.image.clone());
+        }
         Ok((obs, raw))
     }
 
@@ -377,7 +386,7 @@ impl Engine<'_> {
             },
         );
         self.annotate(turn, &mut obs)?;
-        if let Some(w) = self.writer.as_mut() {
+        if let (Some(w), Some(raw)) = (self.writer.as_mut(), raw) {
             let annotated = self
                 .options
                 .feedback
