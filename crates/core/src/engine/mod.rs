@@ -287,7 +287,12 @@ impl Engine<'_> {
         self.cancel.sleep(d)
     }
 
-    fn observe(&mut self, history: &FeedbackHistory) -> Result<(Screenshot, RgbaImage), Stop> {
+    /// The observation, and the screen before the overlay when the run directory wants it.
+    fn observe(
+        &mut self,
+        history: &FeedbackHistory,
+    ) -> Result<(Screenshot, Option<RgbaImage>), Stop> {
+        let keep_raw = self.writer.is_some();
         let mut raw = None;
         let annotating = self.controls.annotate_mode();
         let overlay = if self.options.feedback && !annotating {
@@ -298,7 +303,9 @@ impl Engine<'_> {
         let obs = self
             .pipeline
             .observe(self.desktop, |img| {
-                raw = Some(img.clone());
+                if keep_raw {
+                    raw = Some(img.clone());
+                }
                 if let Some(o) = overlay
                     && let Err(e) = o.draw(img.width, img.height, &mut img.data, history)
                 {
@@ -306,7 +313,9 @@ impl Engine<'_> {
                 }
             })
             .map_err(|e| Stop(Outcome::Failed, format!("cannot observe the screen: {e}")))?;
-        let raw = raw.unwrap_or_else(|| obs.image.clone());
+        if keep_raw && raw.is_none() {
+            raw = Some(obs.image.clone());
+        }
         Ok((obs, raw))
     }
 
@@ -377,7 +386,7 @@ impl Engine<'_> {
             },
         );
         self.annotate(turn, &mut obs)?;
-        if let Some(w) = self.writer.as_mut() {
+        if let (Some(w), Some(raw)) = (self.writer.as_mut(), raw) {
             let annotated = self
                 .options
                 .feedback
@@ -580,17 +589,21 @@ impl Channel<'_> {
     /// attempt: the first, then one for each retry with its reason.
     fn ask(&mut self, turn: u32, request: &ChatRequest) -> Result<Reply, Stop> {
         let body = request.to_body();
-        let text = body.to_string();
+        // counted once (every attempt sends the same body), the text not kept for the call
+        let (images, bytes) = {
+            let text = body.to_string();
+            (text.matches("data:image/").count(), text.len())
+        };
         let request_event = |attempt: u32, reason: Option<String>| EventKind::ModelRequest {
             model: request.model.clone(),
             attempt,
             messages: request.messages.len(),
-            images: text.matches("data:image/").count(),
-            bytes: text.len(),
+            images,
+            bytes,
             reason,
         };
         self.emit(turn, request_event(1, None));
-        self.exchange(turn, "request", sanitize::sanitized(&body));
+        self.exchange(turn, "request", || sanitize::sanitized(&body));
         let model = self.model.clone();
         let cancel = self.cancel;
         let mut live = Coalesce::default();
@@ -606,10 +619,11 @@ impl Channel<'_> {
         });
         match result {
             Ok(reply) => {
-                let response = serde_json::json!({
+                self.exchange(turn, "response", || {
+                    serde_json::json!({
                     "content": reply.content, "reasoning": reply.reasoning,
-                    "tool_calls": reply.tool_calls, "finish_reason": reply.finish_reason});
-                self.exchange(turn, "response", response);
+                    "tool_calls": reply.tool_calls, "finish_reason": reply.finish_reason})
+                });
                 Ok(reply)
             }
             Err(ModelError::Cancelled) => {
@@ -618,7 +632,7 @@ impl Channel<'_> {
                 Err(Stop(Outcome::Interrupted, reason))
             }
             Err(e) => {
-                self.exchange(turn, "error", serde_json::Value::from(e.to_string()));
+                self.exchange(turn, "error", || serde_json::Value::from(e.to_string()));
                 let outcome = if e.is_unreachable() {
                     Outcome::Unreachable
                 } else {
@@ -638,13 +652,14 @@ impl Channel<'_> {
     }
 
     /// Appends `{"turn", "t_ms", key: value}` to `exchange.jsonl`. The first failure of a run
-    /// becomes one non-fatal `error` event; later ones are not repeated.
-    fn exchange(&mut self, turn: u32, key: &str, value: serde_json::Value) {
+    /// becomes one non-fatal `error` event; later ones are not repeated. `value` is built only
+    /// when the run has a directory (sanitising a request hashes its images).
+    fn exchange(&mut self, turn: u32, key: &str, value: impl FnOnce() -> serde_json::Value) {
         let Some(w) = self.writer.as_mut() else {
             return;
         };
         let mut record = serde_json::json!({"turn": turn, "t_ms": crate::event::unix_ms()});
-        record[key] = value;
+        record[key] = value();
         if let Err(e) = w.exchange(&record)
             && w.first_failure(crate::runlog::EXCHANGE_FILE)
         {

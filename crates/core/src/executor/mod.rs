@@ -495,13 +495,8 @@ impl Executor {
         let end = start + Duration::from_secs_f64(seconds);
         loop {
             if self.interrupted() {
-                return Err(Fault::Action(ActionError::new(
-                    ErrorKind::ExecutionFailed,
-                    format!(
-                        "{what}: interrupted (Ctrl+C) after {:.1} of {seconds} s; everything held was released",
-                        start.elapsed().as_secs_f64()
-                    ),
-                )));
+                let when = format!("after {:.1} of {seconds} s", start.elapsed().as_secs_f64());
+                return Err(self.cut_short(what, when));
             }
             let now = Instant::now();
             if now >= end {

@@ -1,13 +1,14 @@
 //! The [`Model`] trait: what the engine asks a model through. Two implementations: the
-//! OpenAI-compatible HTTP client ([`ModelClient`]) and the in-memory [`super::MemoryModel`]
-//! that engine tests and `franz bench stop` use.
+//! OpenAI-compatible HTTP client ([`super::ModelClient`]) and the in-memory
+//! [`super::MemoryModel`] that engine tests and `franz bench stop` use.
 //!
 //! A call gives up as soon as the run's [`Cancel`] token is set. The HTTP client then drops
 //! its request wherever it is (connecting, waiting for an answer, mid-stream, in a retry's
 //! backoff), which closes the connection to the server; it runs on the caller's thread, so no
-//! thread is left behind (`client.rs`'s module doc says how).
+//! thread is left behind (`client.rs`'s module doc says how; the impl is there, next to the
+//! private calls it drives).
 
-use super::client::{ModelClient, Retry};
+use super::client::Retry;
 use super::error::ModelError;
 use super::types::{ChatRequest, Reply};
 use crate::cancel::Cancel;
@@ -32,18 +33,4 @@ pub trait Model: Send + Sync {
         cancel: &Cancel,
         on_progress: &mut dyn FnMut(Progress<'_>),
     ) -> Result<Reply, ModelError>;
-}
-
-impl Model for ModelClient {
-    /// Drives the request on the caller's thread (on the client's runtime, so its log lines
-    /// stay in the caller's tracing span and reach the run's `franz.log`) and drops it the
-    /// moment `cancel` is set: the connection is closed and nothing is left running.
-    fn complete(
-        &self,
-        request: &ChatRequest,
-        cancel: &Cancel,
-        on_progress: &mut dyn FnMut(Progress<'_>),
-    ) -> Result<Reply, ModelError> {
-        self.complete_with(request, cancel, on_progress)
-    }
 }

@@ -41,7 +41,7 @@
 //! from several threads at once; the runtime is then shared, and a call's last step may wait
 //! (up to `SETTLE`) for another thread's connection to finish.
 
-use super::backend::Progress;
+use super::backend::{Model, Progress};
 use super::error::{ModelError, status_error};
 use super::snippet;
 use super::sse::{Chunk, SseDecoder, StreamAssembler};
@@ -202,6 +202,20 @@ impl Drop for Driver {
 /// The longest a call lets the runtime finish its connection tasks before it returns.
 const SETTLE: Duration = Duration::from_millis(100);
 
+impl Model for ModelClient {
+    /// Drives the request on the caller's thread (on the client's runtime, so its log lines
+    /// stay in the caller's tracing span and reach the run's `franz.log`) and drops it the
+    /// moment `cancel` is set: the connection is closed and nothing is left running.
+    fn complete(
+        &self,
+        request: &ChatRequest,
+        cancel: &Cancel,
+        on_progress: &mut dyn FnMut(Progress<'_>),
+    ) -> Result<Reply, ModelError> {
+        self.drive(Some(cancel), self.ask(request, on_progress))
+    }
+}
+
 impl ModelClient {
     pub fn new(cfg: ClientConfig) -> Result<Self, ModelError> {
         let endpoint = Endpoint::parse(&cfg.api_url)?;
@@ -288,17 +302,6 @@ impl ModelClient {
             Progress::Retry(r) => on_retry(r),
         };
         self.drive(self.cancel.as_ref(), self.ask(&req, &mut on_progress))
-    }
-
-    /// The [`super::Model`] call: `request` (streamed if `request.stream`), dropped the moment
-    /// `cancel` is set, reporting deltas and retries to `on_progress` on this thread.
-    pub(crate) fn complete_with(
-        &self,
-        request: &ChatRequest,
-        cancel: &Cancel,
-        on_progress: &mut dyn FnMut(Progress<'_>),
-    ) -> Result<Reply, ModelError> {
-        self.drive(Some(cancel), self.ask(request, on_progress))
     }
 
     /// `GET {base}/models`: the ids of the models the server offers.
