@@ -5,7 +5,7 @@
 use crate::approve::Reply;
 use crate::cli::RunArgs;
 use crate::exit::usage;
-use crate::settings::size_rule;
+use crate::settings::{crop, size_rule};
 use crate::{printer, setup};
 use anyhow::Context;
 use franz_core::config::{Coords, Effective};
@@ -34,12 +34,8 @@ pub fn run_engine(
     a: &RunArgs,
 ) -> anyhow::Result<(RunSummary, setup::Keep)> {
     let c = &effective.config;
-    let crop: franz_core::geometry::Crop = c
-        .crop
-        .parse()
-        .map_err(|e: franz_core::geometry::GeometryError| usage(e.to_string()))?;
     let pipeline = Pipeline::new(ObserveConfig {
-        crop,
+        crop: crop(c)?,
         size: size_rule(c)?,
         cursor: c.cursor,
         ..ObserveConfig::default()
