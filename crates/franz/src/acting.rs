@@ -30,6 +30,14 @@ pub fn executor(c: &Config, desktop_rect: franz_desktop::PixelRect) -> anyhow::R
     Ok(Executor::new(area, config, c.dry_run).with_cancel(setup::interrupt_flag()))
 }
 
+/// Prints one JSON result line on stdout, flushed at once.
+pub fn print_line(line: &serde_json::Value) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    // A closed pipe is not an error of ours.
+    let _ = writeln!(out, "{line}").and_then(|()| out.flush());
+}
+
 pub fn fatal(e: ExecError) -> anyhow::Error {
     match e {
         ExecError::Failsafe(t) => Exit(exit::SAFETY, t.to_string()).into(),

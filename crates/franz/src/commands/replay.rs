@@ -213,13 +213,6 @@ fn not_executed(t: &runlog::TurnView, i: usize, dry_run: bool) -> Option<String>
     }
 }
 
-fn print_line(line: &serde_json::Value) {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    // A closed pipe is not an error of ours.
-    let _ = writeln!(out, "{line}").and_then(|()| out.flush());
-}
-
 /// Performs again the actions of turns `from..=to` that the run executed, in order, with the
 /// run's crop and motion, on a screen of the run's size (or any size with `--rescale`). Each
 /// action gives one JSON line: its result, or why it was skipped.
@@ -252,7 +245,7 @@ fn execute(
         for (i, action) in t.raw.actions.iter().enumerate() {
             match not_executed(t, i, rec.dry_run) {
                 None => runnable.push(i),
-                Some(why) => print_line(
+                Some(why) => crate::acting::print_line(
                     &serde_json::json!({ "turn": turn, "index": i, "action": action, "skipped": why }),
                 ),
             }
@@ -260,7 +253,7 @@ fn execute(
         let actions: Vec<_> = runnable.iter().map(|&i| t.raw.actions[i].clone()).collect();
         let results = ex
             .execute_with(session.desktop.as_mut(), &actions, |j, result| {
-                print_line(&serde_json::json!({ "turn": turn, "index": runnable[j], "action": &actions[j], "result": result }));
+                crate::acting::print_line(&serde_json::json!({ "turn": turn, "index": runnable[j], "action": &actions[j], "result": result }));
             })
             .map_err(crate::acting::fatal)?;
         all_ok &= results.iter().all(|r| r.is_ok());
