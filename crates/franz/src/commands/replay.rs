@@ -13,7 +13,7 @@ use franz_core::action::{ActionKind, ActionResult};
 use franz_core::config::Config;
 use franz_core::executor::MotionProfile;
 use franz_core::geometry::ImageSize;
-use franz_core::runlog::{self, RunLogError};
+use franz_core::runlog;
 use std::process::ExitCode;
 
 pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> anyhow::Result<ExitCode> {
@@ -26,13 +26,7 @@ pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> anyhow::Result<ExitCode> {
         )
         .into());
     }
-    let log = runlog::read_run(&args.run_dir).map_err(|e| match e {
-        RunLogError::NotARun(_) => anyhow::Error::new(Exit(exit::USAGE, e.to_string())),
-        e => anyhow::Error::new(e),
-    })?;
-    for w in &log.warnings {
-        eprintln!("franz: warning: {w}");
-    }
+    let log = crate::reporting::read_run(&args.run_dir)?;
     let from = args.from.unwrap_or(1);
     let to = args.to.unwrap_or(u32::MAX);
     if args.execute {
