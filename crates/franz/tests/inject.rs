@@ -9,6 +9,8 @@
 #![cfg(target_os = "linux")]
 
 mod common;
+#[path = "common/panel.rs"]
+mod panel;
 
 use franz_core::geometry::norm_to_axis;
 use franz_core::model::ScriptedReply;
@@ -17,7 +19,6 @@ use franz_desktop::sandbox::{Sandbox, SandboxOptions};
 use franz_desktop::witness::{Witness, WitnessEvent, WitnessKind};
 use franz_desktop::{PixelPoint, PixelRect};
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
@@ -72,15 +73,7 @@ impl Run {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let (tx, stderr) = mpsc::channel();
-        let err = child.stderr.take().unwrap();
-        std::thread::spawn(move || {
-            for line in BufReader::new(err).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
+        let stderr = panel::stderr_lines(&mut child);
         let url = loop {
             let line = stderr
                 .recv_timeout(T)
