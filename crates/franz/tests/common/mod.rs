@@ -244,3 +244,10 @@ pub fn on_a_terminal(franz: &str) -> std::process::Child {
         .spawn()
         .expect("util-linux script")
 }
+
+/// Everything left on a child's pipe (`child.stdout.take()`), read to the end.
+pub fn read_pipe(pipe: Option<impl std::io::Read>) -> String {
+    let mut text = String::new();
+    pipe.unwrap().read_to_string(&mut text).unwrap();
+    text
+}
