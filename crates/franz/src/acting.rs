@@ -6,9 +6,9 @@ use crate::exit::{self, Exit};
 use crate::flags::Given;
 use crate::settings::resolve;
 use crate::setup;
+use franz_core::WorkArea;
 use franz_core::config::Config;
 use franz_core::executor::{ExecConfig, ExecError, Executor};
-use franz_core::{Crop, WorkArea};
 
 /// The configuration a command that acts resolves, the same way `franz run` does (flags >
 /// environment > config file > defaults), so `dry_run`, `crop`, `motion` and `failsafe` apply
@@ -20,11 +20,7 @@ pub fn config(g: &GlobalArgs, given: &[Given]) -> anyhow::Result<Config> {
 /// The executor of a configuration on the desktop's monitor. A command line is not a model
 /// turn: every action given is performed (no per-turn cap).
 pub fn executor(c: &Config, desktop_rect: franz_desktop::PixelRect) -> anyhow::Result<Executor> {
-    let crop: Crop = c
-        .crop
-        .parse()
-        .map_err(|e: franz_core::geometry::GeometryError| Exit(exit::USAGE, e.to_string()))?;
-    let area: WorkArea = crop
+    let area: WorkArea = crate::settings::crop(c)?
         .work_area(desktop_rect)
         .map_err(|e| Exit(exit::USAGE, e.to_string()))?;
     let config = ExecConfig {
@@ -32,6 +28,14 @@ pub fn executor(c: &Config, desktop_rect: franz_desktop::PixelRect) -> anyhow::R
         ..ExecConfig::from_config(c)
     };
     Ok(Executor::new(area, config, c.dry_run).with_cancel(setup::interrupt_flag()))
+}
+
+/// Prints one JSON result line on stdout, flushed at once.
+pub fn print_line(line: &serde_json::Value) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    // A closed pipe is not an error of ours.
+    let _ = writeln!(out, "{line}").and_then(|()| out.flush());
 }
 
 pub fn fatal(e: ExecError) -> anyhow::Error {

@@ -40,7 +40,7 @@ impl Live {
             }
             let so_far = self.text.get_or_insert_with(String::new);
             so_far.push_str(text);
-            let one_line = so_far.split_whitespace().collect::<Vec<_>>().join(" ");
+            let one_line = one_line(so_far);
             let n = one_line.chars().count();
             let tail: String = one_line.chars().skip(n.saturating_sub(100)).collect();
             write!(out, "\r\x1b[Kturn {}: model: {tail}", e.turn)?;
@@ -56,8 +56,13 @@ impl Live {
     }
 }
 
+/// `s` on one line: its whitespace runs as single spaces.
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 fn short(s: &str, n: usize) -> String {
-    let one_line = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let one_line = one_line(s);
     if one_line.chars().count() <= n {
         one_line
     } else {

@@ -5,7 +5,7 @@
 use crate::approve::Reply;
 use crate::cli::RunArgs;
 use crate::exit::usage;
-use crate::settings::size_rule;
+use crate::settings::{crop, size_rule};
 use crate::{printer, setup};
 use anyhow::Context;
 use franz_core::config::{Coords, Effective};
@@ -14,7 +14,7 @@ use franz_core::engine::{
 };
 use franz_core::event::EventKind;
 use franz_core::executor::{ExecConfig, Executor};
-use franz_core::geometry::ImageSize;
+use franz_core::geometry::{ImageSize, WorkArea};
 use franz_core::model::{ClientConfig, ModelClient};
 use franz_core::observe::{ObserveConfig, Pipeline};
 use franz_core::overlay::Overlay;
@@ -34,12 +34,8 @@ pub fn run_engine(
     a: &RunArgs,
 ) -> anyhow::Result<(RunSummary, setup::Keep)> {
     let c = &effective.config;
-    let crop: franz_core::geometry::Crop = c
-        .crop
-        .parse()
-        .map_err(|e: franz_core::geometry::GeometryError| usage(e.to_string()))?;
     let pipeline = Pipeline::new(ObserveConfig {
-        crop,
+        crop: crop(c)?,
         size: size_rule(c)?,
         cursor: c.cursor,
         ..ObserveConfig::default()
@@ -105,7 +101,7 @@ pub fn run_engine(
     let terminal_answers = a.panel.is_none() && std::io::stdin().is_terminal();
     let handle = SessionHandle::new(a.annotate_in_panel && a.panel.is_some(), a.approve)
         .with_answers(terminal_answers || a.panel.is_some());
-    let panel = panel(a, &pipeline, &session, &overlay, &handle)?;
+    let panel = panel(a, &pipeline, work_area, &overlay, &handle)?;
     let config = SessionConfig {
         pipeline,
         executor,
@@ -184,16 +180,13 @@ fn follow(
 fn panel(
     a: &RunArgs,
     pipeline: &Pipeline,
-    session: &setup::Session,
+    work_area: WorkArea,
     overlay: &Option<Overlay>,
     handle: &SessionHandle,
 ) -> anyhow::Result<Option<Arc<crate::panel::PanelState>>> {
     let Some(addr) = &a.panel else {
         return Ok(None);
     };
-    let work_area = pipeline
-        .work_area(session.desktop.as_ref())
-        .map_err(|e| usage(e.to_string()))?;
     let image = pipeline
         .config()
         .size

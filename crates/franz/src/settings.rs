@@ -5,7 +5,7 @@ use crate::cli::{GlobalArgs, RunArgs};
 use crate::exit::usage;
 use crate::flags::Given;
 use franz_core::config::{Config, ConfigBuilder, Effective};
-use franz_core::geometry::{ImageSize, SizeRule};
+use franz_core::geometry::{Crop, ImageSize, SizeRule};
 use franz_core::scenario::Scenario;
 use std::path::Path;
 
@@ -44,6 +44,13 @@ pub fn resolve(
 /// `resolve` for `franz run` and `franz config`: every setting flag, and `--scenario`.
 pub fn resolve_run(g: &GlobalArgs, a: &RunArgs) -> anyhow::Result<(Effective, Option<Scenario>)> {
     resolve(g, &a.settings.given, a.scenario.as_deref())
+}
+
+/// The crop of a configuration; a bad one is a usage error.
+pub fn crop(c: &Config) -> anyhow::Result<Crop> {
+    c.crop
+        .parse()
+        .map_err(|e: franz_core::geometry::GeometryError| usage(e.to_string()))
 }
 
 /// The image size rule of a configuration.

@@ -103,11 +103,15 @@ impl Session {
     }
 }
 
+/// Whether the environment variable `name` is set and not empty.
+fn env_set(name: &str) -> bool {
+    std::env::var_os(name).is_some_and(|v| !v.is_empty())
+}
+
 /// Whether franz runs inside a Wayland session (`WAYLAND_DISPLAY` set, or
 /// `XDG_SESSION_TYPE=wayland`).
 pub fn wayland_session() -> bool {
-    let set = |name: &str| std::env::var_os(name).is_some_and(|v| !v.is_empty());
-    set("WAYLAND_DISPLAY")
+    env_set("WAYLAND_DISPLAY")
         || std::env::var("XDG_SESSION_TYPE").is_ok_and(|t| t.eq_ignore_ascii_case("wayland"))
 }
 
@@ -119,15 +123,14 @@ static WAYLAND_NOTED: AtomicBool = AtomicBool::new(false);
 /// The XWayland note, once per process: `Some` the first time on a Wayland session with an X
 /// display and no `--sandbox`, for the caller to show.
 pub fn take_wayland_note(g: &GlobalArgs) -> Option<&'static str> {
-    let has_display = std::env::var_os("DISPLAY").is_some_and(|v| !v.is_empty());
-    let applies = g.sandbox.is_none() && has_display && wayland_session();
+    let applies = g.sandbox.is_none() && env_set("DISPLAY") && wayland_session();
     (applies && !WAYLAND_NOTED.swap(true, Ordering::SeqCst)).then_some(XWAYLAND_NOTE)
 }
 
 /// A desktop that cannot be opened, said the way the session needs: on Wayland, what works
 /// there (XWayland applications, or `--sandbox`) instead of a bare connection error.
 fn desktop_error(g: &GlobalArgs, e: franz_desktop::DesktopError) -> anyhow::Error {
-    let has_display = std::env::var_os("DISPLAY").is_some_and(|v| !v.is_empty());
+    let has_display = env_set("DISPLAY");
     let msg = match (g.sandbox.is_none() && wayland_session(), has_display) {
         (true, false) => franz_desktop::DesktopError::WaylandOnly.to_string(),
         (true, true) => format!(

@@ -41,20 +41,8 @@ fn wait(child: &mut Child) -> ExitStatus {
 
 fn finish(mut child: Child) -> (i32, Vec<Value>, String) {
     let status = wait(&mut child);
-    let mut out = String::new();
-    child
-        .stdout
-        .take()
-        .unwrap()
-        .read_to_string(&mut out)
-        .unwrap();
-    let mut err = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut err)
-        .unwrap();
+    let out = common::read_pipe(child.stdout.take());
+    let err = common::read_pipe(child.stderr.take());
     let lines = out
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())

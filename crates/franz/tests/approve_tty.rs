@@ -2,10 +2,11 @@
 //! a real pseudo-terminal; the answers are typed into it: n with a reason rejects the click,
 //! which reaches the run log as the error the model is told.
 
+mod common;
+
 use franz_core::model::ScriptedReply;
 use franz_core::model::scripted_server::{Script, ScriptedServer};
 use std::io::Write;
-use std::process::{Command, Stdio};
 
 #[test]
 fn on_a_terminal_approve_mode_asks_and_a_no_rejects_with_the_reason() {
@@ -20,13 +21,7 @@ fn on_a_terminal_approve_mode_asks_and_a_no_rejects_with_the_reason() {
         server.url(),
         runs.path().display()
     );
-    let mut child = Command::new("script")
-        .args(["-qec", &franz, "/dev/null"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("util-linux script");
+    let mut child = common::on_a_terminal(&franz);
     child
         .stdin
         .take()

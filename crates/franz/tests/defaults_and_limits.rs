@@ -3,9 +3,10 @@
 //! model that keeps answering a harmless action that succeeds is stopped at 100 turns), and
 //! `franz screenshot OUT W H` takes the same 1..16384 bounds as `--size`.
 
+mod common;
+
 use franz_core::model::ScriptedReply;
 use franz_core::model::scripted_server::{Script, ScriptedServer};
-use std::io::Read;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
@@ -103,13 +104,7 @@ fn a_model_that_never_finishes_is_stopped_at_the_default_100_turns() {
         }
         std::thread::sleep(Duration::from_millis(50));
     };
-    let mut err = String::new();
-    child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut err)
-        .unwrap();
+    let err = common::read_pipe(child.stderr.take());
     assert_eq!(status.code(), Some(1), "{err}");
     assert!(err.contains("gave up: reached --max-steps 100"), "{err}");
     let chats = server

@@ -8,6 +8,10 @@
 
 #![cfg(target_os = "linux")]
 
+mod common;
+#[path = "common/panel.rs"]
+mod panel;
+
 use franz_core::geometry::norm_to_axis;
 use franz_core::model::ScriptedReply;
 use franz_core::model::scripted_server::{Script, ScriptedServer};
@@ -15,7 +19,6 @@ use franz_desktop::sandbox::{Sandbox, SandboxOptions};
 use franz_desktop::witness::{Witness, WitnessEvent, WitnessKind};
 use franz_desktop::{PixelPoint, PixelRect};
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
@@ -70,15 +73,7 @@ impl Run {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let (tx, stderr) = mpsc::channel();
-        let err = child.stderr.take().unwrap();
-        std::thread::spawn(move || {
-            for line in BufReader::new(err).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
+        let stderr = panel::stderr_lines(&mut child);
         let url = loop {
             let line = stderr
                 .recv_timeout(T)
@@ -176,11 +171,7 @@ impl Run {
             .map(|e| e.unwrap().path())
             .find(|p| p.file_name().unwrap().to_string_lossy().starts_with("run_"))
             .expect("a run directory");
-        std::fs::read_to_string(dir.join("events.jsonl"))
-            .unwrap()
-            .lines()
-            .filter_map(|l| serde_json::from_str(l).ok())
-            .collect()
+        common::events_in(&dir)
     }
 
     /// Waits for the witness to see `n` button presses; returns where they were.
@@ -368,13 +359,7 @@ fn an_approvers_edit_runs_as_an_action_in_the_tools_strategy() {
         server.url(),
         runs.path().display()
     );
-    let mut child = Command::new("script")
-        .args(["-qec", &franz, "/dev/null"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("util-linux script");
+    let mut child = common::on_a_terminal(&franz);
     // edit turn 1, approve the edit, approve turn 2's final answer
     std::io::Write::write_all(
         &mut child.stdin.take().unwrap(),
@@ -384,12 +369,7 @@ fn an_approvers_edit_runs_as_an_action_in_the_tools_strategy() {
     let out = child.wait_with_output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{text}");
-    let events: Vec<Value> =
-        std::fs::read_to_string(runs.path().join("run_0001").join("events.jsonl"))
-            .unwrap()
-            .lines()
-            .filter_map(|l| serde_json::from_str(l).ok())
-            .collect();
+    let events = common::events_in(&runs.path().join("run_0001"));
     let ran = of_turn(&events, 1, "action_result");
     assert_eq!(ran.len(), 1, "{ran:?}");
     assert_eq!(ran[0]["action"]["type"], "click", "{:?}", ran[0]);

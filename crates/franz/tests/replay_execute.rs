@@ -128,6 +128,17 @@ fn write_run(
     dir
 }
 
+/// A run of one executed click at `(x, y)` on a `screen`, with the whole screen as its crop
+/// and fast motion.
+fn one_click_run(root: &Path, screen: ImageSize, x: i32, y: i32) -> PathBuf {
+    write_run(
+        root,
+        "crop = \"0,0,1000,1000\"\nmotion = \"fast\"\n",
+        Some(screen),
+        vec![(vec![click(x, y)], vec![ActionResult::ok()])],
+    )
+}
+
 /// Runs franz on `display` with `env` added; FRANZ_* settings of the caller are removed.
 fn franz_on(display: &str, env: &[(&str, &str)], args: &[&str]) -> Output {
     let mut cmd = franz();
@@ -257,12 +268,7 @@ fn replay_executes_only_what_the_run_executed_with_its_crop_and_motion() {
 fn a_screen_of_another_size_is_refused_unless_rescale() {
     let (sb, witness) = sandbox(800, 600);
     let dir = tempfile::tempdir().unwrap();
-    let run = write_run(
-        dir.path(),
-        "crop = \"0,0,1000,1000\"\nmotion = \"fast\"\n",
-        Some(ImageSize::new(1024, 768)),
-        vec![(vec![click(250, 750)], vec![ActionResult::ok()])],
-    );
+    let run = one_click_run(dir.path(), ImageSize::new(1024, 768), 250, 750);
     let run = run.to_str().unwrap();
     let out = franz_on(sb.display(), &[], &["replay", "--execute", run]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
@@ -295,12 +301,7 @@ fn a_screen_of_another_size_is_refused_unless_rescale() {
 fn dry_run_from_the_environment_or_a_config_file_replays_nothing() {
     let (sb, witness) = sandbox(800, 600);
     let dir = tempfile::tempdir().unwrap();
-    let run = write_run(
-        dir.path(),
-        "crop = \"0,0,1000,1000\"\nmotion = \"fast\"\n",
-        Some(ImageSize::new(800, 600)),
-        vec![(vec![click(250, 250)], vec![ActionResult::ok()])],
-    );
+    let run = one_click_run(dir.path(), ImageSize::new(800, 600), 250, 250);
     let run = run.to_str().unwrap();
     let config = dir.path().join("dry.toml");
     std::fs::write(&config, "dry_run = true\n").unwrap();

@@ -2,9 +2,10 @@
 //! max_tokens and an empty reply go back to the model as errors and count as empty turns, so
 //! a model that only ever answers that way ends the run as failed, never as done.
 
+mod common;
+
 use franz_core::model::ScriptedReply;
 use franz_core::model::scripted_server::{Script, ScriptedServer};
-use serde_json::Value;
 use std::process::Command;
 
 #[test]
@@ -23,12 +24,7 @@ fn cut_off_and_empty_replies_are_empty_turns_never_done() {
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
-    let events: Vec<Value> =
-        std::fs::read_to_string(runs.path().join("run_0001").join("events.jsonl"))
-            .unwrap()
-            .lines()
-            .filter_map(|l| serde_json::from_str(l).ok())
-            .collect();
+    let events = common::events_in(&runs.path().join("run_0001"));
     let end = events.last().unwrap();
     assert_eq!(end["outcome"], "failed", "{end}");
     assert_eq!(end["turns"], 3, "{end}");

@@ -5,12 +5,11 @@
 //! flushed), so a script or a test can follow along. Exit codes: 0 all ok, 1 some action
 //! failed, 2 an argument is not an action, 4 the failsafe fired.
 
-use crate::acting::{config, executor, fatal};
+use crate::acting::{config, executor, fatal, print_line};
 use crate::cli::{ActArgs, GlobalArgs};
 use crate::exit::{self, Exit};
 use crate::setup;
 use franz_core::{Action, ActionError, ActionResult, ErrorKind};
-use std::io::Write;
 use std::process::ExitCode;
 
 /// Reads one command-line argument: canonical Action JSON, or any reply dialect the parser
@@ -46,7 +45,6 @@ pub fn run(g: &GlobalArgs, args: &ActArgs) -> anyhow::Result<ExitCode> {
     let config = config(g, &args.settings.given)?;
     let mut session = setup::open_session(g)?;
     let mut ex = executor(&config, session.desktop.monitor().rect)?;
-    let stdout = std::io::stdout();
     let results = ex
         .execute_with(session.desktop.as_mut(), &actions, |i, result| {
             let mut line = serde_json::json!({ "index": i, "action": &actions[i] });
@@ -55,9 +53,7 @@ pub fn run(g: &GlobalArgs, args: &ActArgs) -> anyhow::Result<ExitCode> {
             {
                 obj.extend(r);
             }
-            let mut out = stdout.lock();
-            // A closed pipe is not an error of ours.
-            let _ = writeln!(out, "{line}").and_then(|()| out.flush());
+            print_line(&line);
         })
         .map_err(fatal)?;
     if setup::interrupted() {

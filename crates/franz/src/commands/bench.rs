@@ -11,7 +11,7 @@ use crate::setup;
 use crate::stats::stats;
 use franz_core::action::{Action, ActionKind, ActionResult};
 use franz_core::event::{Event, EventKind};
-use franz_core::geometry::{GeometryError, NormBox};
+use franz_core::geometry::NormBox;
 use franz_core::observe::{
     ImageFormat, ObserveConfig, Pipeline, RgbaImage, StageTimings, encode_image,
 };
@@ -34,12 +34,8 @@ fn observe(g: &GlobalArgs, args: &BenchObserveArgs) -> anyhow::Result<ExitCode> 
     // the configuration every command resolves: crop, image size and cursor as a run has them
     let (effective, _) = resolve(g, &[], None)?;
     let c = &effective.config;
-    let crop = c
-        .crop
-        .parse()
-        .map_err(|e: GeometryError| Exit(exit::USAGE, e.to_string()))?;
     let config = ObserveConfig {
-        crop,
+        crop: crate::settings::crop(c)?,
         size: size_rule(c)?,
         cursor: c.cursor,
         ..ObserveConfig::default()

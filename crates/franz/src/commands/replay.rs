@@ -13,7 +13,7 @@ use franz_core::action::{ActionKind, ActionResult};
 use franz_core::config::Config;
 use franz_core::executor::MotionProfile;
 use franz_core::geometry::ImageSize;
-use franz_core::runlog::{self, RunLogError};
+use franz_core::runlog;
 use std::process::ExitCode;
 
 pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> anyhow::Result<ExitCode> {
@@ -26,13 +26,7 @@ pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> anyhow::Result<ExitCode> {
         )
         .into());
     }
-    let log = runlog::read_run(&args.run_dir).map_err(|e| match e {
-        RunLogError::NotARun(_) => anyhow::Error::new(Exit(exit::USAGE, e.to_string())),
-        e => anyhow::Error::new(e),
-    })?;
-    for w in &log.warnings {
-        eprintln!("franz: warning: {w}");
-    }
+    let log = crate::reporting::read_run(&args.run_dir)?;
     let from = args.from.unwrap_or(1);
     let to = args.to.unwrap_or(u32::MAX);
     if args.execute {
@@ -213,13 +207,6 @@ fn not_executed(t: &runlog::TurnView, i: usize, dry_run: bool) -> Option<String>
     }
 }
 
-fn print_line(line: &serde_json::Value) {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    // A closed pipe is not an error of ours.
-    let _ = writeln!(out, "{line}").and_then(|()| out.flush());
-}
-
 /// Performs again the actions of turns `from..=to` that the run executed, in order, with the
 /// run's crop and motion, on a screen of the run's size (or any size with `--rescale`). Each
 /// action gives one JSON line: its result, or why it was skipped.
@@ -252,7 +239,7 @@ fn execute(
         for (i, action) in t.raw.actions.iter().enumerate() {
             match not_executed(t, i, rec.dry_run) {
                 None => runnable.push(i),
-                Some(why) => print_line(
+                Some(why) => crate::acting::print_line(
                     &serde_json::json!({ "turn": turn, "index": i, "action": action, "skipped": why }),
                 ),
             }
@@ -260,7 +247,7 @@ fn execute(
         let actions: Vec<_> = runnable.iter().map(|&i| t.raw.actions[i].clone()).collect();
         let results = ex
             .execute_with(session.desktop.as_mut(), &actions, |j, result| {
-                print_line(&serde_json::json!({ "turn": turn, "index": runnable[j], "action": &actions[j], "result": result }));
+                crate::acting::print_line(&serde_json::json!({ "turn": turn, "index": runnable[j], "action": &actions[j], "result": result }));
             })
             .map_err(crate::acting::fatal)?;
         all_ok &= results.iter().all(|r| r.is_ok());

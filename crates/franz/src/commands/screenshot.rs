@@ -8,7 +8,7 @@
 use crate::cli::{GlobalArgs, ScreenshotArgs};
 use crate::setup;
 use anyhow::Context;
-use franz_core::geometry::{Crop, GeometryError, ImageSize, SizeRule};
+use franz_core::geometry::{GeometryError, ImageSize, SizeRule};
 use franz_core::observe::{ImageFormat, ObserveConfig, Pipeline};
 use std::process::ExitCode;
 
@@ -29,10 +29,7 @@ pub fn run(g: &GlobalArgs, args: &ScreenshotArgs) -> anyhow::Result<ExitCode> {
         _ if !c.size.is_empty() || c.scale > 0.0 => crate::settings::size_rule(c)?,
         _ => SizeRule::Native,
     };
-    let crop: Crop = c
-        .crop
-        .parse()
-        .map_err(|e: GeometryError| usage(e.to_string()))?;
+    let crop = crate::settings::crop(c)?;
     let format = match args.out.extension().and_then(|e| e.to_str()) {
         Some(e) if e.eq_ignore_ascii_case("jpg") || e.eq_ignore_ascii_case("jpeg") => {
             ImageFormat::Jpeg { quality: 90 }

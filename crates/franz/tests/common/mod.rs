@@ -223,3 +223,31 @@ pub fn sandbox(
     .unwrap();
     (sb, witness)
 }
+
+/// The events of a run directory's `events.jsonl`, skipping lines that are not JSON.
+pub fn events_in(dir: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(dir.join("events.jsonl"))
+        .unwrap()
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+/// Starts the command line `franz` under util-linux `script`, which gives it a real
+/// pseudo-terminal; stdin, stdout and stderr are piped.
+pub fn on_a_terminal(franz: &str) -> std::process::Child {
+    Command::new("script")
+        .args(["-qec", franz, "/dev/null"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("util-linux script")
+}
+
+/// Everything left on a child's pipe (`child.stdout.take()`), read to the end.
+pub fn read_pipe(pipe: Option<impl std::io::Read>) -> String {
+    let mut text = String::new();
+    pipe.unwrap().read_to_string(&mut text).unwrap();
+    text
+}

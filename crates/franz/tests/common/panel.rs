@@ -11,6 +11,20 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+/// The lines `child` writes on its (piped) stderr, read on their own thread.
+pub fn stderr_lines(child: &mut Child) -> mpsc::Receiver<String> {
+    let (tx, lines) = mpsc::channel();
+    let err = child.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(err).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    lines
+}
+
 pub const TIMEOUT: Duration = Duration::from_secs(90);
 
 /// A harmless narrative reply: a click in the middle of the xterm.
@@ -65,15 +79,7 @@ impl PanelRun {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let (tx, stderr) = mpsc::channel();
-        let err = child.stderr.take().unwrap();
-        std::thread::spawn(move || {
-            for line in BufReader::new(err).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
+        let stderr = stderr_lines(&mut child);
         let deadline = Instant::now() + TIMEOUT;
         let url = loop {
             let left = deadline.saturating_duration_since(Instant::now());
