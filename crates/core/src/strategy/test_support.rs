@@ -1,5 +1,6 @@
 //! What the strategies' unit tests share: an observation without a screen.
 
+use crate::action::ActionKind;
 use crate::geometry::{ImageSize, WorkArea};
 use crate::observe::{ImageFormat, RgbaImage, Screenshot, StageTimings};
 use franz_desktop::PixelRect;
@@ -34,5 +35,13 @@ pub fn first_turn(obs: &Screenshot) -> super::TurnContext<'_> {
         task: "t",
         turn: 1,
         screenshot: obs,
+    }
+}
+
+/// A left click at (`x`, `y`).
+pub fn click_at(x: i32, y: i32) -> ActionKind {
+    ActionKind::Click {
+        x: Some(x),
+        y: Some(y),
     }
 }

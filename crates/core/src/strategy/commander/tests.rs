@@ -2,7 +2,7 @@
 //! leader, replies are fed to `read` and results to `record`.
 
 use super::*;
-use crate::strategy::test_support::screenshot;
+use crate::strategy::test_support::{click_at, screenshot};
 use serde_json::json;
 
 fn call(text: &str, name: &str, args: Value) -> Reply {
@@ -171,16 +171,7 @@ fn an_action_written_in_the_operators_text_runs() {
         "brief",
         finished("OBS: a button\nclick(500, 300)", "stop"),
     );
-    assert_eq!(
-        r.actions,
-        vec![
-            ActionKind::Click {
-                x: Some(500),
-                y: Some(300)
-            }
-            .into()
-        ]
-    );
+    assert_eq!(r.actions, vec![click_at(500, 300).into()]);
     assert!(r.errors.is_empty(), "{:?}", r.errors);
     assert_eq!(c.memory.records.last().unwrap().tool, "click");
     let block = "<tool_call>\n{\"name\": \"press_key\", \"arguments\": {\"justification\": \"j\", \"key\": \"enter\"}}\n</tool_call>";
