@@ -218,6 +218,15 @@ impl<'a> Ctx<'a> {
         Err(())
     }
 
+    /// [`Ctx::position`] as an action's optional coordinates: `(None, None)` is the pointer.
+    pub fn position_or_pointer(
+        &mut self,
+        what: &str,
+        args: &Value,
+    ) -> Result<(Option<i32>, Option<i32>), ()> {
+        Ok(self.position(what, args)?.map_or((None, None), at))
+    }
+
     /// A point from numbers already pulled out.
     pub fn point_nums(&mut self, what: &str, nums: &[f64]) -> Option<(i32, i32)> {
         match Target::from_numbers(nums) {

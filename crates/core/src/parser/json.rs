@@ -9,7 +9,7 @@
 //! stands around the object. With no JSON at all, the whole text is the notes and there are no
 //! actions.
 
-use super::coords::{Ctx, at, click, drag, given, number, text};
+use super::coords::{Ctx, click, drag, given, number, text};
 use super::lenient;
 use crate::action::ActionKind;
 use serde_json::Value;
@@ -89,7 +89,7 @@ fn action_kind(i: usize, what: &str, a: &Value, ctx: &mut Ctx) -> Option<ActionK
         }
         "click" | "left_click" | "right_click" | "middle_click" | "double_click"
         | "triple_click" | "double_left_click" => {
-            let (x, y) = start_or_pointer(a, what, ctx)?;
+            let (x, y) = ctx.position_or_pointer(what, a).ok()?;
             Some(click(what, x, y))
         }
         "drag" => {
@@ -139,20 +139,13 @@ fn scroll(what: &str, a: &Value, ctx: &mut Ctx) -> Option<ActionKind> {
         .and_then(number)
         .unwrap_or(3.0);
     let amount = ctx.notches(what, amount);
-    let (x, y) = start_or_pointer(a, what, ctx)?;
+    let (x, y) = ctx.position_or_pointer(what, a).ok()?;
     direction.map(|direction| ActionKind::Scroll {
         x,
         y,
         direction,
         amount,
     })
-}
-
-/// The start point when the object gives one, else the pointer (`None, None`); `None` when the
-/// point it gives cannot be read (the reason is recorded).
-fn start_or_pointer(a: &Value, what: &str, ctx: &mut Ctx) -> Option<(Option<i32>, Option<i32>)> {
-    let point = ctx.position(what, a).ok()?;
-    Some(point.map_or((None, None), at))
 }
 
 /// The start point: any common shape (`coords::POINT_KEYS`, x/y, x1/y1); `None` (with an

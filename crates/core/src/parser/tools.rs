@@ -129,7 +129,7 @@ fn tool_kind(name: &str, n: &str, args: &Value, ctx: &mut Ctx) -> Option<ActionK
         "move_mouse" => target(n, args, &["position", "coordinate", "point"], ctx)
             .map(|(x, y)| ActionKind::Move { x, y }),
         "click_mouse" => {
-            let (x, y) = ctx.position(n, args).ok()?.map_or((None, None), at);
+            let (x, y) = ctx.position_or_pointer(n, args).ok()?;
             Some(ActionKind::Click { x, y })
         }
         "report_progress" => report_progress(args, ctx),
