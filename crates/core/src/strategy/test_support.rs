@@ -2,6 +2,7 @@
 
 use crate::action::ActionKind;
 use crate::geometry::{ImageSize, WorkArea};
+use crate::model::Reply;
 use crate::observe::{ImageFormat, RgbaImage, Screenshot, StageTimings};
 use franz_desktop::PixelRect;
 
@@ -44,4 +45,17 @@ pub fn click_at(x: i32, y: i32) -> ActionKind {
         x: Some(x),
         y: Some(y),
     }
+}
+
+/// A text reply that ended with `finish_reason` `reason` (`None`: the server gave none).
+pub fn finished(text: &str, reason: Option<&str>) -> Reply {
+    Reply {
+        finish_reason: reason.map(str::to_string),
+        ..Reply::text(text)
+    }
+}
+
+/// A text reply that ended with `finish_reason: stop`.
+pub fn stopped(text: &str) -> Reply {
+    finished(text, Some("stop"))
 }

@@ -42,15 +42,8 @@ fn pruning_keeps_the_last_k_screenshots_and_thinks() {
 }
 
 use crate::model::{ChatRequest, ToolCall};
-use crate::strategy::test_support::{click_at, screenshot};
+use crate::strategy::test_support::{click_at, screenshot, stopped};
 use serde_json::json;
-
-fn stopped(text: &str) -> Reply {
-    Reply {
-        finish_reason: Some("stop".into()),
-        ..Reply::text(text)
-    }
-}
 
 fn call(name: &str, args: serde_json::Value) -> Reply {
     Reply {
