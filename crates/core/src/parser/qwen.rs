@@ -13,7 +13,7 @@
 //! `tagged_calls` also serves any tool in `<tool_call>` blocks (Hermes style), e.g. the tools of
 //! docs/seeds.md.
 
-use super::coords::{Ctx, at, click, field, number, text};
+use super::coords::{Ctx, at, click, field, given, number, text};
 use super::lenient;
 use crate::action::ActionKind;
 use franz_desktop::ScrollDirection;
@@ -149,7 +149,7 @@ fn opt_point(
     key: &str,
     ctx: &mut Ctx,
 ) -> Result<(Option<i32>, Option<i32>), ()> {
-    match args.get(key).filter(|v| !v.is_null()) {
+    match given(args, &[key]) {
         None => Ok((None, None)),
         Some(v) => ctx.point(what, v).map(at).ok_or(()),
     }
