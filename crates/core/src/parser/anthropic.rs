@@ -6,7 +6,7 @@
 //! Arrives as a tool call named `computer` or as JSON text. Actions Qwen shares (clicks,
 //! mouse_move, type, wait, ...) are read by the same code as Qwen's.
 
-use super::coords::{Ctx, at, number, text};
+use super::coords::{Ctx, number, text};
 use crate::action::ActionKind;
 use franz_desktop::Button;
 use serde_json::Value;
@@ -19,9 +19,6 @@ pub(crate) fn apply(args: &Value, ctx: &mut Ctx) {
         .trim()
         .to_ascii_lowercase();
     let what = action.as_str();
-    let point = |ctx: &mut Ctx| -> Result<(Option<i32>, Option<i32>), ()> {
-        Ok(ctx.position(what, args)?.map_or((None, None), at))
-    };
     let kind = match what {
         "scroll" if args.get("scroll_direction").is_some() => {
             let Some(direction) = ctx.direction(what, args.get("scroll_direction")) else {
@@ -29,7 +26,9 @@ pub(crate) fn apply(args: &Value, ctx: &mut Ctx) {
             };
             let amount = args.get("scroll_amount").and_then(number).unwrap_or(3.0);
             let amount = ctx.notches(what, amount);
-            let Ok((x, y)) = point(ctx) else { return };
+            let Ok((x, y)) = ctx.position_or_pointer(what, args) else {
+                return;
+            };
             ActionKind::Scroll {
                 x,
                 y,
@@ -38,7 +37,9 @@ pub(crate) fn apply(args: &Value, ctx: &mut Ctx) {
             }
         }
         "left_mouse_down" | "left_mouse_up" => {
-            let Ok((x, y)) = point(ctx) else { return };
+            let Ok((x, y)) = ctx.position_or_pointer(what, args) else {
+                return;
+            };
             let button = Button::Left;
             if what == "left_mouse_down" {
                 ActionKind::MouseDown { x, y, button }

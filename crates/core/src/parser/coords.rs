@@ -52,6 +52,12 @@ pub(crate) fn field(args: &Value, keys: &[&str]) -> Value {
         .unwrap_or(Value::Null)
 }
 
+/// The value of the first of `keys` that `args` has and is not a JSON null.
+pub(crate) fn given<'a>(args: &'a Value, keys: &[&str]) -> Option<&'a Value> {
+    keys.iter()
+        .find_map(|k| args.get(*k).filter(|v| !v.is_null()))
+}
+
 /// The fields that give an action's position, in the order they are tried (then `x`/`y`, then
 /// `x1`/`y1`): the one list every dialect reads a position from.
 pub(crate) const POINT_KEYS: &[&str] = &[
@@ -186,12 +192,11 @@ impl<'a> Ctx<'a> {
     /// (the reason recorded) when a position is given but unreadable, or numbers sit in fields
     /// no rule reads: never a click at the pointer then.
     pub fn position(&mut self, what: &str, args: &Value) -> Result<Option<(i32, i32)>, ()> {
-        let given = |k: &&str| args.get(*k).filter(|v| !v.is_null());
-        if let Some(v) = POINT_KEYS.iter().find_map(&given) {
+        if let Some(v) = given(args, POINT_KEYS) {
             return self.point(what, v).map(Some).ok_or(());
         }
         for (kx, ky) in [("x", "y"), ("x1", "y1")] {
-            if given(&kx).is_some() || given(&ky).is_some() {
+            if given(args, &[kx, ky]).is_some() {
                 return self
                     .point_xy(what, args.get(kx), args.get(ky))
                     .map(Some)
@@ -211,6 +216,15 @@ impl<'a> Ctx<'a> {
                 .join(", ")
         ));
         Err(())
+    }
+
+    /// [`Ctx::position`] as an action's optional coordinates: `(None, None)` is the pointer.
+    pub fn position_or_pointer(
+        &mut self,
+        what: &str,
+        args: &Value,
+    ) -> Result<(Option<i32>, Option<i32>), ()> {
+        Ok(self.position(what, args)?.map_or((None, None), at))
     }
 
     /// A point from numbers already pulled out.

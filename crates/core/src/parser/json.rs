@@ -9,7 +9,7 @@
 //! stands around the object. With no JSON at all, the whole text is the notes and there are no
 //! actions.
 
-use super::coords::{Ctx, at, click, drag, number, text};
+use super::coords::{Ctx, click, drag, given, number, text};
 use super::lenient;
 use crate::action::ActionKind;
 use serde_json::Value;
@@ -64,13 +64,9 @@ pub(crate) fn parse(content: &str, ctx: &mut Ctx) -> String {
     notes.trim().to_string()
 }
 
-fn get<'a>(a: &'a Value, keys: &[&str]) -> Option<&'a Value> {
-    keys.iter().find_map(|k| a.get(*k).filter(|v| !v.is_null()))
-}
-
 /// One action object.
 fn action(i: usize, a: &Value, ctx: &mut Ctx) {
-    let Some(name) = get(a, &["name", "action", "type"]).and_then(Value::as_str) else {
+    let Some(name) = given(a, &["name", "action", "type"]).and_then(Value::as_str) else {
         ctx.err(format!(
             "action {}: no \"name\" (move, click, right_click, double_click or drag)",
             i + 1
@@ -78,7 +74,7 @@ fn action(i: usize, a: &Value, ctx: &mut Ctx) {
         return;
     };
     let what = name.trim().to_ascii_lowercase();
-    let note = text(get(a, &["note", "label", "reason", "justification"]));
+    let note = text(given(a, &["note", "label", "reason", "justification"]));
     if let Some(kind) = action_kind(i, &what, a, ctx) {
         ctx.push(kind, note);
     }
@@ -93,35 +89,35 @@ fn action_kind(i: usize, what: &str, a: &Value, ctx: &mut Ctx) -> Option<ActionK
         }
         "click" | "left_click" | "right_click" | "middle_click" | "double_click"
         | "triple_click" | "double_left_click" => {
-            let (x, y) = start_or_pointer(a, what, ctx)?;
+            let (x, y) = ctx.position_or_pointer(what, a).ok()?;
             Some(click(what, x, y))
         }
         "drag" => {
             let from = start(a, what, ctx);
-            let to = ctx.point_xy("drag end", get(a, &["x2"]), get(a, &["y2"]));
+            let to = ctx.point_xy("drag end", given(a, &["x2"]), given(a, &["y2"]));
             drag(from, to)
         }
-        "type" | "type_text" | "write" => match text(get(a, &["text", "content", "value"])) {
+        "type" | "type_text" | "write" => match text(given(a, &["text", "content", "value"])) {
             Some(text) => Some(ActionKind::Type { text }),
             None => ctx.fail("type: give the text to type in \"text\""),
         },
         "key" | "press_key" | "hotkey" | "keypress" => {
-            let k = get(a, &["keys", "key", "text"])
+            let k = given(a, &["keys", "key", "text"])
                 .cloned()
                 .unwrap_or(Value::Null);
             ctx.keys(what, &k).map(|keys| ActionKind::Key { keys })
         }
         "scroll" | "scroll_down" | "scroll_up" => scroll(what, a, ctx),
         "wait" => Some(ActionKind::Wait {
-            seconds: get(a, &["seconds", "time", "duration"])
+            seconds: given(a, &["seconds", "time", "duration"])
                 .and_then(number)
                 .unwrap_or(1.0),
         }),
         "done" | "finished" | "answer" => Some(ActionKind::Done {
-            text: text(get(a, &["text", "answer", "content"])).unwrap_or_default(),
+            text: text(given(a, &["text", "answer", "content"])).unwrap_or_default(),
         }),
         "fail" => Some(ActionKind::Fail {
-            text: text(get(a, &["text", "reason"])).unwrap_or_default(),
+            text: text(given(a, &["text", "reason"])).unwrap_or_default(),
         }),
         other => ctx.fail(format!(
             "action {}: unknown name {other:?}: use move, click, right_click, double_click or drag",
@@ -136,27 +132,20 @@ fn scroll(what: &str, a: &Value, ctx: &mut Ctx) -> Option<ActionKind> {
     let dir = match what {
         "scroll_down" => Some(Value::from("down")),
         "scroll_up" => Some(Value::from("up")),
-        _ => get(a, &["direction"]).cloned(),
+        _ => given(a, &["direction"]).cloned(),
     };
     let direction = ctx.direction(what, dir.as_ref().or(Some(&Value::from("down"))));
-    let amount = get(a, &["amount", "notches", "clicks"])
+    let amount = given(a, &["amount", "notches", "clicks"])
         .and_then(number)
         .unwrap_or(3.0);
     let amount = ctx.notches(what, amount);
-    let (x, y) = start_or_pointer(a, what, ctx)?;
+    let (x, y) = ctx.position_or_pointer(what, a).ok()?;
     direction.map(|direction| ActionKind::Scroll {
         x,
         y,
         direction,
         amount,
     })
-}
-
-/// The start point when the object gives one, else the pointer (`None, None`); `None` when the
-/// point it gives cannot be read (the reason is recorded).
-fn start_or_pointer(a: &Value, what: &str, ctx: &mut Ctx) -> Option<(Option<i32>, Option<i32>)> {
-    let point = ctx.position(what, a).ok()?;
-    Some(point.map_or((None, None), at))
 }
 
 /// The start point: any common shape (`coords::POINT_KEYS`, x/y, x1/y1); `None` (with an

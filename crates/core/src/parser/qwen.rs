@@ -13,7 +13,7 @@
 //! `tagged_calls` also serves any tool in `<tool_call>` blocks (Hermes style), e.g. the tools of
 //! docs/seeds.md.
 
-use super::coords::{Ctx, at, click, field, number, text};
+use super::coords::{Ctx, at, click, field, given, number, text};
 use super::lenient;
 use crate::action::ActionKind;
 use franz_desktop::ScrollDirection;
@@ -143,23 +143,15 @@ pub(crate) fn looks_like_qwen(v: &Value) -> bool {
         )
 }
 
-/// The action's position (any common shape), or the pointer when it gives none.
-fn pos(what: &str, args: &Value, ctx: &mut Ctx) -> Result<(Option<i32>, Option<i32>), ()> {
-    Ok(ctx.position(what, args)?.map_or((None, None), at))
-}
-
 fn opt_point(
     what: &str,
     args: &Value,
     key: &str,
     ctx: &mut Ctx,
 ) -> Result<(Option<i32>, Option<i32>), ()> {
-    match args.get(key).filter(|v| !v.is_null()) {
+    match given(args, &[key]) {
         None => Ok((None, None)),
-        Some(v) => ctx
-            .point(what, v)
-            .map(|(x, y)| (Some(x), Some(y)))
-            .ok_or(()),
+        Some(v) => ctx.point(what, v).map(at).ok_or(()),
     }
 }
 
@@ -195,18 +187,18 @@ fn action_kind(what: &str, args: &Value, mobile: bool, ctx: &mut Ctx) -> Option<
             Some(text) => Some(ActionKind::Type { text }),
             None => ctx.fail("type: missing \"text\""),
         },
-        "mouse_move" => match pos(what, args, ctx) {
+        "mouse_move" => match ctx.position_or_pointer(what, args) {
             Ok((Some(x), Some(y))) => Some(ActionKind::Move { x, y }),
             Ok(_) => ctx.fail("mouse_move: missing \"coordinate\""),
             Err(()) => None,
         },
         "left_click" | "click" | "right_click" | "middle_click" | "double_click"
         | "triple_click" => {
-            let (x, y) = pos(what, args, ctx).ok()?;
+            let (x, y) = ctx.position_or_pointer(what, args).ok()?;
             Some(click(what, x, y))
         }
         "long_press" => {
-            let (x, y) = pos(what, args, ctx).ok()?;
+            let (x, y) = ctx.position_or_pointer(what, args).ok()?;
             let seconds = seconds(args);
             Some(ActionKind::LongPress { x, y, seconds })
         }
@@ -265,7 +257,7 @@ fn scroll(what: &str, args: &Value, ctx: &mut Ctx) -> Option<ActionKind> {
         (_, true) => ScrollDirection::Up,
         (_, false) => ScrollDirection::Down,
     };
-    let (x, y) = pos(what, args, ctx).ok()?;
+    let (x, y) = ctx.position_or_pointer(what, args).ok()?;
     let amount = ctx.notches(what, pixels);
     Some(ActionKind::Scroll {
         x,

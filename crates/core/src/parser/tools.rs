@@ -11,7 +11,7 @@
 //!
 //! `label` and `justification` are kept in the action's note.
 
-use super::coords::{Ctx, at, click, drag, field, number, text};
+use super::coords::{Ctx, at, click, drag, field, given, number, text};
 use super::lenient;
 use crate::action::{ActionKind, ProgressStatus};
 use serde_json::Value;
@@ -81,10 +81,7 @@ fn note(args: &Value) -> Option<String> {
 
 /// The target of an element tool: `box`, `position`, `coordinate`, `point`, or `x`/`y`.
 fn target(name: &str, args: &Value, keys: &[&str], ctx: &mut Ctx) -> Option<(i32, i32)> {
-    if let Some(v) = keys
-        .iter()
-        .find_map(|k| args.get(*k).filter(|v| !v.is_null()))
-    {
+    if let Some(v) = given(args, keys) {
         return ctx.point(name, v);
     }
     if args.get("x").is_some() || args.get("y").is_some() {
@@ -132,7 +129,7 @@ fn tool_kind(name: &str, n: &str, args: &Value, ctx: &mut Ctx) -> Option<ActionK
         "move_mouse" => target(n, args, &["position", "coordinate", "point"], ctx)
             .map(|(x, y)| ActionKind::Move { x, y }),
         "click_mouse" => {
-            let (x, y) = ctx.position(n, args).ok()?.map_or((None, None), at);
+            let (x, y) = ctx.position_or_pointer(n, args).ok()?;
             Some(ActionKind::Click { x, y })
         }
         "report_progress" => report_progress(args, ctx),

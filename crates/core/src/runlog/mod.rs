@@ -27,7 +27,7 @@ pub use record::{AnnotatedRecord, RawRecord, Record, TurnEntry, TurnTimings};
 
 use crate::event::{Event, EventKind, unix_ms};
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -139,7 +139,7 @@ pub struct RunWriter {
     images: images::ImageWorker,
     pending: HashMap<u32, Receiver<io::Result<()>>>,
     /// The files whose write failure was already reported (see [`RunWriter::first_failure`]).
-    failed: Vec<String>,
+    failed: HashSet<String>,
 }
 
 impl RunWriter {
@@ -169,7 +169,7 @@ impl RunWriter {
             images: images::ImageWorker::start()
                 .map_err(io_err("cannot start the PNG writer for", dir))?,
             pending: HashMap::new(),
-            failed: Vec::new(),
+            failed: HashSet::new(),
         };
         images::sync_dir(dir).map_err(io_err("cannot sync", dir))?;
         Ok(w)
@@ -317,11 +317,7 @@ impl RunWriter {
     /// that cannot be written is reported once per run, not once per record. From then on
     /// the file is known broken: `finish_turn` and `close` no longer sync it.
     pub fn first_failure(&mut self, file: &str) -> bool {
-        if self.failed.iter().any(|f| f == file) {
-            return false;
-        }
-        self.failed.push(file.to_string());
-        true
+        self.failed.insert(file.to_string())
     }
 
     /// `franz.log`, as a cloneable writer for tracing:
@@ -343,7 +339,7 @@ impl RunWriter {
     /// ([`RunWriter::first_failure`]): the run goes on without it.
     fn sync_streams(&mut self) -> Result<(), RunLogError> {
         for (f, name) in [(&self.events, EVENTS_FILE), (&self.exchange, EXCHANGE_FILE)] {
-            if self.failed.iter().any(|x| x == name) {
+            if self.failed.contains(name) {
                 continue;
             }
             f.sync_data()

@@ -139,7 +139,7 @@ fn looks_like_an_action(d: Dialect, text: &str) -> bool {
 mod tests {
     use super::*;
     use crate::action::ActionResult;
-    use crate::strategy::test_support::screenshot;
+    use crate::strategy::test_support::{click_at, finished, screenshot};
 
     fn read(reply: &Reply) -> PlainReply {
         let obs = screenshot();
@@ -149,13 +149,6 @@ mod tests {
             screenshot: &obs,
         };
         read_plain(reply, &ReadOptions::default(), &ctx, "do better")
-    }
-
-    fn finished(text: &str, reason: Option<&str>) -> Reply {
-        Reply {
-            finish_reason: reason.map(str::to_string),
-            ..Reply::text(text)
-        }
     }
 
     fn problem(r: PlainReply) -> String {
@@ -209,14 +202,7 @@ mod tests {
         for text in [tagged, line] {
             match read(&finished(text, Some("stop"))) {
                 PlainReply::Action { action, errors, .. } => {
-                    assert_eq!(
-                        action.kind,
-                        ActionKind::Click {
-                            x: Some(500),
-                            y: Some(300)
-                        },
-                        "{text}"
-                    );
+                    assert_eq!(action.kind, click_at(500, 300), "{text}");
                     assert!(errors.is_empty(), "{errors:?}");
                 }
                 other => panic!("{text}: {other:?}"),

@@ -1,6 +1,8 @@
 //! What the strategies' unit tests share: an observation without a screen.
 
+use crate::action::ActionKind;
 use crate::geometry::{ImageSize, WorkArea};
+use crate::model::Reply;
 use crate::observe::{ImageFormat, RgbaImage, Screenshot, StageTimings};
 use franz_desktop::PixelRect;
 
@@ -35,4 +37,25 @@ pub fn first_turn(obs: &Screenshot) -> super::TurnContext<'_> {
         turn: 1,
         screenshot: obs,
     }
+}
+
+/// A left click at (`x`, `y`).
+pub fn click_at(x: i32, y: i32) -> ActionKind {
+    ActionKind::Click {
+        x: Some(x),
+        y: Some(y),
+    }
+}
+
+/// A text reply that ended with `finish_reason` `reason` (`None`: the server gave none).
+pub fn finished(text: &str, reason: Option<&str>) -> Reply {
+    Reply {
+        finish_reason: reason.map(str::to_string),
+        ..Reply::text(text)
+    }
+}
+
+/// A text reply that ended with `finish_reason: stop`.
+pub fn stopped(text: &str) -> Reply {
+    finished(text, Some("stop"))
 }

@@ -42,15 +42,8 @@ fn pruning_keeps_the_last_k_screenshots_and_thinks() {
 }
 
 use crate::model::{ChatRequest, ToolCall};
-use crate::strategy::test_support::screenshot;
+use crate::strategy::test_support::{click_at, screenshot, stopped};
 use serde_json::json;
-
-fn stopped(text: &str) -> Reply {
-    Reply {
-        finish_reason: Some("stop".into()),
-        ..Reply::text(text)
-    }
-}
 
 fn call(name: &str, args: serde_json::Value) -> Reply {
     Reply {
@@ -187,16 +180,7 @@ fn a_tool_call_block_in_the_content_runs_and_its_result_goes_back_as_a_user_mess
 fn a_function_call_line_in_the_content_runs() {
     let mut t = Tools::new(ReadOptions::default());
     let (_, r) = turn(&mut t, 1, &stopped("Clicking OK.\nclick(500, 300)"));
-    assert_eq!(
-        r.actions,
-        vec![
-            ActionKind::Click {
-                x: Some(500),
-                y: Some(300)
-            }
-            .into()
-        ]
-    );
+    assert_eq!(r.actions, vec![click_at(500, 300).into()]);
     assert_eq!(r.text, "Clicking OK.");
     assert_valid(t.history());
 }

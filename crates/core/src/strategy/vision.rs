@@ -1,7 +1,8 @@
 //! The vision strategy (docs/seeds.md (vision loop)): the reply is JSON `{observation, bboxes,
 //! actions}` with several actions a turn; the model's notes (its `observation` text) come back to
-//! it in the next turn's prompt and the bboxes are drawn on the next screenshot. A boot reply can start the loop without asking the model. A reply cut
-//! off at max_tokens never ends the run: its `done` is dropped.
+//! it in the next turn's prompt and the bboxes are drawn on the next screenshot. A boot reply can
+//! start the loop without asking the model. A reply cut off at max_tokens never ends the run: its
+//! `done` is dropped.
 
 use super::{Prompt, ReadOptions, Reading, Strategy, TurnContext, prompts};
 use crate::action::ActionResult;

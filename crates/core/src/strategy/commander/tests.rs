@@ -2,7 +2,7 @@
 //! leader, replies are fed to `read` and results to `record`.
 
 use super::*;
-use crate::strategy::test_support::screenshot;
+use crate::strategy::test_support::{click_at, finished, screenshot, stopped};
 use serde_json::json;
 
 fn call(text: &str, name: &str, args: Value) -> Reply {
@@ -155,13 +155,6 @@ fn without_compress_memory_the_history_is_compressed_mechanically() {
     );
 }
 
-fn finished(text: &str, reason: &str) -> Reply {
-    Reply {
-        finish_reason: Some(reason.into()),
-        ..Reply::text(text)
-    }
-}
-
 #[test]
 fn an_action_written_in_the_operators_text_runs() {
     let mut c = Commander::new(settings());
@@ -169,37 +162,23 @@ fn an_action_written_in_the_operators_text_runs() {
         &mut c,
         1,
         "brief",
-        finished("OBS: a button\nclick(500, 300)", "stop"),
+        stopped("OBS: a button\nclick(500, 300)"),
     );
-    assert_eq!(
-        r.actions,
-        vec![
-            ActionKind::Click {
-                x: Some(500),
-                y: Some(300)
-            }
-            .into()
-        ]
-    );
+    assert_eq!(r.actions, vec![click_at(500, 300).into()]);
     assert!(r.errors.is_empty(), "{:?}", r.errors);
     assert_eq!(c.memory.records.last().unwrap().tool, "click");
     let block = "<tool_call>\n{\"name\": \"press_key\", \"arguments\": {\"justification\": \"j\", \"key\": \"enter\"}}\n</tool_call>";
-    let (r, _) = turn(&mut c, 2, "", finished(block, "stop"));
+    let (r, _) = turn(&mut c, 2, "", stopped(block));
     assert_eq!(r.actions[0].kind.name(), "key", "{r:?}");
 }
 
 #[test]
 fn a_plain_answer_a_cut_reply_and_an_empty_one_are_errors_never_done() {
     let mut c = Commander::new(settings());
-    let (r, _) = turn(
-        &mut c,
-        1,
-        "brief",
-        finished("The mission is complete.", "stop"),
-    );
+    let (r, _) = turn(&mut c, 1, "brief", stopped("The mission is complete."));
     assert!(r.actions.is_empty());
     assert!(r.errors[0].starts_with("no tool call"), "{:?}", r.errors);
-    let (r, _) = turn(&mut c, 2, "", finished("OBS: I will cli", "length"));
+    let (r, _) = turn(&mut c, 2, "", finished("OBS: I will cli", Some("length")));
     assert!(r.actions.is_empty());
     assert!(
         r.errors[0].contains("cut off at max_tokens"),
@@ -216,12 +195,12 @@ fn a_plain_answer_a_cut_reply_and_an_empty_one_are_errors_never_done() {
         "{:?}",
         r.errors
     );
-    let (r, _) = turn(&mut c, 4, "", finished("", "stop"));
+    let (r, _) = turn(&mut c, 4, "", stopped(""));
     assert!(r.actions.is_empty());
     assert!(r.errors[0].contains("empty"), "{:?}", r.errors);
     assert!(c.feedback[0].contains("empty"));
     // done written as text needs the evidence report_completion needs
-    let (r, _) = turn(&mut c, 5, "", finished("done(\"it works\")", "stop"));
+    let (r, _) = turn(&mut c, 5, "", stopped("done(\"it works\")"));
     assert!(r.actions.is_empty());
     assert!(r.errors[0].contains("at least 100"), "{:?}", r.errors);
 }
