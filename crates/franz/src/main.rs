@@ -3,6 +3,7 @@
 
 mod acting;
 mod approve;
+mod assemble;
 mod calibration;
 mod cli;
 mod commands;

@@ -36,18 +36,12 @@ pub fn model_ids(effective: &Effective, served: Vec<String>) -> ModelIds {
 /// at its default): the one model `GET /v1/models` lists, or the one LM Studio has loaded; empty
 /// otherwise, or under a named profile. When the server lists exactly one model and the
 /// default name is not it, the run asks for that model instead (said on stderr).
-pub fn served(effective: &mut Effective) -> Vec<String> {
+pub fn served(effective: &mut Effective, client: &franz_core::model::ModelClient) -> Vec<String> {
     let auto = effective.config.profile.trim();
     let named = model_ids(effective, Vec::new()).configured.is_some();
     if named || !(auto.is_empty() || auto.eq_ignore_ascii_case("auto")) {
         return Vec::new();
     }
-    let client = franz_core::model::ModelClient::new(franz_core::model::ClientConfig::from_config(
-        &effective.config,
-    ));
-    let Ok(client) = client else {
-        return Vec::new();
-    };
     let models = client.served_models();
     let Some(id) = models.the_one().map(str::to_string) else {
         tracing::debug!(?models, "auto: the server serves no one model");

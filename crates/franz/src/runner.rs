@@ -5,22 +5,13 @@
 use crate::approve::Reply;
 use crate::cli::RunArgs;
 use crate::exit::usage;
-use crate::settings::crop;
 use crate::{printer, setup};
-use anyhow::Context;
 use franz_core::config::Effective;
-use franz_core::engine::{
-    EventStream, Op, RunOptions, RunSummary, Session, SessionConfig, SessionHandle,
-};
+use franz_core::engine::{EventStream, Op, RunSummary, Session, SessionConfig, SessionHandle};
 use franz_core::event::EventKind;
-use franz_core::executor::{ExecConfig, Executor};
-use franz_core::geometry::{ImageSize, WorkArea};
-use franz_core::grounding::{Grounding, GroundingSource};
-use franz_core::model::{ClientConfig, ModelClient};
-use franz_core::observe::{ObserveConfig, Pipeline};
+use franz_core::geometry::WorkArea;
+use franz_core::observe::Pipeline;
 use franz_core::overlay::Overlay;
-use franz_core::runlog::{RunMeta, RunWriter};
-use franz_core::strategy::ReadOptions;
 use std::io::IsTerminal;
 use std::sync::Arc;
 use std::time::Duration;
@@ -34,85 +25,17 @@ pub fn run_engine(
     task: String,
     a: &RunArgs,
 ) -> anyhow::Result<(RunSummary, setup::Keep)> {
-    let mut effective = effective.clone();
-    let served = crate::profiles::served(&mut effective);
-    let chosen = crate::profiles::choose(&mut effective, served)?;
-    crate::profiles::announce(&chosen);
-    let effective = &effective;
-    let c = &effective.config;
-    let pipeline = Pipeline::new(ObserveConfig {
-        crop: crop(c)?,
-        size: crate::profiles::size_rule(c, chosen.profile())?,
-        cursor: c.cursor,
-        mask: crate::settings::mask(c)?,
-        ..ObserveConfig::default()
-    });
-    let work_area = pipeline
-        .work_area(session.desktop.as_ref())
-        .map_err(|e| usage(e.to_string()))?;
-    let executor = Executor::new(work_area, ExecConfig::from_config(c), c.dry_run)
-        .with_policy(crate::settings::policy(c)?);
-    let confirms = executor.policy().has_confirm();
-    let client =
-        ModelClient::new(ClientConfig::from_config(c)).map_err(|e| usage(e.to_string()))?;
-    let system_prompt = match &a.system_prompt {
-        Some(p) => Some(
-            std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?,
-        ),
-        None => None,
-    };
-    let read = ReadOptions {
-        dialect: c.dialect,
-        // prompts say "pixels" for every pixel space; `exact_space` says how they are mapped
-        pixel_coords: chosen.applied.pixel_coords
-            || chosen.applied.exact_space == Some(franz_core::exact::Space::Pixels),
-        exact_space: chosen.applied.exact_space,
-        system_prompt,
-        boot_reply: a.boot_reply.clone(),
-        ..ReadOptions::default()
-    }
-    .with_config(c);
-    let strategy = c.strategy.create(read);
-    let overlay = Overlay::new(c.overlay.clone()).ok();
-    let layout = c.log_layout;
-    let writer = RunWriter::create(&c.runs_dir, layout)
-        .with_context(|| format!("cannot create a run directory in {}", c.runs_dir.display()))?
-        .with_log_images(c.log_images);
-    if c.keep_runs > 0 {
-        franz_core::runlog::prune_runs(&c.runs_dir, c.keep_runs).with_context(|| {
-            format!(
-                "cannot delete old runs in {} (keep_runs)",
-                c.runs_dir.display()
-            )
-        })?;
-    }
-    writer
-        .write_config(&effective.masked_table())
-        .context("cannot write config.toml")?;
-    let screen = session.desktop.monitor().rect;
-    writer
-        .write_meta(&RunMeta {
-            screen: Some(ImageSize::new(screen.width, screen.height)),
-        })
-        .context("cannot write run.json")?;
-    let options = RunOptions {
-        task,
-        model: c.model.clone(),
-        temperature: c.temperature,
-        top_p: c.top_p,
-        max_tokens: c.max_tokens.min(u32::MAX as u64) as u32,
-        stream: c.stream,
-        max_steps: c.max_steps,
-        max_time: (c.max_time > 0.0).then(|| Duration::from_secs_f64(c.max_time)),
-        step_delay: Duration::from_secs_f64(c.step_delay),
-        max_empty_turns: c.max_empty_turns,
-        feedback: c.feedback,
-        context: crate::profiles::context(
-            chosen.profile(),
-            (c.context_tokens > 0).then_some(c.context_tokens),
-        ),
-        guard: franz_core::loops::Guard::from_config(c),
-    };
+    let assembled = crate::assemble::session(
+        effective,
+        session.desktop.as_ref(),
+        crate::assemble::Inputs {
+            task,
+            system_prompt: a.system_prompt.clone(),
+            boot_reply: a.boot_reply.clone(),
+        },
+    )?;
+    let c = &assembled.effective.config;
+    let confirms = assembled.config.executor.policy().has_confirm();
     if c.timeout == 0.0 {
         tracing::warn!("timeout is 0: a model server that never answers will hang the run");
     }
@@ -128,24 +51,24 @@ pub fn run_engine(
     let terminal_answers = a.panel.is_none() && std::io::stdin().is_terminal();
     let handle = SessionHandle::new(a.annotate_in_panel && a.panel.is_some(), a.approve)
         .with_answers(terminal_answers || a.panel.is_some());
-    let panel = panel(a, &pipeline, work_area, &overlay, &handle)?;
+    let panel = panel(
+        a,
+        &assembled.config.pipeline,
+        assembled.work_area,
+        &assembled.config.overlay,
+        &handle,
+    )?;
     let config = SessionConfig {
-        pipeline,
-        executor,
-        strategy,
-        overlay,
-        writer: Some(writer),
-        options,
         annotate: handle.annotate_mode(),
         approve: handle.approve_mode(),
         answers: handle.controls().answering(),
-        grounding: grounding_source(c)?,
+        ..assembled.config
     };
     // Ctrl+C stops this session at once
     let cancel = handle.cancel_token().clone();
     setup::interrupt_flag().on_cancel(move || cancel.cancel());
     let (desktop, keep) = session.into_parts();
-    let events = Session::spawn_with(&handle, config, desktop, Arc::new(client))?;
+    let events = Session::spawn_with(&handle, config, desktop, Arc::new(assembled.client))?;
     let summary = follow(
         events,
         &handle,
@@ -231,19 +154,4 @@ fn panel(
         .map_err(|e| usage(e.to_string()))?;
     eprintln!("panel: {}", served.url);
     Ok(Some(state))
-}
-
-/// The run's element source with `--grounding marks|list`; `None` with `none`.
-fn grounding_source(c: &franz_core::config::Config) -> anyhow::Result<Option<GroundingSource>> {
-    if c.grounding == Grounding::None {
-        return Ok(None);
-    }
-    let elements = franz_desktop::elements::open().context(
-        "--grounding needs the accessibility bus (AT-SPI2): start it or use --grounding none",
-    )?;
-    Ok(Some(GroundingSource {
-        mode: c.grounding,
-        elements,
-        budget: Duration::from_millis(c.grounding_budget_ms),
-    }))
 }

@@ -859,3 +859,96 @@ fn bench_mcp_times_screenshot_calls_against_a_real_server() {
         "{text}"
     );
 }
+
+/// The PNG of every `data:image/png;base64,` URL in a request body.
+fn sent_images(body: &str) -> Vec<image::RgbaImage> {
+    body.split("data:image/png;base64,")
+        .skip(1)
+        .map(|rest| {
+            let end = rest
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '+' || c == '/' || c == '='))
+                .unwrap_or(rest.len());
+            let png = base64::engine::general_purpose::STANDARD
+                .decode(&rest[..end])
+                .unwrap();
+            image::load_from_memory(&png).unwrap().to_rgba8()
+        })
+        .collect()
+}
+
+/// The top-left quarter is black (masked), the bottom-right corner is not.
+fn assert_masked(img: &image::RgbaImage, what: &str) {
+    let (w, h) = img.dimensions();
+    for (x, y) in [(2, 2), (w / 4, h / 4), (w / 2 - 6, h / 2 - 6)] {
+        assert_eq!(img.get_pixel(x, y).0[..3], [0, 0, 0], "{what}: ({x}, {y})");
+    }
+    assert_ne!(img.get_pixel(w - 10, h - 10).0[..3], [0, 0, 0], "{what}");
+}
+
+#[test]
+fn the_tools_and_run_task_obey_the_safety_policy_and_the_privacy_masks() {
+    let (sb, witness) = sandbox(800, 600);
+    let tmp = tempfile::tempdir().unwrap();
+    let runs = tmp.path().join("runs").display().to_string();
+    let policy = tmp.path().join("policy.toml");
+    std::fs::write(&policy, "deny_regions = [[400, 400, 600, 600]]\n").unwrap();
+    let server = ScriptedServer::start(Script::list([
+        ScriptedReply::text("left_click(500, 500)\nThe middle."),
+        ScriptedReply::text("left_click(750, 750)\nThe lower right then."),
+        ScriptedReply::text("done(\"clicked the lower right\")\nDone."),
+    ]))
+    .unwrap();
+    let url = server.url();
+    let mut args: Vec<String> = [
+        "--mode",
+        LEGACY,
+        "--",
+        env!("CARGO_BIN_EXE_franz"),
+        "--policy",
+    ]
+    .map(String::from)
+    .to_vec();
+    args.push(policy.display().to_string());
+    args.push("mcp".into());
+    args.extend(task_flags(&url, &runs).iter().map(|s| s.to_string()));
+    args.extend(["--no-cursor", "--mask-regions", "0,0,500,500"].map(String::from));
+    let mut c = Client::spawn(&args, sb.display());
+
+    // the tools: the masked region is black, a click in a denied region is refused
+    let (img, _) = shot_of(&c.call("screenshot", json!({})));
+    assert_masked(&img, "the screenshot tool");
+    witness.clear();
+    let refused = c.call("click", json!({"x": 500, "y": 500, "screenshot": false}));
+    assert!(texts(&refused).contains("deny_regions"), "{refused}");
+    let r = c.call("click", json!({"x": 750, "y": 750, "screenshot": false}));
+    assert!(!failed(&r), "{r}");
+    let lower_right = PixelPoint::new(norm_to_axis(750, 0, 800), norm_to_axis(750, 0, 600));
+    assert_eq!(
+        press_at(&witness),
+        lower_right,
+        "the refused click sent nothing"
+    );
+
+    // run_task: the same policy and masks, the model told of the refusal
+    witness.clear();
+    let r = c.cmd(json!({"op": "run_task", "args": {"task": "click the middle"}}));
+    let result: Value = serde_json::from_str(&texts(&r)).unwrap();
+    assert_eq!(result["outcome"], "done", "{r}");
+    let (_, ev) = witness.wait_for(|e| !presses(e).is_empty(), T);
+    assert_eq!(
+        presses(&ev),
+        [lower_right],
+        "only the allowed click: {ev:?}"
+    );
+    let requests = server.requests();
+    assert_eq!(requests.len(), 3, "{requests:?}");
+    assert!(
+        requests[1].body.contains("deny_regions"),
+        "the model was told"
+    );
+    for (i, req) in requests.iter().enumerate() {
+        for img in sent_images(&req.body) {
+            assert_masked(&img, &format!("request {i}"));
+        }
+    }
+}

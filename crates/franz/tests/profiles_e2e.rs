@@ -372,7 +372,13 @@ fn with_no_model_named_auto_picks_the_profile_by_the_one_model_the_server_lists(
         requests[0].json.as_ref().unwrap()["model"],
         "ui-tars-1.5-7b"
     );
-    assert!(server.probes().iter().any(|p| p.path.ends_with("/models")));
+    // one GET /v1/models answers both the profile and the context length
+    let listed = server
+        .probes()
+        .iter()
+        .filter(|p| p.path.ends_with("/v1/models"))
+        .count();
+    assert_eq!(listed, 1, "{:?}", server.probes());
 
     // two models, the default among them: the default name, franz's own profile
     witness.clear();

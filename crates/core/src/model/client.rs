@@ -50,7 +50,8 @@ use super::types::{ChatRequest, Reply};
 use crate::cancel::Cancel;
 use reqwest::{Client, RequestBuilder, Response};
 use serde_json::Value;
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::runtime::Runtime;
 
@@ -221,6 +222,9 @@ pub struct ModelClient {
     cfg: ClientConfig,
     /// Drops the request the moment it is set.
     cancel: Option<Cancel>,
+    /// The probes' answers by URL (`None`: no usable answer): the profile's model list and the
+    /// context length read the same `GET /v1/models`, asked once per client.
+    probed: Arc<Mutex<HashMap<String, Option<Value>>>>,
 }
 
 /// The client's current-thread runtime. Shut down without waiting when the last clone goes, so
@@ -303,6 +307,7 @@ impl ModelClient {
             endpoint,
             cfg,
             cancel: None,
+            probed: Arc::default(),
         })
     }
 
@@ -468,8 +473,22 @@ impl ModelClient {
         probed.unwrap_or_default()
     }
 
-    /// One GET with [`PROBE_HEADER`] set to `what`: its JSON body, `None` on any failure.
+    /// One GET with [`PROBE_HEADER`] set to `what`: its JSON body, `None` on any failure;
+    /// a URL this client probed before is answered from memory.
     async fn probe_get(&self, url: &str, what: &str) -> Option<Value> {
+        let known = self.probed.lock().ok().and_then(|m| m.get(url).cloned());
+        if let Some(answer) = known {
+            return answer;
+        }
+        let answer = self.probe_once(url, what).await;
+        if let Ok(mut m) = self.probed.lock() {
+            m.insert(url.to_string(), answer.clone());
+        }
+        answer
+    }
+
+    /// [`Self::probe_get`] on the wire.
+    async fn probe_once(&self, url: &str, what: &str) -> Option<Value> {
         let mut rb = self
             .http
             .get(url)

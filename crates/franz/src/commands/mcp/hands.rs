@@ -4,14 +4,12 @@
 //! ([`Desk`]), which runs the tools' work one call at a time, in order. One thread keeps the
 //! pipeline's reused buffers (and the allocator's arena) the same from call to call.
 
-use super::policy::Policy;
 use franz_core::action::{Action, ActionResult};
 use franz_core::executor::{ExecError, Executor};
 use franz_core::geometry::{ImageSize, NormPoint, WorkArea};
 use franz_core::observe::Pipeline;
 use franz_core::overlay::{FeedbackHistory, Overlay, TurnFeedback};
 use franz_desktop::Desktop;
-use std::sync::Arc;
 
 /// The coordinate space of the tools.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,7 +51,6 @@ pub struct Hands {
     overlay: Option<Overlay>,
     history: FeedbackHistory,
     feedback: bool,
-    policy: Arc<dyn Policy>,
     seen: Option<Seen>,
     shots: u64,
 }
@@ -65,7 +62,6 @@ impl Hands {
         executor: Executor,
         overlay: Option<Overlay>,
         feedback: bool,
-        policy: Arc<dyn Policy>,
     ) -> Self {
         let history = overlay
             .as_ref()
@@ -77,7 +73,6 @@ impl Hands {
             overlay,
             history,
             feedback,
-            policy,
             seen: None,
             shots: 0,
         }
@@ -205,15 +200,9 @@ impl Hands {
         Ok(v)
     }
 
-    /// Performs one action through the policy hook and the executor; its result goes into
-    /// the feedback history (drawn on the next screenshot).
+    /// Performs one action through the executor (which enforces the safety policy); its
+    /// result goes into the feedback history (drawn on the next screenshot).
     pub fn act(&mut self, action: Action) -> Result<ActionResult, String> {
-        if let Err(why) = self.policy.check(&action) {
-            return Err(format!(
-                "{} refused by the safety policy: {why}",
-                action.kind.name()
-            ));
-        }
         let actions = [action];
         let results = self
             .executor
@@ -281,14 +270,15 @@ impl Desk {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::commands::mcp::policy::AllowAll;
     use franz_core::action::ActionKind;
+    use franz_core::action::ErrorKind;
     use franz_core::executor::ExecConfig;
     use franz_core::geometry::{Crop, SizeRule};
     use franz_core::observe::ObserveConfig;
+    use franz_core::policy::{Policy, PolicyConfig};
     use franz_desktop::fake::FakeDesktop;
 
-    fn hands(policy: Arc<dyn Policy>) -> (Hands, franz_desktop::fake::FakeLog) {
+    fn hands(policy: PolicyConfig) -> (Hands, franz_desktop::fake::FakeLog) {
         let desktop = FakeDesktop::new(800, 600);
         let log = desktop.log();
         let area = Crop::FULL.work_area(desktop.monitor().rect).unwrap();
@@ -297,33 +287,27 @@ mod tests {
             size: SizeRule::Exact(ImageSize::new(400, 300)),
             ..ObserveConfig::default()
         });
-        let h = Hands::new(
-            Box::new(desktop),
-            pipeline,
-            Executor::new(area, config, false),
-            None,
-            false,
-            policy,
-        );
+        let executor =
+            Executor::new(area, config, false).with_policy(Policy::new(&policy).unwrap());
+        let h = Hands::new(Box::new(desktop), pipeline, executor, None, false);
         (h, log)
     }
 
     #[test]
-    fn the_policy_sees_every_action_first() {
-        let refuse_clicks = |a: &Action| match a.kind {
-            ActionKind::Click { .. } => Err("no clicks today".to_string()),
-            _ => Ok(()),
-        };
-        let (mut h, log) = hands(Arc::new(refuse_clicks));
+    fn the_safety_policy_refuses_before_any_input() {
+        let (mut h, log) = hands(PolicyConfig {
+            deny_regions: vec![[400, 400, 600, 600]],
+            ..PolicyConfig::default()
+        });
         let click = Action::from(ActionKind::Click {
             x: Some(500),
             y: Some(500),
         });
-        let e = h.act(click).unwrap_err();
-        assert!(
-            e.contains("refused by the safety policy: no clicks today"),
-            "{e}"
-        );
+        let ActionResult::Error(e) = h.act(click).unwrap() else {
+            panic!("the click was performed")
+        };
+        assert_eq!(e.kind, ErrorKind::PolicyDenied, "{e:?}");
+        assert!(e.message.contains("deny_regions"), "{}", e.message);
         assert!(log.sent().is_empty(), "nothing was sent: {:?}", log.sent());
         let moved = h.act(Action::from(ActionKind::Move { x: 1, y: 2 }));
         assert!(moved.unwrap().is_ok());
@@ -332,7 +316,7 @@ mod tests {
 
     #[test]
     fn pixels_are_read_against_the_current_screenshot() {
-        let (mut h, _) = hands(Arc::new(AllowAll));
+        let (mut h, _) = hands(PolicyConfig::default());
         let e = h.to_norm(Space::Pixels, (1, 1), None).unwrap_err();
         assert!(e.contains("screenshot first"), "{e}");
         let first = h.screenshot().unwrap();

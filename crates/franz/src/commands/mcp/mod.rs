@@ -5,14 +5,12 @@
 //! - `tools.rs`: the server and its tools (screenshot, click, move, drag, scroll, type_text,
 //!   press_key, wait, cursor_position, run_task);
 //! - `hands.rs`: the desktop, the observation pipeline and the executor the tools share;
-//! - `policy.rs`: the hook every action passes before the executor;
 //! - `shared.rs`: what the parts share;
 //! - `task.rs`: `run_task` on the engine's session handle;
 //! - `resources.rs`: the runs as resources;
 //! - `transport.rs`: stdio and HTTP (token, Origin).
 
 mod hands;
-mod policy;
 mod resources;
 mod shared;
 mod task;
@@ -53,6 +51,7 @@ pub fn run(g: &GlobalArgs, a: &McpArgs) -> anyhow::Result<ExitCode> {
         crop: crop(c)?,
         size: size_rule(c)?,
         cursor: c.cursor,
+        mask: crate::settings::mask(c)?,
         ..ObserveConfig::default()
     });
     let session = crate::setup::open_session(g)?;
@@ -60,16 +59,7 @@ pub fn run(g: &GlobalArgs, a: &McpArgs) -> anyhow::Result<ExitCode> {
     let (desktop, _keep) = session.into_parts();
     let executor = crate::acting::executor(c, desktop.monitor().rect)?;
     let overlay = Overlay::new(c.overlay.clone()).ok();
-    // the policy hook: every action of a tool or of run_task is shown to it first
-    let policy: Arc<dyn policy::Policy> = Arc::new(policy::AllowAll);
-    let hands = Hands::new(
-        desktop,
-        pipeline,
-        executor,
-        overlay,
-        c.feedback,
-        policy.clone(),
-    );
+    let hands = Hands::new(desktop, pipeline, executor, overlay, c.feedback);
     let shared = Arc::new(shared::Shared {
         hands: hands::Desk::start(hands)?,
         space,
@@ -78,7 +68,6 @@ pub fn run(g: &GlobalArgs, a: &McpArgs) -> anyhow::Result<ExitCode> {
             global: g.clone(),
             given,
             display,
-            policy,
         },
         runs_dir: c.runs_dir.clone(),
     });

@@ -2,12 +2,11 @@
 //! mark of a running task and what `run_task` builds its sessions from.
 
 use super::hands::{Desk, Space};
-use super::policy::Policy;
 use crate::cli::GlobalArgs;
 use crate::flags::Given;
 use rmcp::schemars;
 use serde::Deserialize;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 /// What every copy of the server shares (HTTP makes one per session).
 pub struct Shared {
@@ -25,7 +24,6 @@ pub struct TaskSetup {
     /// `franz mcp`'s setting flags, without `--coords` (the tools' space, not the model's).
     pub given: Vec<Given>,
     pub display: Option<String>,
-    pub policy: Arc<dyn Policy>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]

@@ -3,31 +3,21 @@
 //! model reply (one per turn) becomes an MCP progress notification carrying the turn's story
 //! or observation; the client's cancellation submits `Op::Stop`, which ends the run at once
 //! with its run directory complete. While it runs, the tools that act answer "busy" with the
-//! task's id. The policy hook sees every action of the task too: the session runs in approve
-//! mode and each turn's actions are approved, or rejected with the policy's reason (the model
-//! is told), before the engine performs them.
+//! task's id. The session is built as `franz run` builds it (`crate::assemble`): the model
+//! profile, the privacy masks and the safety policy, which the executor enforces on every
+//! action (a refusal is sent back to the model).
 
-use super::policy::Policy;
 use super::shared::{Shared, TaskArgs, TaskSetup};
 use crate::flags::Given;
-use crate::settings::{crop, resolve, size_rule};
-use franz_core::action::Action;
-use franz_core::config::{Config, Coords, Effective};
-use franz_core::engine::{Decision, Op, RunOptions, Session, SessionConfig, SessionHandle};
+use crate::settings::resolve;
+use franz_core::config::Effective;
+use franz_core::engine::{Op, Session, SessionHandle};
 use franz_core::event::{EventKind, Outcome};
-use franz_core::executor::{ExecConfig, Executor};
-use franz_core::geometry::ImageSize;
-use franz_core::model::{ClientConfig, ModelClient};
-use franz_core::observe::{ObserveConfig, Pipeline};
-use franz_core::overlay::Overlay;
-use franz_core::runlog::{RunMeta, RunWriter};
-use franz_core::strategy::ReadOptions;
 use rmcp::RoleServer;
 use rmcp::model::{CallToolResult, ContentBlock, ProgressNotificationParam};
 use rmcp::service::RequestContext;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 use tokio::sync::mpsc::UnboundedSender;
 
 /// A turn the engine finished, for a progress notification.
@@ -206,28 +196,28 @@ fn start_and_follow(
         anyhow::bail!("the task is empty: say what franz should do");
     }
     let effective = effective(setup, &a)?;
-    let c = &effective.config;
     let desktop = franz_desktop::open(&franz_desktop::DesktopOptions {
         display: setup.display.clone(),
         monitor: setup.global.monitor,
     })?;
-    let (config, run_dir) = session_config(&effective, desktop.as_ref(), a.task)?;
-    let client = ModelClient::new(ClientConfig::from_config(c))?;
-    let (handle, mut events) = Session::spawn(config, desktop, Arc::new(client))?;
+    // as `franz run` builds it, without approvals, annotation or answers: nobody sits at the
+    // terminal, so actions a `confirm` rule matches are refused (the model is told)
+    let assembled = crate::assemble::session(
+        &effective,
+        desktop.as_ref(),
+        crate::assemble::Inputs {
+            task: a.task,
+            ..Default::default()
+        },
+    )?;
+    let run_dir = assembled.run_dir.display().to_string();
+    let (handle, mut events) =
+        Session::spawn(assembled.config, desktop, Arc::new(assembled.client))?;
     // Ctrl+C of the server stops the task too
     let cancel = handle.cancel_token().clone();
     crate::setup::interrupt_flag().on_cancel(move || cancel.cancel());
     stopper.started(handle.clone());
     for e in events.by_ref() {
-        if let EventKind::AwaitingApproval { actions } = &e.kind {
-            let decision = decide(setup.policy.as_ref(), actions);
-            if let Err(err) = handle.submit(Op::Approve {
-                seq: e.turn,
-                decision,
-            }) {
-                tracing::warn!("the policy's decision came too late: {err}");
-            }
-        }
         if let EventKind::ModelReply { story, text, .. } = &e.kind {
             let said = story.clone().unwrap_or_else(|| text.clone());
             let _ = tx.send(Turn {
@@ -243,104 +233,4 @@ fn start_and_follow(
         turns: summary.turns,
         run_dir,
     })
-}
-
-/// The policy's decision on one turn's actions: all of them, or none with the first refusal.
-fn decide(policy: &dyn Policy, actions: &[Action]) -> Decision {
-    for a in actions {
-        if let Err(why) = policy.check(a) {
-            return Decision::Reject(format!(
-                "{} refused by the safety policy: {why}",
-                a.kind.name()
-            ));
-        }
-    }
-    Decision::Approve
-}
-
-/// The session of a task (as `franz run` builds it, without approvals, annotation or
-/// answers: nobody sits at the terminal), and its run directory.
-fn session_config(
-    effective: &Effective,
-    desktop: &dyn franz_desktop::Desktop,
-    task: String,
-) -> anyhow::Result<(SessionConfig, String)> {
-    let c: &Config = &effective.config;
-    let pipeline = Pipeline::new(ObserveConfig {
-        crop: crop(c)?,
-        size: size_rule(c)?,
-        cursor: c.cursor,
-        ..ObserveConfig::default()
-    });
-    let work_area = pipeline.work_area(desktop)?;
-    let executor = Executor::new(work_area, ExecConfig::from_config(c), c.dry_run);
-    let read = ReadOptions {
-        dialect: c.dialect,
-        pixel_coords: c.coords == Coords::Pixels,
-        ..ReadOptions::default()
-    }
-    .with_config(c);
-    let writer = RunWriter::create(&c.runs_dir, c.log_layout)?.with_log_images(c.log_images);
-    writer.write_config(&effective.masked_table())?;
-    let screen = desktop.monitor().rect;
-    writer.write_meta(&RunMeta {
-        screen: Some(ImageSize::new(screen.width, screen.height)),
-    })?;
-    let run_dir = writer.dir().display().to_string();
-    let options = RunOptions {
-        task,
-        model: c.model.clone(),
-        temperature: c.temperature,
-        top_p: c.top_p,
-        max_tokens: c.max_tokens.min(u32::MAX as u64) as u32,
-        stream: c.stream,
-        max_steps: c.max_steps,
-        max_time: (c.max_time > 0.0).then(|| Duration::from_secs_f64(c.max_time)),
-        step_delay: Duration::from_secs_f64(c.step_delay),
-        max_empty_turns: c.max_empty_turns,
-        feedback: c.feedback,
-        context: franz_core::engine::ContextOptions {
-            tokens: (c.context_tokens > 0).then_some(c.context_tokens),
-            ..Default::default()
-        },
-        guard: franz_core::loops::Guard::from_config(c),
-    };
-    let config = SessionConfig {
-        pipeline,
-        executor,
-        strategy: c.strategy.create(read),
-        overlay: Overlay::new(c.overlay.clone()).ok(),
-        writer: Some(writer),
-        options,
-        annotate: false,
-        grounding: None,
-        // the policy approves each turn's actions
-        approve: true,
-        answers: false,
-    };
-    Ok((config, run_dir))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use franz_core::action::ActionKind;
-
-    #[test]
-    fn the_policy_decides_each_turn_of_a_task() {
-        let no_typing = |a: &Action| match a.kind {
-            ActionKind::Type { .. } => Err("typing is off".to_string()),
-            _ => Ok(()),
-        };
-        let click = Action::from(ActionKind::Click { x: None, y: None });
-        let typing = Action::from(ActionKind::Type { text: "x".into() });
-        assert_eq!(
-            decide(&no_typing, std::slice::from_ref(&click)),
-            Decision::Approve
-        );
-        assert_eq!(
-            decide(&no_typing, &[click, typing]),
-            Decision::Reject("type refused by the safety policy: typing is off".into())
-        );
-    }
 }

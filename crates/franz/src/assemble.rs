@@ -1,0 +1,190 @@
+//! The engine session of a resolved configuration, built one way for every command that runs a
+//! task (`franz run`, `franz demo`, MCP's `run_task`): the model profile (chosen, applied and
+//! said on stderr), the observation pipeline (crop, size rule, cursor, privacy masks), the
+//! executor with the safety policy, the strategy, the overlay, the run directory (with
+//! `keep_runs`), the run options and the grounding source. What differs between the commands
+//! (approval, annotation in the panel, answers to `ask_user`) they set on the result.
+
+use crate::exit::usage;
+use crate::profiles::Chosen;
+use crate::settings::crop;
+use anyhow::Context;
+use franz_core::config::{Config, Effective};
+use franz_core::engine::{RunOptions, SessionConfig};
+use franz_core::executor::{ExecConfig, Executor};
+use franz_core::geometry::{ImageSize, WorkArea};
+use franz_core::grounding::{Grounding, GroundingSource};
+use franz_core::model::{ClientConfig, ModelClient};
+use franz_core::observe::{ObserveConfig, Pipeline};
+use franz_core::overlay::Overlay;
+use franz_core::runlog::{RunMeta, RunWriter};
+use franz_core::strategy::ReadOptions;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// What a command adds to the configuration: the task and the first turn's inputs.
+#[derive(Debug, Clone, Default)]
+pub struct Inputs {
+    pub task: String,
+    /// `--system-prompt FILE`.
+    pub system_prompt: Option<PathBuf>,
+    /// `--boot-reply`: the first turn's reply, read as a model's.
+    pub boot_reply: Option<String>,
+}
+
+/// A session ready to spawn, with what its commands look at besides.
+pub struct Assembled {
+    /// Approval, annotation and answers are off; the command turns on what it offers.
+    pub config: SessionConfig,
+    /// The one client of the run: the profile's probe and the session share it, so the
+    /// server's model list is asked once.
+    pub client: ModelClient,
+    pub work_area: WorkArea,
+    /// The run directory the session writes.
+    pub run_dir: PathBuf,
+    /// The configuration with the profile applied.
+    pub effective: Effective,
+}
+
+/// Builds the session of `effective` on `desktop` for `inputs`.
+pub fn session(
+    effective: &Effective,
+    desktop: &dyn franz_desktop::Desktop,
+    inputs: Inputs,
+) -> anyhow::Result<Assembled> {
+    let mut effective = effective.clone();
+    let client = ModelClient::new(ClientConfig::from_config(&effective.config))
+        .map_err(|e| usage(e.to_string()))?;
+    let served = crate::profiles::served(&mut effective, &client);
+    let chosen = crate::profiles::choose(&mut effective, served)?;
+    crate::profiles::announce(&chosen);
+    let c = &effective.config;
+    let pipeline = pipeline(c, &chosen)?;
+    let work_area = pipeline
+        .work_area(desktop)
+        .map_err(|e| usage(e.to_string()))?;
+    let executor = Executor::new(work_area, ExecConfig::from_config(c), c.dry_run)
+        .with_policy(crate::settings::policy(c)?);
+    let strategy = c.strategy.create(read_options(c, &chosen, &inputs)?);
+    let writer = run_writer(&effective, desktop)?;
+    let run_dir = writer.dir().to_path_buf();
+    let config = SessionConfig {
+        pipeline,
+        executor,
+        strategy,
+        overlay: Overlay::new(c.overlay.clone()).ok(),
+        writer: Some(writer),
+        options: run_options(c, &chosen, inputs.task),
+        annotate: false,
+        approve: false,
+        answers: false,
+        grounding: grounding_source(c)?,
+    };
+    Ok(Assembled {
+        config,
+        client,
+        work_area,
+        run_dir,
+        effective,
+    })
+}
+
+/// The observation pipeline: crop, the profile's size rule, cursor and privacy masks.
+fn pipeline(c: &Config, chosen: &Chosen) -> anyhow::Result<Pipeline> {
+    Ok(Pipeline::new(ObserveConfig {
+        crop: crop(c)?,
+        size: crate::profiles::size_rule(c, chosen.profile())?,
+        cursor: c.cursor,
+        mask: crate::settings::mask(c)?,
+        ..ObserveConfig::default()
+    }))
+}
+
+/// How the strategy reads replies: the dialect, the profile's coordinate space, the prompt.
+fn read_options(c: &Config, chosen: &Chosen, inputs: &Inputs) -> anyhow::Result<ReadOptions> {
+    let system_prompt = match &inputs.system_prompt {
+        Some(p) => Some(
+            std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?,
+        ),
+        None => None,
+    };
+    Ok(ReadOptions {
+        dialect: c.dialect,
+        // prompts say "pixels" for every pixel space; `exact_space` says how they are mapped
+        pixel_coords: chosen.applied.pixel_coords
+            || chosen.applied.exact_space == Some(franz_core::exact::Space::Pixels),
+        exact_space: chosen.applied.exact_space,
+        system_prompt,
+        boot_reply: inputs.boot_reply.clone(),
+        ..ReadOptions::default()
+    }
+    .with_config(c))
+}
+
+/// A new run directory (then old ones beyond `keep_runs` deleted) with the configuration and
+/// the screen written.
+fn run_writer(
+    effective: &Effective,
+    desktop: &dyn franz_desktop::Desktop,
+) -> anyhow::Result<RunWriter> {
+    let c = &effective.config;
+    let writer = RunWriter::create(&c.runs_dir, c.log_layout)
+        .with_context(|| format!("cannot create a run directory in {}", c.runs_dir.display()))?
+        .with_log_images(c.log_images);
+    // the new run is among the kept ones
+    if c.keep_runs > 0 {
+        franz_core::runlog::prune_runs(&c.runs_dir, c.keep_runs).with_context(|| {
+            format!(
+                "cannot delete old runs in {} (keep_runs)",
+                c.runs_dir.display()
+            )
+        })?;
+    }
+    writer
+        .write_config(&effective.masked_table())
+        .context("cannot write config.toml")?;
+    let screen = desktop.monitor().rect;
+    writer
+        .write_meta(&RunMeta {
+            screen: Some(ImageSize::new(screen.width, screen.height)),
+        })
+        .context("cannot write run.json")?;
+    Ok(writer)
+}
+
+/// The engine's run options of a configuration.
+fn run_options(c: &Config, chosen: &Chosen, task: String) -> RunOptions {
+    RunOptions {
+        task,
+        model: c.model.clone(),
+        temperature: c.temperature,
+        top_p: c.top_p,
+        max_tokens: c.max_tokens.min(u32::MAX as u64) as u32,
+        stream: c.stream,
+        max_steps: c.max_steps,
+        max_time: (c.max_time > 0.0).then(|| Duration::from_secs_f64(c.max_time)),
+        step_delay: Duration::from_secs_f64(c.step_delay),
+        max_empty_turns: c.max_empty_turns,
+        feedback: c.feedback,
+        context: crate::profiles::context(
+            chosen.profile(),
+            (c.context_tokens > 0).then_some(c.context_tokens),
+        ),
+        guard: franz_core::loops::Guard::from_config(c),
+    }
+}
+
+/// The run's element source with `--grounding marks|list`; `None` with `none`.
+fn grounding_source(c: &Config) -> anyhow::Result<Option<GroundingSource>> {
+    if c.grounding == Grounding::None {
+        return Ok(None);
+    }
+    let elements = franz_desktop::elements::open().context(
+        "--grounding needs the accessibility bus (AT-SPI2): start it or use --grounding none",
+    )?;
+    Ok(Some(GroundingSource {
+        mode: c.grounding,
+        elements,
+        budget: Duration::from_millis(c.grounding_budget_ms),
+    }))
+}
