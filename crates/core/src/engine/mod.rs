@@ -356,12 +356,7 @@ impl Engine<'_> {
             None
         };
         // what the overlay draws: an unchanged frame with the same is not encoded again
-        let key = overlay.map_or(0, |_| {
-            use std::hash::{Hash, Hasher};
-            let mut h = std::collections::hash_map::DefaultHasher::new();
-            format!("{history:?}").hash(&mut h);
-            h.finish() | 1
-        });
+        let key = overlay.map_or(0, |_| (history.generation() << 1) | 1);
         self.pipeline.set_overlay_key((!annotating).then_some(key));
         let marks = match self.overlay.as_ref() {
             Some(o) if self.draws_marks() => Some((o, self.executor.marks())),

@@ -62,6 +62,8 @@ impl TurnFeedback {
 pub struct FeedbackHistory {
     turns: VecDeque<TurnFeedback>,
     capacity: usize,
+    /// Bumped whenever what is drawn changes: equal generations draw the same overlay.
+    generation: u64,
 }
 
 impl FeedbackHistory {
@@ -69,11 +71,17 @@ impl FeedbackHistory {
         Self {
             turns: VecDeque::new(),
             capacity: capacity.max(1),
+            generation: 0,
         }
     }
 
     /// Adds the newest turn, dropping the oldest past capacity.
     pub fn push(&mut self, turn: TurnFeedback) {
+        // a full history of turns equal to the new one stays the same
+        let same = self.turns.len() == self.capacity && self.turns.iter().all(|t| *t == turn);
+        if !same {
+            self.generation += 1;
+        }
         self.turns.push_back(turn);
         while self.turns.len() > self.capacity {
             self.turns.pop_front();
@@ -81,7 +89,16 @@ impl FeedbackHistory {
     }
 
     pub fn clear(&mut self) {
+        if !self.turns.is_empty() {
+            self.generation += 1;
+        }
         self.turns.clear();
+    }
+
+    /// Changes whenever the turns drawn change (and only then), so that an unchanged frame
+    /// with the same overlay can be recognised without comparing the turns.
+    pub fn generation(&self) -> u64 {
+        self.generation
     }
 
     pub fn len(&self) -> usize {

@@ -226,3 +226,32 @@ fn a_long_press_is_drawn_like_a_left_click_and_a_hold_key_gets_a_label() {
     );
     assert_eq!(text, "0 hold_key shift 2s");
 }
+
+#[test]
+fn the_generation_changes_exactly_when_what_is_drawn_changes() {
+    let mut hist = FeedbackHistory::new(2);
+    let g0 = hist.generation();
+    hist.push(turn(vec![click(500, 500)]));
+    let g1 = hist.generation();
+    assert_ne!(g1, g0, "a first turn is drawn");
+    hist.push(turn(vec![click(500, 500)]));
+    let g2 = hist.generation();
+    assert_ne!(g2, g1, "two turns are drawn where one was");
+    // full of the same turn: the same again changes nothing drawn
+    hist.push(turn(vec![click(500, 500)]));
+    assert_eq!(hist.generation(), g2);
+    hist.push(turn(vec![click(10, 10)]));
+    let g3 = hist.generation();
+    assert_ne!(g3, g2);
+    hist.push(turn(vec![click(10, 10)]));
+    assert_ne!(hist.generation(), g3, "[a, b] became [b, b]");
+    hist.clear();
+    assert_ne!(hist.generation(), g3);
+    let cleared = hist.generation();
+    hist.clear();
+    assert_eq!(
+        hist.generation(),
+        cleared,
+        "clearing an empty history changes nothing"
+    );
+}
