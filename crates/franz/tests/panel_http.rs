@@ -184,3 +184,42 @@ fn a_non_loopback_panel_needs_the_explicit_flag() {
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("--panel-allow-remote"), "{err}");
 }
+
+#[test]
+fn a_confirm_rule_asks_on_the_panel_without_approve_and_only_a_yes_runs_the_action() {
+    let dir = tempfile::tempdir().unwrap();
+    let policy = dir.path().join("policy.toml");
+    std::fs::write(&policy, "[confirm]\nregions = [[400, 400, 600, 600]]\n").unwrap();
+    let script = franz_core::model::scripted_server::Script::list([
+        franz_core::model::ScriptedReply::text(CLICK),
+        franz_core::model::ScriptedReply::text(CLICK),
+        franz_core::model::ScriptedReply::text("done(\"clicked once\")\nOK."),
+    ]);
+    let policy = policy.to_str().unwrap();
+    let mut run = PanelRun::start(script, &["--panel", "--policy", policy]);
+    let mut events = run.events();
+    // turn 1: the panel is asked, although --approve is off; a no runs nothing
+    let s = run.wait_state("awaiting approval", |s| s["awaiting"] == "approval");
+    assert_eq!(s["pending_seq"], 1, "{s}");
+    assert_eq!(s["actions"][0]["type"], "click", "{s}");
+    let (status, _) = run.post(
+        "/approve",
+        json!({"seq": 1, "decision": "reject", "reason": "not now"}),
+    );
+    assert_eq!(status, 200);
+    let r = events.until("action_result", |e| e["turn"] == 1);
+    assert_eq!(r["result"]["status"], "error", "{r}");
+    // turn 2: a yes runs it
+    events.until("awaiting_approval", |e| e["turn"] == 2);
+    assert_eq!(
+        run.post("/approve", json!({"seq": 2, "decision": "approve"}))
+            .0,
+        200
+    );
+    let r = events.until("action_result", |e| e["turn"] == 2);
+    assert_eq!(r["result"]["status"], "ok", "{r}");
+    // turn 3's done matches no rule: nothing is asked
+    let end = events.until("run_finished", |_| true);
+    assert_eq!(end["outcome"], "done", "{end}");
+    assert_eq!(run.wait_exit().code(), Some(0));
+}
