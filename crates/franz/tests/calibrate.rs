@@ -1,6 +1,7 @@
 //! `franz calibrate` end to end (issue 17 point 5) on private Xvfb desktops: every click of
 //! the 5x5 grid lands within 1 px at 1366x768 and 1920x1080, with and without a crop; a
-//! deliberately wrong mapping (`--test-offset`) fails and names the worst target.
+//! deliberately wrong mapping (`--test-offset`) fails and names the worst target; several RandR
+//! monitors are calibrated one by one (or the one `--monitor` names).
 
 #![cfg(target_os = "linux")]
 
@@ -64,4 +65,59 @@ fn doctor_runs_a_short_calibration() {
         stdout.contains("ok   calibration: 9 clicks on a 3x3 grid"),
         "{stdout}"
     );
+}
+
+#[test]
+fn each_randr_monitor_is_calibrated_on_its_own() {
+    use franz_desktop::sandbox::{Sandbox, SandboxOptions};
+    let sb = Sandbox::start(&SandboxOptions {
+        width: 1600,
+        height: 600,
+        launch: vec![],
+    })
+    .unwrap();
+    // two monitors of different sizes side by side, the right one primary
+    for (name, geometry) in [
+        ("franz-left", "1000/265x600/159+0+0"),
+        ("*franz-right", "600/159x450/119+1000+0"),
+    ] {
+        let status = std::process::Command::new("xrandr")
+            .args([
+                "--display",
+                sb.display(),
+                "--setmonitor",
+                name,
+                geometry,
+                "none",
+            ])
+            .status()
+            .unwrap();
+        assert!(status.success(), "xrandr --setmonitor {name}");
+    }
+    let calibrate = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_franz"))
+            .args(args)
+            .arg("calibrate")
+            .env("DISPLAY", sb.display())
+            .env_remove("FRANZ_LOG")
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{text}{stderr}");
+        text
+    };
+    // every monitor (Xvfb's whole-screen output is one too), the primary first
+    let all = calibrate(&[]);
+    let errors = max_errors(&all);
+    assert!(errors.len() >= 2, "one maximum per monitor: {all}");
+    assert!(errors.iter().all(|e| *e <= 1.0), "{all}");
+    assert_eq!(all.matches("target (").count(), 26 * errors.len(), "{all}");
+    assert!(all.contains("monitor 0 (600x450 at 1000,0)"), "{all}");
+    assert!(all.contains("monitor 1 (1000x600 at 0,0)"), "{all}");
+    // --monitor N: that one only
+    let one = calibrate(&["--monitor", "1"]);
+    assert_eq!(max_errors(&one).len(), 1, "{one}");
+    assert!(one.contains("monitor 1 (1000x600 at 0,0)"), "{one}");
+    assert!(!one.contains("monitor 0 "), "{one}");
 }
