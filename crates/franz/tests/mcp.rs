@@ -862,17 +862,9 @@ fn bench_mcp_times_screenshot_calls_against_a_real_server() {
 
 /// The PNG of every `data:image/png;base64,` URL in a request body.
 fn sent_images(body: &str) -> Vec<image::RgbaImage> {
-    body.split("data:image/png;base64,")
-        .skip(1)
-        .map(|rest| {
-            let end = rest
-                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '+' || c == '/' || c == '='))
-                .unwrap_or(rest.len());
-            let png = base64::engine::general_purpose::STANDARD
-                .decode(&rest[..end])
-                .unwrap();
-            image::load_from_memory(&png).unwrap().to_rgba8()
-        })
+    common::data_url_pngs(body)
+        .iter()
+        .map(|png| image::load_from_memory(png).unwrap().to_rgba8())
         .collect()
 }
 

@@ -8,7 +8,6 @@
 
 mod common;
 
-use base64::Engine as _;
 use common::sandbox;
 use franz_core::model::{Script, ScriptedReply, ScriptedServer};
 use franz_desktop::witness::WitnessKind as K;
@@ -54,21 +53,6 @@ fn run_dirs(runs: &Path) -> Vec<PathBuf> {
     v
 }
 
-/// The PNGs of every `data:image/png;base64,` URL in `text`.
-fn data_url_pngs(text: &str) -> Vec<Vec<u8>> {
-    text.split("data:image/png;base64,")
-        .skip(1)
-        .map(|rest| {
-            let end = rest
-                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '+' || c == '/' || c == '='))
-                .unwrap_or(rest.len());
-            base64::engine::general_purpose::STANDARD
-                .decode(&rest[..end])
-                .unwrap()
-        })
-        .collect()
-}
-
 /// Checks that the top-left quarter is black and the bottom-right quarter white.
 fn assert_masked(png: &[u8], what: &str) {
     let img = image::load_from_memory(png).unwrap().to_rgba8();
@@ -110,7 +94,7 @@ fn a_masked_region_is_black_in_the_request_the_run_directory_and_the_report() {
         .requests()
         .iter()
         .filter(|r| r.path.ends_with("/chat/completions"))
-        .flat_map(|r| data_url_pngs(&r.body))
+        .flat_map(|r| common::data_url_pngs(&r.body))
         .collect();
     assert!(!sent.is_empty());
     for png in &sent {
@@ -138,7 +122,7 @@ fn a_masked_region_is_black_in_the_request_the_run_directory_and_the_report() {
         String::from_utf8_lossy(&made.stderr)
     );
     let html = std::fs::read_to_string(&report).unwrap();
-    let shown = data_url_pngs(&html);
+    let shown = common::data_url_pngs(&html);
     assert!(!shown.is_empty());
     for png in &shown {
         assert_masked(png, "report image");

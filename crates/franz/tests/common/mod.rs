@@ -273,3 +273,19 @@ pub fn output_with_stdin(cmd: &mut std::process::Command, stdin: &str) -> Output
     }
     child.wait_with_output().expect("wait")
 }
+
+/// The PNGs of every `data:image/png;base64,` URL in `text`.
+pub fn data_url_pngs(text: &str) -> Vec<Vec<u8>> {
+    use base64::Engine as _;
+    text.split("data:image/png;base64,")
+        .skip(1)
+        .map(|rest| {
+            let end = rest
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '+' || c == '/' || c == '='))
+                .unwrap_or(rest.len());
+            base64::engine::general_purpose::STANDARD
+                .decode(&rest[..end])
+                .unwrap()
+        })
+        .collect()
+}
