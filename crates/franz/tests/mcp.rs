@@ -883,9 +883,12 @@ fn the_tools_and_run_task_obey_the_safety_policy_and_the_privacy_masks() {
     let tmp = tempfile::tempdir().unwrap();
     let runs = tmp.path().join("runs").display().to_string();
     let policy = tmp.path().join("policy.toml");
-    std::fs::write(&policy, "deny_regions = [[400, 400, 600, 600]]\n").unwrap();
+    let rules =
+        "deny_regions = [[400, 400, 600, 600]]\n[confirm]\nregions = [[0, 800, 200, 1000]]\n";
+    std::fs::write(&policy, rules).unwrap();
     let server = ScriptedServer::start(Script::list([
         ScriptedReply::text("left_click(500, 500)\nThe middle."),
+        ScriptedReply::text("left_click(100, 900)\nThe lower left."),
         ScriptedReply::text("left_click(750, 750)\nThe lower right then."),
         ScriptedReply::text("done(\"clicked the lower right\")\nDone."),
     ]))
@@ -912,6 +915,9 @@ fn the_tools_and_run_task_obey_the_safety_policy_and_the_privacy_masks() {
     witness.clear();
     let refused = c.call("click", json!({"x": 500, "y": 500, "screenshot": false}));
     assert!(texts(&refused).contains("deny_regions"), "{refused}");
+    // a confirm rule: nobody to ask over MCP (stdin carries the protocol), so not performed
+    let unasked = c.call("click", json!({"x": 100, "y": 900, "screenshot": false}));
+    assert!(texts(&unasked).contains("no one confirmed it"), "{unasked}");
     let r = c.call("click", json!({"x": 750, "y": 750, "screenshot": false}));
     assert!(!failed(&r), "{r}");
     let lower_right = PixelPoint::new(norm_to_axis(750, 0, 800), norm_to_axis(750, 0, 600));
@@ -933,9 +939,13 @@ fn the_tools_and_run_task_obey_the_safety_policy_and_the_privacy_masks() {
         "only the allowed click: {ev:?}"
     );
     let requests = server.requests();
-    assert_eq!(requests.len(), 3, "{requests:?}");
+    assert_eq!(requests.len(), 4, "three clicks and done");
     assert!(
         requests[1].body.contains("deny_regions"),
+        "the model was told"
+    );
+    assert!(
+        requests[2].body.contains("no one confirmed it"),
         "the model was told"
     );
     for (i, req) in requests.iter().enumerate() {

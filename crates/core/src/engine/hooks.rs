@@ -165,7 +165,8 @@ impl Engine<'_> {
     }
 
     /// Whether the reading's actions wait for a person: in approve mode, or when a `confirm`
-    /// rule of the safety policy matches one of them (said in a note), even without it.
+    /// rule of the safety policy matches one of them (said in a note), even without it, unless
+    /// the executor has its own confirmer to ask.
     fn needs_approval(&mut self, turn: u32, reading: &Reading) -> bool {
         if reading.actions.is_empty() {
             return false;
@@ -173,7 +174,7 @@ impl Engine<'_> {
         if self.controls.approve_mode() {
             return true;
         }
-        if !self.executor.policy().has_confirm() {
+        if !self.executor.policy().has_confirm() || self.executor.has_confirmer() {
             return false;
         }
         let rules: Vec<String> = self

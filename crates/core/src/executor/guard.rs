@@ -52,6 +52,12 @@ impl Executor {
         &self.guard.policy
     }
 
+    /// Whether the executor asks about `confirm` matches itself (a [`Confirmer`]), so that the
+    /// engine need not hold the turn for an approval.
+    pub fn has_confirmer(&self) -> bool {
+        self.guard.confirmer.is_some()
+    }
+
     /// Whether a person approved the coming actions (the engine's approval of a turn):
     /// `confirm` rules then let them through.
     pub fn set_confirmed(&mut self, yes: bool) {

@@ -57,7 +57,8 @@ pub fn run(g: &GlobalArgs, a: &McpArgs) -> anyhow::Result<ExitCode> {
     let session = crate::setup::open_session(g)?;
     let display = session.display();
     let (desktop, _keep) = session.into_parts();
-    let executor = crate::acting::executor(c, desktop.monitor().rect)?;
+    let executor = crate::acting::executor(c, desktop.monitor().rect)?
+        .with_confirmer(Box::new(hands::nobody_to_ask));
     let overlay = Overlay::new(c.overlay.clone()).ok();
     let hands = Hands::new(desktop, pipeline, executor, overlay, c.feedback);
     let shared = Arc::new(shared::Shared {

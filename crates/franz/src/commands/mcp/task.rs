@@ -201,7 +201,7 @@ fn start_and_follow(
         monitor: setup.global.monitor,
     })?;
     // as `franz run` builds it, without approvals, annotation or answers: nobody sits at the
-    // terminal, so actions a `confirm` rule matches are refused (the model is told)
+    // terminal, so actions a `confirm` rule matches are not performed (the model is told)
     let assembled = crate::assemble::session(
         &effective,
         desktop.as_ref(),
@@ -211,8 +211,11 @@ fn start_and_follow(
         },
     )?;
     let run_dir = assembled.run_dir.display().to_string();
-    let (handle, mut events) =
-        Session::spawn(assembled.config, desktop, Arc::new(assembled.client))?;
+    let mut config = assembled.config;
+    config.executor = config
+        .executor
+        .with_confirmer(Box::new(super::hands::nobody_to_ask));
+    let (handle, mut events) = Session::spawn(config, desktop, Arc::new(assembled.client))?;
     // Ctrl+C of the server stops the task too
     let cancel = handle.cancel_token().clone();
     crate::setup::interrupt_flag().on_cancel(move || cancel.cancel());
