@@ -275,6 +275,7 @@ fn options(turns: usize) -> RunOptions {
         top_p: 1.0,
         max_tokens: 100,
         stream: false,
+        early_exec: false,
         max_steps: turns as u64,
         max_time: None,
         step_delay: Duration::ZERO,
