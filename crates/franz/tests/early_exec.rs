@@ -55,10 +55,28 @@ fn run(
     }
     cmd.env("DISPLAY", display)
         .args(global)
-        .args(["run", "click the middle", "--stream", "--api-url", &server.url()])
+        .args([
+            "run",
+            "click the middle",
+            "--stream",
+            "--api-url",
+            &server.url(),
+        ])
         .args(extra)
-        .args(["--model", "scripted-model", "--motion", "fast", "--step-delay", "0"])
-        .args(["--max-steps", "4", "--runs-dir", &runs.display().to_string()]);
+        .args([
+            "--model",
+            "scripted-model",
+            "--motion",
+            "fast",
+            "--step-delay",
+            "0",
+        ])
+        .args([
+            "--max-steps",
+            "4",
+            "--runs-dir",
+            &runs.display().to_string(),
+        ]);
     let out: Output = common::output_with_stdin(&mut cmd, stdin);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{err}");
@@ -94,7 +112,10 @@ fn content(mut v: Value) -> Value {
     for key in ["t_ms", "ms", "timings", "early_exec_ms_saved", "run_dir"] {
         o.remove(key);
     }
-    if matches!(o.get("event").and_then(Value::as_str), Some("observation" | "model_request")) {
+    if matches!(
+        o.get("event").and_then(Value::as_str),
+        Some("observation" | "model_request")
+    ) {
         o.retain(|k, _| k == "event" || k == "turn");
     }
     v
@@ -141,10 +162,16 @@ fn the_click_lands_while_the_story_streams_and_the_records_are_those_of_a_run_wi
     );
     let press = first_press(&witness);
     let replied = server.replied_at(0).expect("the first reply was sent");
-    assert!(replied < press.seen, "--no-early-exec clicked before the reply ended");
+    assert!(
+        replied < press.seen,
+        "--no-early-exec clicked before the reply ended"
+    );
     assert_eq!(saved(&late), vec![None, None]);
 
-    assert_eq!(contents(&early, "turns.jsonl"), contents(&late, "turns.jsonl"));
+    assert_eq!(
+        contents(&early, "turns.jsonl"),
+        contents(&late, "turns.jsonl")
+    );
     assert_eq!(
         contents(&early, "events.jsonl"),
         contents(&late, "events.jsonl")
@@ -168,7 +195,10 @@ fn a_confirm_rule_or_a_done_runs_nothing_early() {
     );
     let press = first_press(&witness);
     let replied = server.replied_at(0).expect("the first reply was sent");
-    assert!(started < replied && replied < press.seen, "the click ran early");
+    assert!(
+        started < replied && replied < press.seen,
+        "the click ran early"
+    );
     // the click waited for the person; the done never runs early
     assert_eq!(saved(&dir), vec![None, None]);
     let events = lines(&dir, "events.jsonl");

@@ -173,7 +173,10 @@ pub(super) fn settle(reading: &mut Reading, ran: &Ran) {
         return;
     }
     let whole = match reading.actions.first() {
-        Some(a) => format!("reads {} first", serde_json::to_string(a).unwrap_or_default()),
+        Some(a) => format!(
+            "reads {} first",
+            serde_json::to_string(a).unwrap_or_default()
+        ),
         None => "holds no action".to_string(),
     };
     reading.errors.push(format!(

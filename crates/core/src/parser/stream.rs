@@ -349,7 +349,10 @@ mod tests {
             ", \"observation\": \"saved\"}\n```",
         );
         let mut r = reader(Dialect::Json);
-        assert_eq!(r.push("{\"actions\": [{\"name\": \"click\", \"x1\": 5,"), None);
+        assert_eq!(
+            r.push("{\"actions\": [{\"name\": \"click\", \"x1\": 5,"),
+            None
+        );
         assert_eq!(r.push(" \"y1\": 3}"), None, "the next may still be a key");
     }
 

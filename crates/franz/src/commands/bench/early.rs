@@ -69,11 +69,7 @@ pub fn bench(g: &GlobalArgs, args: &BenchTurnArgs) -> anyhow::Result<ExitCode> {
 
 /// Runs [`TURNS`] turns; for each, the milliseconds from its request to the first input event
 /// the witness saw after it.
-fn first_inputs(
-    g: &GlobalArgs,
-    server: &ScriptedServer,
-    early: bool,
-) -> anyhow::Result<Vec<f64>> {
+fn first_inputs(g: &GlobalArgs, server: &ScriptedServer, early: bool) -> anyhow::Result<Vec<f64>> {
     let fast = InputSettings::default().with("motion", MotionProfile::Fast.name());
     let c = config(g, &fast.given)?;
     let session = setup::open_session(g)?;
