@@ -1410,3 +1410,30 @@ fn nothing_runs_early_with_approval_or_a_confirm_rule() {
     assert_eq!(saved(&ran), vec![None, None], "a confirm rule");
     assert_eq!(ran.clicks(), 1);
 }
+
+#[test]
+fn a_reply_malformed_after_its_action_ran_keeps_the_action_and_says_so() {
+    // a stray `</think>` later drops the action line from the whole reply's reading
+    let texts = [
+        "click(500, 500)\nno, wait</think>\nclick(100, 100)\nthe story",
+        "done(\"ok\")\nok",
+    ];
+    let ran = streamed(&texts, true).go();
+    assert_eq!(ran.summary.outcome, Outcome::Done, "{}", reason(&ran));
+    assert_eq!(ran.clicks(), 1, "the early click only, once");
+    let middle = ActionKind::Click {
+        x: Some(500),
+        y: Some(500),
+    };
+    let read = ran.events.iter().find_map(|e| match &e.kind {
+        EventKind::ModelReply { actions, .. } if e.turn == 1 => Some(actions.clone()),
+        _ => None,
+    });
+    assert_eq!(read.map(|a| a[0].kind.clone()), Some(middle), "it stands");
+    let malformed = ran.events.iter().any(|e| {
+        matches!(&e.kind, EventKind::Error { message, fatal: false }
+            if e.turn == 1 && message.contains("malformed"))
+    });
+    assert!(malformed, "{:?}", ran.names());
+    assert!(saved(&ran)[0].is_some());
+}
