@@ -3,7 +3,9 @@
 //! reply (the story) still arrives.
 //!
 //! Only when the strategy takes that action whatever the rest says
-//! ([`crate::strategy::Strategy::early_reading`]: the narrative strategy), never when approval
+//! ([`crate::strategy::Strategy::early_reading`]: the narrative strategy's text;
+//! [`crate::strategy::Strategy::early_call`]: the tools strategy's first tool call, complete
+//! once the next call began or the finish reason came), never when approval
 //! or a `confirm` rule must see the whole reply first, and never for `done`, `fail`,
 //! `ask_user` or `report_completion`, which need the complete reply. The action goes through the
 //! executor as any other (policy, fence, failsafe); its results and events are kept and given
@@ -24,7 +26,7 @@ use crate::executor::{ExecError, Executor};
 use crate::model::{ChatRequest, Progress, Reply};
 use crate::observe::Screenshot;
 use crate::parser::stream::StreamReader;
-use crate::strategy::{Reading, TurnContext};
+use crate::strategy::{Reading, Strategy, TurnContext};
 use franz_desktop::Desktop;
 use std::time::Instant;
 
@@ -73,9 +75,13 @@ pub(super) fn perform(
 
 /// Reads the stream; performs its first action once (see the module doc).
 struct Early<'x> {
-    reader: StreamReader,
+    /// The content's reader; `None` when the strategy reads no text early.
+    reader: Option<StreamReader>,
+    strategy: &'x dyn Strategy,
+    ctx: &'x TurnContext<'x>,
     ran: Option<Ran>,
-    /// The first action must wait for the whole reply (`done`...): nothing runs early.
+    /// The first action must wait for the whole reply (`done`, or a tool call the strategy
+    /// does not take early): nothing runs early.
     waits: bool,
     executor: &'x mut Executor,
     desktop: &'x mut dyn Desktop,
@@ -86,12 +92,20 @@ impl Early<'_> {
         if self.ran.is_some() || self.waits {
             return;
         }
-        let delta = match p {
-            Progress::Retry(_) => return self.reader.reset(),
-            Progress::Delta(d) => d,
-        };
-        let Some(action) = self.reader.push(delta) else {
-            return;
+        let action = match p {
+            Progress::Retry(_) => return self.reader.iter_mut().for_each(StreamReader::reset),
+            Progress::Delta(d) => match self.reader.as_mut().and_then(|r| r.push(d)) {
+                Some(a) => a,
+                None => return,
+            },
+            // the reply's first call: the strategy takes it early, or nothing runs early
+            Progress::ToolCall(call) => match self.strategy.early_call(call, self.ctx) {
+                Some(a) => a,
+                None => {
+                    self.waits = true;
+                    return;
+                }
+            },
         };
         if !may_run_early(&action.kind) {
             self.waits = true;
@@ -110,38 +124,37 @@ impl Early<'_> {
 }
 
 impl Engine<'_> {
-    /// The reader of this turn's streamed reply when its first action may run early; `sent`
-    /// is the image the model is sent (its pixels are the coordinates' space).
-    pub(super) fn early_reader(
-        &self,
+    /// Whether this turn's first action may run before the whole reply is read.
+    fn acts_early(&self) -> bool {
+        self.options.stream
+            && self.options.early_exec
+            && !self.controls.approve_mode()
+            && !self.executor.policy().has_confirm()
+    }
+
+    /// Asks the model, performing the reply's first action as soon as it is complete when the
+    /// turn may act early; `sent` is the image the model is sent (its coordinates' space).
+    pub(super) fn ask_early(
+        &mut self,
+        turn: u32,
+        request: &ChatRequest,
         ctx: &TurnContext<'_>,
         sent: &Screenshot,
-    ) -> Option<StreamReader> {
-        if !(self.options.stream && self.options.early_exec) {
-            return None;
-        }
-        if self.controls.approve_mode() || self.executor.policy().has_confirm() {
-            return None;
+    ) -> Result<(Reply, Option<Ran>), Stop> {
+        if !self.acts_early() {
+            return self.channel().ask(turn, request).map(|r| (r, None));
         }
         let ctx = TurnContext {
             screenshot: sent,
             ..*ctx
         };
-        StreamReader::new(self.strategy.early_reading(&ctx)?)
-    }
-
-    /// Asks the model, performing the reply's first action early when `reader` finds it.
-    pub(super) fn ask_early(
-        &mut self,
-        turn: u32,
-        request: &ChatRequest,
-        reader: Option<StreamReader>,
-    ) -> Result<(Reply, Option<Ran>), Stop> {
-        let Some(reader) = reader else {
-            return self.channel().ask(turn, request).map(|r| (r, None));
-        };
         let mut early = Early {
-            reader,
+            reader: self
+                .strategy
+                .early_reading(&ctx)
+                .and_then(StreamReader::new),
+            strategy: self.strategy.as_ref(),
+            ctx: &ctx,
             ran: None,
             waits: false,
             executor: &mut self.executor,

@@ -585,9 +585,9 @@ impl Engine<'_> {
                 shrunk = self
                     .channel()
                     .fit(turn, &mut request, Some(ctx.screenshot))?;
-                let reader = self.early_reader(ctx, shrunk.as_ref().unwrap_or(ctx.screenshot));
+                let sent = shrunk.as_ref().unwrap_or(ctx.screenshot);
                 let reply;
-                (reply, early) = self.ask_early(turn, &request, reader)?;
+                (reply, early) = self.ask_early(turn, &request, ctx, sent)?;
                 reply
             }
         };
@@ -842,6 +842,7 @@ impl Channel<'_> {
                 }
                 hook(p);
             }
+            Progress::ToolCall(_) => hook(p),
         });
         self.spent.model += ms(model_start);
         match result {

@@ -1437,3 +1437,33 @@ fn a_reply_malformed_after_its_action_ran_keeps_the_action_and_says_so() {
     assert!(malformed, "{:?}", ran.names());
     assert!(saved(&ran)[0].is_some());
 }
+
+#[test]
+fn the_tools_first_streamed_call_runs_early_and_the_events_are_those_of_a_run_without() {
+    let replies = || {
+        [
+            tool_reply(
+                "",
+                &[
+                    (
+                        "click_element",
+                        json!({"label": "middle", "box": [500, 500]}),
+                    ),
+                    ("type_text", json!({"text": "NOT TYPED"})),
+                ],
+            ),
+            tool_reply("The middle was clicked.", &[]),
+        ]
+    };
+    let go = |early_exec: bool| {
+        let mut run = Run::new("tools", replies());
+        (run.options.stream, run.options.early_exec) = (true, early_exec);
+        run.go()
+    };
+    let (early, late) = (go(true), go(false));
+    assert_eq!(early.summary.outcome, Outcome::Done, "{}", reason(&early));
+    assert!(saved(&early)[0].is_some(), "{:?}", saved(&early));
+    assert_eq!(saved(&late), vec![None, None]);
+    assert_eq!(contents(&early), contents(&late));
+    assert_eq!((early.clicks(), late.clicks()), (1, 1));
+}

@@ -98,6 +98,12 @@ pub trait Strategy: Send {
     fn early_reading(&self, _ctx: &TurnContext<'_>) -> Option<crate::parser::ParseOptions> {
         None
     }
+    /// Early execution of structured tool calls: the action of the reply's first tool call,
+    /// complete while the reply still streams, when the strategy performs it whatever else the
+    /// reply holds. `None` (the default): the whole reply is read first.
+    fn early_call(&self, _call: &crate::model::ToolCall, _ctx: &TurnContext<'_>) -> Option<Action> {
+        None
+    }
 }
 
 /// How replies are parsed and histories kept, shared by the strategies.
