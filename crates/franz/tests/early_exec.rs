@@ -6,6 +6,8 @@
 //!   the whole reply; the run's records and events are those of a `--no-early-exec` run, whose
 //!   click comes after the reply, except for the times (and the time saved).
 //! - A `confirm` rule (the person answers on stdin) and a `done` run nothing early.
+//! - The tools strategy's first streamed tool call runs once the next call begins, while that
+//!   one's arguments still stream.
 //!
 //! Order is checked on the witness's and the server's clocks (one process), never with sleeps.
 
@@ -14,7 +16,7 @@
 mod common;
 
 use franz_core::model::ScriptedReply;
-use franz_core::model::scripted_server::{Script, ScriptedServer};
+use franz_core::model::scripted_server::{Script, ScriptedServer, ServerOptions};
 use franz_desktop::witness::{Witness, WitnessEvent, WitnessKind};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -207,4 +209,39 @@ fn a_confirm_rule_or_a_done_runs_nothing_early() {
         "{events:?}"
     );
     assert_eq!(events.last().unwrap()["outcome"], "done", "{events:?}");
+}
+
+#[test]
+fn the_tools_first_call_lands_while_the_next_call_streams() {
+    let (sb, witness) = common::sandbox(640, 480);
+    let tmp = tempfile::tempdir().unwrap();
+    let click = serde_json::json!({"label": "middle", "box": [500, 500]});
+    let script = Script::list([
+        ScriptedReply::text("")
+            .tool_call("click_element", click)
+            .tool_call("type_text", serde_json::json!({"text": STORY})),
+        ScriptedReply::text("The middle was clicked."),
+    ]);
+    let opts = ServerOptions {
+        tokens_per_second: Some(40.0),
+        ..ServerOptions::default()
+    };
+    let server = ScriptedServer::start_with(script, opts).unwrap();
+    let dir = run(
+        sb.display(),
+        &server,
+        &tmp.path().join("runs"),
+        (&[], &["--strategy", "tools"]),
+        "",
+    );
+    let press = first_press(&witness);
+    let replied = server.replied_at(0).expect("the first reply was sent");
+    assert!(press.seen < replied, "the click waited for the whole reply");
+    let s = saved(&dir);
+    assert!(s.len() == 2 && s[0].is_some() && s[1].is_none(), "{s:?}");
+    let keys = witness.events();
+    assert!(
+        !keys.iter().any(|e| e.is(WitnessKind::KeyPress)),
+        "the second call was typed"
+    );
 }
