@@ -5,9 +5,10 @@
 //! It writes no second parser: at each point where an action may have closed, the dialect's own
 //! parser ([`super::parse_reply`]) reads the prefix received so far, and the first action it
 //! finds is the one. The points, by dialect:
-//! - `calls`, `uitars`: a newline after text whose calls are balanced (every `(`, `[`, `{` closed,
-//!   no string left open inside a call): a closed function-call line, or a closed `Action:` line;
-//! - `qwen`, `tools` (text): the end of a `</tool_call>` (or `</seed:tool_call>`) block;
+//! - `calls`, `uitars`, `qwen`, `tools` (text): a newline after text whose calls are balanced
+//!   (every `(`, `[`, `{` closed, no string left open inside a call): a closed function-call
+//!   line, a closed `Action:` line, a bare `{"name", "arguments"}` line; and the end of a
+//!   `</tool_call>` (or Seed's `</seed:tool_call>`) block;
 //! - `json`: the end of the first object of the top object's `"actions"` array, once a `,` or
 //!   `]` follows it; the prefix is read with its open brackets closed.
 //!
@@ -92,11 +93,12 @@ impl StreamReader {
         let prefix = &self.text[..end];
         match self.options.dialect {
             Some(Dialect::Json) => prefix.ends_with([',', ']']),
-            Some(Dialect::Qwen | Dialect::Tools) => {
+            _ => {
                 let lower = prefix.to_ascii_lowercase();
-                lower.ends_with("</tool_call>") || lower.ends_with("</seed:tool_call>")
+                prefix.ends_with('\n')
+                    || lower.ends_with("</tool_call>")
+                    || lower.ends_with("</seed:tool_call>")
             }
-            _ => prefix.ends_with('\n'),
         }
     }
 
@@ -108,7 +110,7 @@ impl StreamReader {
         }
         let text = match self.options.dialect {
             Some(Dialect::Json) => first_json_action(prefix)?,
-            Some(Dialect::Calls | Dialect::Uitars) if !balanced(prefix) => return None,
+            _ if !balanced(prefix) => return None,
             _ => prefix.to_string(),
         };
         parse_text(&text, &self.options).actions.into_iter().next()
@@ -333,6 +335,15 @@ mod tests {
             r.push("<tool_call>\n{\"name\": \"computer_use\", \"arguments\": {\"action\": \"left_click\", \"coordinate\": [500, 300]}}\n"),
             None,
             "the block is open"
+        );
+    }
+
+    #[test]
+    fn a_closed_seed_block_is_ready() {
+        early_and_same(
+            Dialect::Uitars,
+            "<seed:tool_call>\n<function=click>\n<parameter=point><point>17 58</point></parameter>\n</function>\n</seed:tool_call>",
+            "\nI clicked.",
         );
     }
 
