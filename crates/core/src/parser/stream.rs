@@ -5,17 +5,20 @@
 //! It writes no second parser: at each point where an action may have closed, the dialect's own
 //! parser ([`super::parse_reply`]) reads the prefix received so far, and the first action it
 //! finds is the one. The points, by dialect:
-//! - `calls`, `uitars`, `qwen`, `tools` (text): a newline after text whose calls are balanced
-//!   (every `(`, `[`, `{` closed, no string left open inside a call): a closed function-call
-//!   line, a closed `Action:` line, a bare `{"name", "arguments"}` line; and the end of a
-//!   `</tool_call>` (or Seed's `</seed:tool_call>`) block;
+//! - `calls`, `uitars`: a newline after text whose calls are balanced (every `(`, `[`, `{`
+//!   closed, no string left open inside a call): a closed function-call line, a closed
+//!   `Action:` line; and the end of a Seed `</seed:tool_call>` block;
+//! - `qwen`, `tools` (text): the end of a `</tool_call>` block only. A bare
+//!   `{"name", "arguments"}` object is not read early: a tagged block later in the reply would
+//!   make the whole reply read that block alone;
 //! - `json`: the end of the first object of the top object's `"actions"` array, once a `,` or
 //!   `]` follows it; the prefix is read with its open brackets closed.
 //!
 //! Never ready while a `<think>`, `<answer>` or `<tool_call>` block is open (the whole reply
 //! reads them apart). Other dialects are not read early: `pyautogui` refuses the whole code for
 //! a later statement (a loop) and merges held keys into a later press; `anthropic` and `openai`
-//! actions come as structured tool calls, whole only at the end of the stream; under
+//! written as text are bare JSON objects (see `qwen` above) — as structured tool calls they
+//! run early through the tools strategy (`Strategy::early_call`); under
 //! auto-detection (no forced dialect) the dialect itself may change with more text.
 
 use super::{Dialect, ParseOptions, parse_text};
@@ -93,12 +96,8 @@ impl StreamReader {
         let prefix = &self.text[..end];
         match self.options.dialect {
             Some(Dialect::Json) => prefix.ends_with([',', ']']),
-            _ => {
-                let lower = prefix.to_ascii_lowercase();
-                prefix.ends_with('\n')
-                    || lower.ends_with("</tool_call>")
-                    || lower.ends_with("</seed:tool_call>")
-            }
+            Some(Dialect::Qwen | Dialect::Tools) => closes_a_block(prefix),
+            _ => prefix.ends_with('\n') || closes_a_block(prefix),
         }
     }
 
@@ -115,6 +114,12 @@ impl StreamReader {
         };
         parse_text(&text, &self.options).actions.into_iter().next()
     }
+}
+
+/// Whether `text` ends with the end of a `</tool_call>` or `</seed:tool_call>` block.
+fn closes_a_block(text: &str) -> bool {
+    let lower = text.to_ascii_lowercase();
+    lower.ends_with("</tool_call>") || lower.ends_with("</seed:tool_call>")
 }
 
 /// Whether a `<think>`, `<answer>` or `<tool_call>` block is open at the end of `text`.
@@ -336,6 +341,9 @@ mod tests {
             None,
             "the block is open"
         );
+        let bare = "{\"name\": \"computer_use\", \"arguments\": {\"action\": \"left_click\", \"coordinate\": [5, 3]}}\n";
+        let mut r = reader(Dialect::Qwen);
+        assert_eq!(r.push(bare), None, "a tagged block may still follow");
     }
 
     #[test]
