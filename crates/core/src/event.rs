@@ -219,6 +219,10 @@ pub enum EventKind {
         /// Milliseconds spent performing it.
         #[serde(default)]
         ms: f64,
+        /// Early execution (engine/early.rs): how long before the whole reply had been read
+        /// this action started; absent when it ran after the reply.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        early_exec_ms_saved: Option<f64>,
     },
     /// Something worth telling a person (a skipped action, a warning). Retries are
     /// `model_request` events with a `reason`.
@@ -475,6 +479,7 @@ mod tests {
                 action: click.clone(),
                 result: ActionResult::ok(),
                 ms: 3.0,
+                early_exec_ms_saved: Some(120.0),
             },
             EventKind::Note { text: "hi".into() },
             EventKind::Error {
@@ -551,6 +556,7 @@ mod tests {
                 .into(),
                 result: ActionResult::ok(),
                 ms: 0.5,
+                early_exec_ms_saved: None,
             },
         };
         assert_eq!(

@@ -235,6 +235,7 @@ fn event_samples() -> Vec<EventKind> {
             action: click.clone(),
             result: ActionResult::ok(),
             ms: 1.0,
+            early_exec_ms_saved: Some(250.0),
         },
         EventKind::Note { text: "n".into() },
         EventKind::Error {

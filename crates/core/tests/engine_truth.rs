@@ -66,6 +66,7 @@ fn run(
             top_p: 1.0,
             max_tokens: 100,
             stream: false,
+            early_exec: false,
             max_steps: turns,
             max_time: None,
             step_delay: Duration::ZERO,

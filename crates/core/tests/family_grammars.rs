@@ -162,6 +162,7 @@ fn run_turn(strategy: &str, f: &Family, reply: ScriptedReply) -> (Value, Vec<Sen
             top_p: 1.0,
             max_tokens: 100,
             stream: false,
+            early_exec: false,
             max_steps: 1,
             max_time: None,
             step_delay: Duration::ZERO,

@@ -41,6 +41,7 @@ fn stop_during_the_model_call(server: &ScriptedServer, stream: bool) {
             top_p: 1.0,
             max_tokens: 100,
             stream,
+            early_exec: false,
             max_steps: 1,
             max_time: None,
             step_delay: Duration::ZERO,

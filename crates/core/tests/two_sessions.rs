@@ -46,6 +46,7 @@ fn options(task: &str) -> RunOptions {
         top_p: 1.0,
         max_tokens: 100,
         stream: false,
+        early_exec: false,
         max_steps: 5,
         max_time: Some(TIMEOUT),
         step_delay: Duration::ZERO,

@@ -161,6 +161,7 @@ fn run_options(c: &Config, chosen: &Chosen, task: String) -> RunOptions {
         top_p: c.top_p,
         max_tokens: c.max_tokens.min(u32::MAX as u64) as u32,
         stream: c.stream,
+        early_exec: c.early_exec,
         max_steps: c.max_steps,
         max_time: (c.max_time > 0.0).then(|| Duration::from_secs_f64(c.max_time)),
         step_delay: Duration::from_secs_f64(c.step_delay),

@@ -287,6 +287,14 @@ pub struct BenchTurnArgs {
     /// Where to create the scratch runs folder (default: the system temp folder); removed after.
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
+    /// Early execution instead: the scripted HTTP server streams each reply (its action line,
+    /// then a story of about 80 words) and the time from request to first input is measured
+    /// with and without early execution, 5 turns each way.
+    #[arg(long)]
+    pub stream: bool,
+    /// With --stream: how fast the scripted server streams, in tokens per second.
+    #[arg(long, value_name = "RATE", default_value_t = 30.0)]
+    pub tokens_per_s: f64,
 }
 
 #[derive(Debug, Args)]

@@ -87,6 +87,7 @@ pub struct Config {
     pub retries: u64,
     pub max_response_bytes: u64,
     pub stream: bool,
+    pub early_exec: bool,
     /// 0: ask the server.
     pub context_tokens: u64,
     #[serde(with = "by_name")]

@@ -253,6 +253,13 @@ pub const SETTINGS: &[Setting] = &[
     ),
     s(
         Group::Model,
+        "early_exec",
+        Kind::Bool,
+        "true",
+        "with stream: perform a turn's action as soon as it is complete in the streamed reply, while the rest (the story) still arrives; never with approval, a confirm rule, or for done, fail and ask_user",
+    ),
+    s(
+        Group::Model,
         "context_tokens",
         Kind::Int {
             min: 0,

@@ -147,6 +147,7 @@ impl Engine<'_> {
                                 action: action.clone(),
                                 result: result.clone(),
                                 ms: 0.0,
+                                early_exec_ms_saved: None,
                             },
                         );
                     }

@@ -9,6 +9,7 @@
 #![deny(clippy::too_many_lines)]
 
 mod control;
+mod early;
 mod fit;
 mod ground;
 mod hooks;
@@ -46,6 +47,9 @@ pub struct RunOptions {
     pub top_p: f64,
     pub max_tokens: u32,
     pub stream: bool,
+    /// With `stream`: perform the turn's first action as soon as it is complete, while the
+    /// rest of the reply streams (`early.rs`).
+    pub early_exec: bool,
     /// 0 = unbounded.
     pub max_steps: u64,
     /// None = unbounded.
@@ -408,17 +412,22 @@ impl Engine<'_> {
             screenshot: &obs,
         };
         let model_start = Instant::now();
-        let mut reading = self.ask(turn, &ctx)?;
+        let (mut reading, early) = self.ask(turn, &ctx)?;
         let model_ms = model_start.elapsed().as_secs_f64() * 1000.0;
         self.emit_reply_errors(turn, &reading.errors);
-        let rejected = self.approval(turn, &mut reading, &ctx)?;
+        // an action performed early was allowed without approval before it started
+        let rejected = match early {
+            Some(_) => None,
+            None => self.approval(turn, &mut reading, &ctx)?,
+        };
+        let saved_ms = early.as_ref().map(|r| r.saved_ms);
 
         // act
         let act_start = Instant::now();
         let before_act = self.spent;
         let (mut results, fatal) = match rejected {
             Some(results) => (results, None),
-            None => self.act(turn, &reading),
+            None => self.act(turn, &reading, early),
         };
         self.executor.set_confirmed(false);
         if fatal.is_none() {
@@ -435,6 +444,7 @@ impl Engine<'_> {
             model_ms: Some(model_ms),
             act_ms: Some(act_ms),
             turn_ms: Some(turn_start.elapsed().as_secs_f64() * 1000.0),
+            early_exec_ms_saved: saved_ms,
         };
         self.record(turn, &reading, &results, timings)?;
         self.report_overhead(turn, turn_start);
@@ -525,7 +535,11 @@ impl Engine<'_> {
 
     /// The turn's reading: the strategy's own calls first (the commander's leader), then the
     /// turn's reply (the model's, an injected one or the boot reply), read by the strategy.
-    fn ask(&mut self, turn: u32, ctx: &TurnContext<'_>) -> Result<Reading, Stop> {
+    fn ask(
+        &mut self,
+        turn: u32,
+        ctx: &TurnContext<'_>,
+    ) -> Result<(Reading, Option<early::Ran>), Stop> {
         // an injected reply stands for every model call of this turn: the strategy's own
         // calls (the commander's leader) wait for the next turn the model is asked
         let injected = self.controls.injected_reply();
@@ -540,14 +554,14 @@ impl Engine<'_> {
         };
         if let Some(reading) = consulted {
             self.consulted = Some(turn);
-            return Ok(reading);
+            return Ok((reading, None));
         }
         let model_start = Instant::now();
         let before = self.spent;
         let prompt = self.strategy.prompt(ctx);
         let prompt = self.with_elements(prompt);
         let mut request = build_request(&self.options, prompt);
-        let mut shrunk = None;
+        let (mut shrunk, mut early) = (None, None);
         let (scripted, source) = match injected {
             Some(text) => (Some(text), "the injected reply"),
             None => (booted, "the configured boot reply"),
@@ -566,7 +580,10 @@ impl Engine<'_> {
                 shrunk = self
                     .channel()
                     .fit(turn, &mut request, Some(ctx.screenshot))?;
-                self.channel().ask(turn, &request)?
+                let sent = shrunk.as_ref().unwrap_or(ctx.screenshot);
+                let reply;
+                (reply, early) = self.ask_early(turn, &request, ctx, sent)?;
+                reply
             }
         };
         // the reply is read against the image the model was sent
@@ -583,10 +600,13 @@ impl Engine<'_> {
         };
         self.overhead.request_ms = self.spent.own_ms(model_start, before);
         let parse_start = Instant::now();
-        let reading = self.strategy.read(&reply, ctx);
+        let mut reading = self.strategy.read(&reply, ctx);
+        if let Some(ran) = &early {
+            early::settle(&mut reading, ran);
+        }
         self.overhead.parse_ms = ms(parse_start);
         self.emit(turn, reply_event(&reply, model_start, Some(&reading)));
-        Ok(reading)
+        Ok((reading, early))
     }
 
     /// The strategy's own model calls, logged like the turn's; its reading if it made one.
@@ -704,17 +724,19 @@ impl Engine<'_> {
         self.emit_reply_errors(turn, &reading.errors);
     }
 
-    /// Executes the reading's actions; returns their results and a fatal stop, if any.
-    fn act(&mut self, turn: u32, reading: &Reading) -> (Vec<ActionResult>, Option<Stop>) {
-        let mut events = Vec::new();
-        let mut last = Instant::now();
-        let outcome = self
-            .executor
-            .execute_with(self.desktop, &reading.actions, |i, r| {
-                let ms = last.elapsed().as_secs_f64() * 1000.0;
-                last = Instant::now();
-                events.push((i, r.clone(), ms));
-            });
+    /// Executes the reading's actions (or takes those performed early); returns their
+    /// results and a fatal stop, if any.
+    fn act(
+        &mut self,
+        turn: u32,
+        reading: &Reading,
+        early: Option<early::Ran>,
+    ) -> (Vec<ActionResult>, Option<Stop>) {
+        let saved = early.as_ref().map(|r| r.saved_ms);
+        let (events, outcome) = match early {
+            Some(ran) => ran.performed,
+            None => early::perform(&mut self.executor, self.desktop, &reading.actions),
+        };
         for (i, r, ms) in events.iter().cloned() {
             let action = reading.actions[i].clone();
             self.emit(
@@ -724,6 +746,7 @@ impl Engine<'_> {
                     action,
                     result: r,
                     ms,
+                    early_exec_ms_saved: saved.filter(|_| i == 0),
                 },
             );
         }
@@ -768,6 +791,16 @@ impl Channel<'_> {
     /// Asks the model (which gives up at once on Ctrl+C). Emits one `model_request` per
     /// attempt: the first, then one for each retry with its reason.
     fn ask(&mut self, turn: u32, request: &ChatRequest) -> Result<Reply, Stop> {
+        self.ask_with(turn, request, &mut |_| {})
+    }
+
+    /// [`ask`](Self::ask), showing `hook` each delta and retry as it comes (early execution).
+    fn ask_with(
+        &mut self,
+        turn: u32,
+        request: &ChatRequest,
+        hook: &mut dyn FnMut(Progress<'_>),
+    ) -> Result<Reply, Stop> {
         let body = request.to_body();
         // counted once (every attempt sends the same body), the text not kept for the call
         let (images, bytes) = {
@@ -795,13 +828,16 @@ impl Channel<'_> {
         let model_start = Instant::now();
         let result = model.complete(request, cancel, &mut |p| match p {
             Progress::Retry(r) => {
+                hook(p);
                 self.emit(turn, request_event(r.attempt, Some(r.reason.clone())));
             }
             Progress::Delta(d) => {
                 if let Some(text) = live.push(d) {
                     self.emit_live(turn, EventKind::ModelDelta { text });
                 }
+                hook(p);
             }
+            Progress::ToolCall(_) => hook(p),
         });
         self.spent.model += ms(model_start);
         match result {

@@ -25,6 +25,7 @@ fn options(max_steps: u64) -> RunOptions {
         top_p: 1.0,
         max_tokens: 100,
         stream: false,
+        early_exec: true,
         max_steps,
         max_time: None,
         step_delay: Duration::ZERO,
@@ -1328,4 +1329,141 @@ fn each_turn_reports_its_time_by_stage_to_whoever_asked_and_the_raw_buffer_is_po
     }
     // the raw screenshots went to the writer in pooled buffers, which came back
     assert!(pool.spare() >= 1, "no buffer came back to the pool");
+}
+
+/// A streamed narrative run, with or without early execution.
+fn streamed(texts: &[&str], early_exec: bool) -> Run {
+    let mut run = Run::texts("narrative", texts);
+    run.options.stream = true;
+    run.options.early_exec = early_exec;
+    run
+}
+
+/// Each `action_result`'s `early_exec_ms_saved`, in order.
+fn saved(ran: &Ran) -> Vec<Option<f64>> {
+    ran.events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::ActionResult {
+                early_exec_ms_saved,
+                ..
+            } => Some(*early_exec_ms_saved),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The events without their times (and the time saved): what two runs must both say.
+fn contents(ran: &Ran) -> Vec<serde_json::Value> {
+    ran.events
+        .iter()
+        .filter(|e| e.name() != "model_delta")
+        .map(|e| {
+            let mut v = serde_json::to_value(e).unwrap();
+            for key in ["t_ms", "ms", "timings", "early_exec_ms_saved"] {
+                v.as_object_mut().unwrap().remove(key);
+            }
+            v
+        })
+        .collect()
+}
+
+#[test]
+fn a_streamed_action_runs_early_and_the_events_are_those_of_a_run_without() {
+    let texts = [
+        "click(500, 500)\nI click the middle of the screen and see what happens there.",
+        "done(\"clicked\")\nIt worked.",
+    ];
+    let early = streamed(&texts, true).go();
+    let late = streamed(&texts, false).go();
+    assert_eq!(early.summary.outcome, Outcome::Done, "{}", reason(&early));
+    let s = saved(&early);
+    assert!(
+        s.len() == 2 && s[0].is_some() && s[1].is_none(),
+        "the click ran early, the done never: {s:?}"
+    );
+    assert_eq!(saved(&late), vec![None, None], "--no-early-exec");
+    assert_eq!(contents(&early), contents(&late));
+    assert_eq!((early.clicks(), late.clicks()), (1, 1), "performed once");
+}
+
+#[test]
+fn nothing_runs_early_with_approval_or_a_confirm_rule() {
+    let texts = [
+        "click(500, 500)\nI click the middle of the screen.",
+        "done(\"clicked\")\nIt worked.",
+    ];
+    let mut approved = streamed(&texts, true);
+    let (remote, on_event) = approving(vec![]);
+    (approved.controls, approved.on_event) = (remote, Some(on_event));
+    let ran = approved.go();
+    assert_eq!(ran.count("awaiting_approval"), 2);
+    assert_eq!(saved(&ran), vec![None, None], "approve mode");
+    assert_eq!(ran.clicks(), 1);
+
+    let mut confirm = streamed(&texts, true);
+    let config: crate::policy::PolicyConfig =
+        toml::from_str("[confirm]\nkeys = [\"ctrl+s\"]").unwrap();
+    confirm.policy = crate::policy::Policy::new(&config).unwrap();
+    let ran = confirm.go();
+    assert_eq!(ran.summary.outcome, Outcome::Done, "{}", reason(&ran));
+    assert_eq!(saved(&ran), vec![None, None], "a confirm rule");
+    assert_eq!(ran.clicks(), 1);
+}
+
+#[test]
+fn a_reply_malformed_after_its_action_ran_keeps_the_action_and_says_so() {
+    // a stray `</think>` later drops the action line from the whole reply's reading
+    let texts = [
+        "click(500, 500)\nno, wait</think>\nclick(100, 100)\nthe story",
+        "done(\"ok\")\nok",
+    ];
+    let ran = streamed(&texts, true).go();
+    assert_eq!(ran.summary.outcome, Outcome::Done, "{}", reason(&ran));
+    assert_eq!(ran.clicks(), 1, "the early click only, once");
+    let middle = ActionKind::Click {
+        x: Some(500),
+        y: Some(500),
+    };
+    let read = ran.events.iter().find_map(|e| match &e.kind {
+        EventKind::ModelReply { actions, .. } if e.turn == 1 => Some(actions.clone()),
+        _ => None,
+    });
+    assert_eq!(read.map(|a| a[0].kind.clone()), Some(middle), "it stands");
+    let malformed = ran.events.iter().any(|e| {
+        matches!(&e.kind, EventKind::Error { message, fatal: false }
+            if e.turn == 1 && message.contains("malformed"))
+    });
+    assert!(malformed, "{:?}", ran.names());
+    assert!(saved(&ran)[0].is_some());
+}
+
+#[test]
+fn the_tools_first_streamed_call_runs_early_and_the_events_are_those_of_a_run_without() {
+    let replies = || {
+        [
+            tool_reply(
+                "",
+                &[
+                    (
+                        "click_element",
+                        json!({"label": "middle", "box": [500, 500]}),
+                    ),
+                    ("type_text", json!({"text": "NOT TYPED"})),
+                ],
+            ),
+            tool_reply("The middle was clicked.", &[]),
+        ]
+    };
+    let go = |early_exec: bool| {
+        let mut run = Run::new("tools", replies());
+        (run.options.stream, run.options.early_exec) = (true, early_exec);
+        run.go()
+    };
+    let (early, late) = (go(true), go(false));
+    assert_eq!(early.summary.outcome, Outcome::Done, "{}", reason(&early));
+    assert!(saved(&early)[0].is_some(), "{:?}", saved(&early));
+    assert_eq!(saved(&late), vec![None, None]);
+    assert_eq!(contents(&early), contents(&late));
+    assert_eq!((early.clicks(), late.clicks()), (1, 1));
 }

@@ -11,7 +11,7 @@
 use super::client::Retry;
 use super::context::ContextInfo;
 use super::error::ModelError;
-use super::types::{ChatRequest, Reply};
+use super::types::{ChatRequest, Reply, ToolCall};
 use crate::cancel::Cancel;
 
 /// What a model call reports while it runs.
@@ -21,6 +21,9 @@ pub enum Progress<'a> {
     Delta(&'a str),
     /// The attempt before failed; another follows.
     Retry(&'a Retry),
+    /// A streamed tool call that is complete: the next call began, or the finish reason came
+    /// (and is not `length`). Early execution reads it (`engine/early.rs`).
+    ToolCall(&'a ToolCall),
 }
 
 /// A chat model.

@@ -362,6 +362,7 @@ impl ModelClient {
         let mut on_progress = |p: Progress<'_>| match p {
             Progress::Delta(t) => on_text(t),
             Progress::Retry(r) => on_retry(r),
+            Progress::ToolCall(_) => {}
         };
         self.drive(self.cancel.as_ref(), self.ask(&req, &mut on_progress))
     }
@@ -801,6 +802,9 @@ impl ModelClient {
                 match asm.push(&p).map_err(stream_err)? {
                     Chunk::Delta(t) if !t.is_empty() => on_progress(Progress::Delta(&t)),
                     _ => {}
+                }
+                for call in asm.completed_calls() {
+                    on_progress(Progress::ToolCall(&call));
                 }
             }
             if asm.is_done() {

@@ -146,7 +146,15 @@ impl Model for MemoryModel {
                         ..Reply::text(text)
                     })
                 }
-                Canned::Reply(reply) => Ok(reply),
+                Canned::Reply(reply) => {
+                    // streamed: its calls come whole, before the reply ends
+                    if request.stream && !reply.truncated() {
+                        for call in &reply.tool_calls {
+                            on_progress(Progress::ToolCall(call));
+                        }
+                    }
+                    Ok(reply)
+                }
                 Canned::Error(e) => Err(e),
                 Canned::Retry(reason) => {
                     attempt += 1;
@@ -185,6 +193,7 @@ mod tests {
         let mut on = |p: Progress<'_>| match p {
             Progress::Delta(d) => seen.push(d.to_string()),
             Progress::Retry(r) => seen.push(format!("retry {} {}", r.attempt, r.reason)),
+            Progress::ToolCall(c) => seen.push(format!("call {}", c.name)),
         };
         let r = m.complete(&request(true), &cancel, &mut on).unwrap();
         assert_eq!(r.content, "first reply");

@@ -8,6 +8,9 @@
 //! - [`Fault`]s: HTTP 500/429 (and any status), a dropped connection, a stream cut mid-way,
 //!   a body that is not JSON, no answer at all or a stream that stalls mid-way (both held open
 //!   until the client hangs up); any step may be delayed;
+//! - a streamed reply may pause once mid-way ([`ScriptedReply::pause_after`]), e.g. after an
+//!   action line and before the story (early execution's test), and the moment each reply was
+//!   sent in full is kept ([`ScriptedServer::replied_at`]);
 //! - every request is recorded ([`ScriptedServer::requests`], [`ScriptedServer::wait_for_requests`]),
 //!   and so is the moment a client closes a connection the server still holds open
 //!   ([`ScriptedServer::wait_for_hangup`]): a thread per connection watches for it, and a
@@ -254,6 +257,8 @@ struct State {
     hangups: Mutex<HashMap<usize, Instant>>,
     /// Woken when the server stops and at each hang-up.
     wake: Condvar,
+    /// When the server had written the whole answer to request `i` (an index into `requests`).
+    replied: Mutex<HashMap<usize, Instant>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -307,6 +312,7 @@ impl ScriptedServer {
             stop: AtomicBool::new(false),
             hangups: Mutex::new(HashMap::new()),
             wake: Condvar::new(),
+            replied: Mutex::new(HashMap::new()),
         });
         let st = state.clone();
         let accept = std::thread::Builder::new()
@@ -377,6 +383,12 @@ impl ScriptedServer {
             };
         }
         true
+    }
+
+    /// When the server had written its whole answer to request `index` (0-based, as in
+    /// [`ScriptedServer::requests`]); `None` before that, or when it answered with a fault.
+    pub fn replied_at(&self, index: usize) -> Option<Instant> {
+        lock(&self.state.replied).get(&index).copied()
     }
 
     /// When the client closed the connection that carried request `index` (0-based, as in
@@ -550,10 +562,11 @@ fn serve(
             index,
             &["{\"choices\": [ not json".to_string()],
             None,
+            None,
         ),
         Some(Fault::TruncateStream { after_events }) if stream => {
             let events = sse_events(&step.reply);
-            write_sse(st, out, index, &events, Some(*after_events))
+            write_sse(st, out, index, &events, Some(*after_events), None)
         }
         Some(Fault::TruncateStream { .. }) => write_half(out, &step.reply),
         Some(Fault::Hang) => {
@@ -563,21 +576,25 @@ fn serve(
         Some(Fault::StallStream { after_events }) => {
             if stream {
                 let events = sse_events(&step.reply);
-                write_sse(st, out, index, &events, Some(*after_events))?;
+                write_sse(st, out, index, &events, Some(*after_events), None)?;
             } else {
                 write_half(out, &step.reply)?;
             }
             hold(st, index);
             Ok(())
         }
-        None if stream => write_sse(st, out, index, &sse_events(&step.reply), None),
-        None => respond(
-            out,
-            200,
-            "application/json",
-            &chat_json(&step.reply).to_string(),
-            &[],
-        ),
+        None if stream => {
+            let pause = step.reply.pause_event();
+            write_sse(st, out, index, &sse_events(&step.reply), None, pause)?;
+            lock(&st.replied).insert(index, Instant::now());
+            Ok(())
+        }
+        None => {
+            let body = chat_json(&step.reply).to_string();
+            respond(out, 200, "application/json", &body, &[])?;
+            lock(&st.replied).insert(index, Instant::now());
+            Ok(())
+        }
     }
 }
 
@@ -716,13 +733,15 @@ fn respond(
     out.flush()
 }
 
-/// Writes SSE events as a chunked body; `cut` closes after that many events, unterminated.
+/// Writes SSE events as a chunked body; `cut` closes after that many events, unterminated;
+/// `hold_at` waits this long after the event of that index.
 fn write_sse(
     st: &State,
     out: &mut TcpStream,
     index: usize,
     events: &[String],
     cut: Option<usize>,
+    hold_at: Option<(usize, Duration)>,
 ) -> std::io::Result<()> {
     out.write_all(
         b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n",
@@ -740,6 +759,11 @@ fn write_sse(
         let data = format!("data: {ev}\n\n");
         write!(out, "{:x}\r\n{data}\r\n", data.len())?;
         out.flush()?;
+        if let Some((_, d)) = hold_at.filter(|(at, _)| *at == i)
+            && !st.sleep(d, index)
+        {
+            return Ok(());
+        }
         if let Some(p) = pause
             && !st.sleep(p, index)
         {

@@ -15,6 +15,9 @@ pub struct ScriptedReply {
     pub args_as_object: bool,
     /// Default: `tool_calls` when there are calls, else `stop`.
     pub finish_reason: Option<String>,
+    /// A streamed reply pauses this long once its content up to the end of the first
+    /// `marker` has been sent (the marker should end a token: a space or newline).
+    pub pause: Option<(String, std::time::Duration)>,
 }
 
 impl ScriptedReply {
@@ -40,6 +43,27 @@ impl ScriptedReply {
     pub fn finish_reason(mut self, r: impl Into<String>) -> Self {
         self.finish_reason = Some(r.into());
         self
+    }
+    /// Streamed, pauses for `d` after the content up to the end of the first `marker`.
+    pub fn pause_after(mut self, marker: impl Into<String>, d: std::time::Duration) -> Self {
+        self.pause = Some((marker.into(), d));
+        self
+    }
+
+    /// The index of the SSE event (as [`sse_events`] writes them) after which the stream
+    /// pauses, and for how long.
+    pub fn pause_event(&self) -> Option<(usize, std::time::Duration)> {
+        let (marker, d) = self.pause.as_ref()?;
+        let end = self.content.find(marker.as_str())? + marker.len();
+        let before = 1 + self.reasoning.as_deref().map_or(0, |r| tokens(r).len());
+        let mut sent = 0;
+        for (i, t) in tokens(&self.content).iter().enumerate() {
+            sent += t.len();
+            if sent >= end {
+                return Some((before + i, *d));
+            }
+        }
+        None
     }
 
     fn finish(&self) -> String {

@@ -57,6 +57,8 @@ pub struct StreamAssembler {
     calls: Vec<PartialCall>,
     /// stream index -> position in `calls`
     index_map: Vec<(i64, usize)>,
+    /// How many of `calls` [`StreamAssembler::completed_calls`] gave out.
+    given: usize,
     done: bool,
 }
 
@@ -178,6 +180,23 @@ impl StreamAssembler {
         }
     }
 
+    /// The tool calls complete since the last call: each one the next call followed, and the
+    /// last once the finish reason came, unless it is `length` (a cut call).
+    pub fn completed_calls(&mut self) -> Vec<ToolCall> {
+        let finished = self.reply.finish_reason.is_some() && !self.reply.truncated();
+        let whole = match finished {
+            true => self.calls.len(),
+            false => self.calls.len().saturating_sub(1),
+        };
+        let from = self.given.min(whole);
+        self.given = self.given.max(whole);
+        self.calls[from..whole]
+            .iter()
+            .filter(|c| !c.name.is_empty())
+            .map(PartialCall::to_call)
+            .collect()
+    }
+
     /// The assembled reply.
     pub fn finish(mut self) -> Reply {
         if !self.reasoning.is_empty() {
@@ -187,13 +206,22 @@ impl StreamAssembler {
             .calls
             .into_iter()
             .filter(|c| !c.name.is_empty())
-            .map(|c| ToolCall {
-                id: c.id,
-                name: c.name,
-                arguments: c.args_value.unwrap_or(Value::String(c.args)),
-            })
+            .map(|c| c.to_call())
             .collect();
         self.reply
+    }
+}
+
+impl PartialCall {
+    fn to_call(&self) -> ToolCall {
+        ToolCall {
+            id: self.id.clone(),
+            name: self.name.clone(),
+            arguments: self
+                .args_value
+                .clone()
+                .unwrap_or_else(|| Value::String(self.args.clone())),
+        }
     }
 }
 
@@ -209,6 +237,39 @@ mod tests {
         }
         a.push("[DONE]").unwrap();
         a.finish()
+    }
+
+    #[test]
+    fn a_call_is_complete_once_the_next_began_or_the_finish_came() {
+        let mut a = StreamAssembler::new();
+        let mut push = |v: Value| {
+            a.push(&v.to_string()).unwrap();
+            a.completed_calls()
+                .iter()
+                .map(|c| format!("{}{}", c.name, c.arguments_text()))
+                .collect::<Vec<_>>()
+        };
+        let call = |i: i64, name: &str, args: &str| json!({"choices":[{"delta":{"tool_calls":[{"index":i,"function":{"name":name,"arguments":args}}]}}]});
+        let more = |i: i64, args: &str| json!({"choices":[{"delta":{"tool_calls":[{"index":i,"function":{"arguments":args}}]}}]});
+        assert!(push(call(0, "click_element", "{\"box\":")).is_empty());
+        assert!(push(more(0, "[1,2]}")).is_empty(), "the next may still add");
+        assert_eq!(
+            push(call(1, "type_text", "{")),
+            ["click_element{\"box\":[1,2]}"]
+        );
+        assert!(push(more(1, "\"text\":\"a\"}")).is_empty());
+        let finish = json!({"choices":[{"delta":{},"finish_reason":"tool_calls"}]});
+        assert_eq!(push(finish.clone()), ["type_text{\"text\":\"a\"}"]);
+        assert!(push(finish).is_empty(), "each once");
+        let mut cut = StreamAssembler::new();
+        cut.push(&call(0, "type_text", "{\"text\":\"a").to_string())
+            .unwrap();
+        let length = json!({"choices":[{"delta":{},"finish_reason":"length"}]});
+        cut.push(&length.to_string()).unwrap();
+        assert!(
+            cut.completed_calls().is_empty(),
+            "a cut call is never complete"
+        );
     }
 
     #[test]

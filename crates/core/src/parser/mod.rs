@@ -23,6 +23,7 @@ mod pyautogui;
 mod qwen;
 mod repair;
 mod seed;
+pub mod stream;
 mod syntax;
 mod tools;
 mod uitars;

@@ -69,6 +69,10 @@ pub struct TurnTimings {
     /// The whole turn, model included.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub turn_ms: Option<f64>,
+    /// Early execution (engine/early.rs): how long before the whole reply had been read the
+    /// turn's action started. `None`: it ran after the reply, as usual.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub early_exec_ms_saved: Option<f64>,
 }
 
 impl TurnTimings {

@@ -91,6 +91,19 @@ pub trait Strategy: Send {
     fn scripted_reply(&mut self, _turn: u32) -> Option<String> {
         None
     }
+    /// Early execution (`engine/early.rs`): how this turn's streamed reply is parsed when its
+    /// first action may be performed before the reply ends, which needs a strategy that takes
+    /// that action whatever the rest of the reply says. `None` (the default): the whole reply
+    /// is read first.
+    fn early_reading(&self, _ctx: &TurnContext<'_>) -> Option<crate::parser::ParseOptions> {
+        None
+    }
+    /// Early execution of structured tool calls: the action of the reply's first tool call,
+    /// complete while the reply still streams, when the strategy performs it whatever else the
+    /// reply holds. `None` (the default): the whole reply is read first.
+    fn early_call(&self, _call: &crate::model::ToolCall, _ctx: &TurnContext<'_>) -> Option<Action> {
+        None
+    }
 }
 
 /// How replies are parsed and histories kept, shared by the strategies.
@@ -192,7 +205,12 @@ pub fn parse(
     options: &ReadOptions,
     ctx: &TurnContext<'_>,
 ) -> crate::parser::ParsedReply {
-    use crate::parser::{CoordMode, ParseOptions};
+    crate::parser::parse_reply(reply, &parse_options(options, ctx))
+}
+
+/// How [`parse`] parses: the strategy's dialect and the coordinates of this turn's image.
+pub fn parse_options(options: &ReadOptions, ctx: &TurnContext<'_>) -> crate::parser::ParseOptions {
+    use crate::parser::CoordMode;
     let coords = if let Some(space) = options.exact_space {
         CoordMode::Exact(space.extent(ctx.screenshot.size))
     } else if options.pixel_coords {
@@ -200,13 +218,10 @@ pub fn parse(
     } else {
         CoordMode::Norm
     };
-    crate::parser::parse_reply(
-        reply,
-        &ParseOptions {
-            dialect: options.dialect,
-            coords,
-        },
-    )
+    crate::parser::ParseOptions {
+        dialect: options.dialect,
+        coords,
+    }
 }
 
 /// Parses only the reply's tool call `first` with the tool-call dialect, at most one action:

@@ -91,6 +91,12 @@ impl Strategy for Narrative {
         super::boot_turn(&self.options, turn)
     }
 
+    /// One action a turn, the first the reply gives: the rest of the reply cannot change it
+    /// (`read` only drops a `done`, which never runs early, and the actions after the first).
+    fn early_reading(&self, ctx: &TurnContext<'_>) -> Option<crate::parser::ParseOptions> {
+        Some(super::parse_options(&self.options, ctx))
+    }
+
     fn record(&mut self, reading: &Reading, results: &[ActionResult]) {
         if !reading.text.is_empty() {
             self.story = reading.text.clone();

@@ -188,6 +188,16 @@ impl Strategy for Tools {
         reading
     }
 
+    /// The first tool call is the one performed (`read_calls`), whatever follows it.
+    fn early_call(
+        &self,
+        call: &crate::model::ToolCall,
+        ctx: &TurnContext<'_>,
+    ) -> Option<crate::action::Action> {
+        let parsed = super::parse_one_call(&Reply::default(), call, &self.options, ctx);
+        parsed.actions.into_iter().next()
+    }
+
     fn scripted_reply(&mut self, turn: u32) -> Option<String> {
         super::boot_turn(&self.options, turn)
     }

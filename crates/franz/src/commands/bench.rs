@@ -1,6 +1,8 @@
 //! `franz bench ...`: measurements that print medians. Never used as test assertions.
 
 mod board;
+#[cfg(target_os = "linux")]
+mod early;
 mod mcp;
 mod stop;
 #[cfg(target_os = "linux")]

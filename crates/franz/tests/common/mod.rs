@@ -126,6 +126,7 @@ pub fn write_turn_image(
             model_ms: Some(900.0),
             act_ms: Some(40.0),
             turn_ms: Some(950.0),
+            ..Default::default()
         },
         error: None,
     })

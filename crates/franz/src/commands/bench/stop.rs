@@ -115,6 +115,7 @@ fn options() -> RunOptions {
         top_p: 1.0,
         max_tokens: 100,
         stream: false,
+        early_exec: false,
         max_steps: 1,
         max_time: None,
         step_delay: Duration::ZERO,

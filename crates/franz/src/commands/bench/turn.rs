@@ -52,6 +52,16 @@ struct Ran {
 }
 
 pub fn turn(g: &GlobalArgs, args: &BenchTurnArgs) -> anyhow::Result<ExitCode> {
+    if args.stream {
+        #[cfg(target_os = "linux")]
+        return super::early::bench(g, args);
+        #[cfg(not(target_os = "linux"))]
+        return Err(Exit(
+            exit::USAGE,
+            "bench turn --stream needs Linux (the witness window sees the input)".into(),
+        )
+        .into());
+    }
     let turns = args.turns.max(WARM_UP + 1);
     let ran = in_scratch(args.dir.as_deref(), "turn", |root| {
         let pool = if args.fresh_buffers { 0 } else { 4 };
@@ -258,7 +268,7 @@ fn run(
     })
 }
 
-fn pipeline(c: &Config) -> anyhow::Result<Pipeline> {
+pub(super) fn pipeline(c: &Config) -> anyhow::Result<Pipeline> {
     Ok(Pipeline::new(ObserveConfig {
         crop: crop(c)?,
         size: size_rule(c)?,
@@ -267,7 +277,7 @@ fn pipeline(c: &Config) -> anyhow::Result<Pipeline> {
     }))
 }
 
-fn options(turns: usize) -> RunOptions {
+pub(super) fn options(turns: usize) -> RunOptions {
     RunOptions {
         task: "benchmark: click the empty desktop".into(),
         model: "memory".into(),
@@ -275,6 +285,7 @@ fn options(turns: usize) -> RunOptions {
         top_p: 1.0,
         max_tokens: 100,
         stream: false,
+        early_exec: false,
         max_steps: turns as u64,
         max_time: None,
         step_delay: Duration::ZERO,
@@ -290,7 +301,7 @@ fn options(turns: usize) -> RunOptions {
 }
 
 /// Median and 95th percentile (nearest rank) of a sample (sorted in place).
-fn median_p95(v: &mut [f64]) -> (f64, f64) {
+pub(super) fn median_p95(v: &mut [f64]) -> (f64, f64) {
     if v.is_empty() {
         return (0.0, 0.0);
     }
