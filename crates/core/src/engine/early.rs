@@ -169,12 +169,44 @@ impl Engine<'_> {
             context: &self.options.context,
             spent: &mut self.spent,
         };
-        let reply = channel.ask_with(turn, request, &mut |p| early.progress(p))?;
+        let asked = channel.ask_with(turn, request, &mut |p| early.progress(p));
         let ran = early.ran.map(|mut ran| {
             ran.saved_ms = ran.started.elapsed().as_secs_f64() * 1000.0;
             ran
         });
-        Ok((reply, ran))
+        match asked {
+            Ok(reply) => Ok((reply, ran)),
+            Err(stop) => {
+                // the action happened: it is recorded although the reply never completed
+                if let Some(ran) = ran {
+                    self.record_orphan(turn, ran);
+                }
+                Err(stop)
+            }
+        }
+    }
+
+    /// Records an action performed early whose reply then failed (the server broke off, the
+    /// run was stopped): its result events and a note, so that nothing done goes unsaid.
+    fn record_orphan(&mut self, turn: u32, ran: Ran) {
+        let (events, _) = ran.performed;
+        for (index, result, ms) in events {
+            self.emit(
+                turn,
+                crate::event::EventKind::ActionResult {
+                    index,
+                    action: ran.action.clone(),
+                    result,
+                    ms,
+                    early_exec_ms_saved: Some(ran.saved_ms),
+                },
+            );
+        }
+        let text = format!(
+            "{} was performed as soon as it was complete, then the reply failed; it stands",
+            serde_json::to_string(&ran.action).unwrap_or_default()
+        );
+        self.emit(turn, crate::event::EventKind::Note { text });
     }
 }
 

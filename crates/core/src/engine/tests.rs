@@ -1467,3 +1467,48 @@ fn the_tools_first_streamed_call_runs_early_and_the_events_are_those_of_a_run_wi
     assert_eq!(contents(&early), contents(&late));
     assert_eq!((early.clicks(), late.clicks()), (1, 1));
 }
+
+/// Streams `text`, then the connection breaks: the reply never completes.
+struct BreaksOff(&'static str);
+
+impl crate::model::Model for BreaksOff {
+    fn complete(
+        &self,
+        _: &ChatRequest,
+        _: &Cancel,
+        on: &mut dyn FnMut(crate::model::Progress<'_>),
+    ) -> Result<Reply, crate::model::ModelError> {
+        on(crate::model::Progress::Delta(self.0));
+        Err(crate::model::ModelError::BadReply {
+            url: "memory".into(),
+            reason: "the connection broke off mid-reply".into(),
+        })
+    }
+}
+
+#[test]
+fn an_action_performed_early_is_recorded_when_the_reply_then_fails() {
+    let (mut config, desktop, log) = session_config("narrative", options(10), false);
+    config.options.stream = true;
+    config.options.early_exec = true;
+    let model = Arc::new(BreaksOff("click(500, 500)\nI click the mid"));
+    let (_, events) = Session::spawn(config, desktop, model).unwrap();
+    let events: Vec<Event> = events.collect();
+    let pressed = log
+        .sent()
+        .iter()
+        .filter(|s| matches!(s, Sent::Button(Button::Left, Press::Down | Press::Click)))
+        .count();
+    assert_eq!(pressed, 1, "the click ran early");
+    let recorded = events.iter().any(|e| {
+        matches!(&e.kind, EventKind::ActionResult { action, early_exec_ms_saved: Some(_), .. }
+            if matches!(action.kind, ActionKind::Click { x: Some(500), y: Some(500) }))
+    });
+    let names: Vec<&str> = events.iter().map(Event::name).collect();
+    assert!(recorded, "the performed click is in the events: {names:?}");
+    let said = events.iter().any(
+        |e| matches!(&e.kind, EventKind::Note { text } if text.contains("then the reply failed")),
+    );
+    assert!(said, "{names:?}");
+    assert_eq!(names.last(), Some(&"run_finished"));
+}
