@@ -54,7 +54,7 @@ fn detects_each_dialect() {
 }
 
 #[test]
-fn pixels_mode_converts_and_clamps() {
+fn pixels_mode_converts_and_keeps_points_outside_as_given() {
     let opts = ParseOptions {
         dialect: None,
         coords: CoordMode::Pixels(ImageSize::new(1001, 501)),
@@ -64,10 +64,11 @@ fn pixels_mode_converts_and_clamps() {
         serde_json::to_value(&p.actions).unwrap(),
         json!([
             {"type":"click","x":500,"y":500},
-            {"type":"click","x":1000,"y":20}
+            {"type":"click","x":2000,"y":20}
         ])
     );
-    assert_eq!(p.errors.len(), 1, "{:?}", p.errors);
+    // not clamped: the executor's work_area rule refuses the second click
+    assert!(p.errors.is_empty(), "{:?}", p.errors);
 }
 
 #[test]
@@ -85,16 +86,12 @@ fn exact_mode_keeps_the_models_values() {
         serde_json::to_value(&p.actions).unwrap(),
         json!([
             {"type":"click","x":498,"y":496,"exact":{"at":[641,361],"of":[1288,728]}},
-            {"type":"drag","x":2,"y":5,"x2":1000,"y2":0,
-             "exact":{"at":[2,3.5],"to":[1288,0],"of":[1288,728]}}
+            {"type":"drag","x":2,"y":5,"x2":1553,"y2":-5,
+             "exact":{"at":[2,3.5],"to":[2000,-4],"of":[1288,728]}}
         ])
     );
-    assert_eq!(p.errors.len(), 1, "{:?}", p.errors);
-    assert!(
-        p.errors[0].contains("clamped to (1288, 0)"),
-        "{:?}",
-        p.errors
-    );
+    // kept as given, outside the model's space: the executor's work_area rule refuses it
+    assert!(p.errors.is_empty(), "{:?}", p.errors);
 }
 
 #[test]
