@@ -292,6 +292,49 @@ fn the_working_area_is_a_deny_rule_refused_clicks_send_nothing_and_count() {
     assert_eq!(key_presses(&ev), vec!['z' as u32], "{ev:?}");
 }
 
+/// The failsafe stays a stop signal: with the pointer slammed into the top-left corner, outside
+/// the crop, an action at the pointer stops franz with the failsafe (exit 4), not a
+/// `work_area` refusal counted toward `policy_violations_max`.
+#[test]
+fn the_failsafe_is_a_stop_never_a_work_area_violation() {
+    let (sb, w) = sandbox(800, 600);
+    let moved = Command::new("xdotool")
+        .args(["mousemove", "0", "0"])
+        .env("DISPLAY", sb.display())
+        .status()
+        .unwrap();
+    assert!(moved.success());
+    let (ok, _) = w.wait_for(
+        |e| {
+            e.iter()
+                .any(|e| e.at == franz_desktop::PixelPoint::new(0, 0))
+        },
+        T,
+    );
+    assert!(ok, "the pointer never moved");
+    let dir = tempfile::tempdir().unwrap();
+    let file: PathBuf = dir.path().join("policy.toml");
+    std::fs::write(&file, "policy_violations_max = 1\n").unwrap();
+    let out = common::output_with_stdin(
+        Command::new(env!("CARGO_BIN_EXE_franz"))
+            .arg("--policy")
+            .arg(&file)
+            .args(["act", "--motion", "fast", "--crop", "250,250,750,750"])
+            .arg(r#"{"type":"click"}"#)
+            .env("DISPLAY", sb.display())
+            .env_remove("FRANZ_LOG"),
+        "",
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(4), "{err}");
+    assert!(err.contains("failsafe"), "{err}");
+    assert!(
+        !err.contains("policy_violations_max") && !stdout.contains("policy_denied"),
+        "{stdout}{err}"
+    );
+}
+
 #[test]
 fn policy_check_says_what_the_policy_would_do() {
     let dir = tempfile::tempdir().unwrap();
