@@ -330,3 +330,66 @@ fn bench_observe_prints_the_collection_median() {
         "{line}"
     );
 }
+
+/// A sandboxed run with `--grounding marks` runs an EWMH window manager without `--wm` (it
+/// announces itself with `_NET_SUPPORTING_WM_CHECK` on the root window, read by a launched
+/// xprop, which then shows a window so the launch is not waited for); `--no-wm` turns it off,
+/// and `franz config` says which.
+#[test]
+fn grounding_in_a_sandbox_starts_a_window_manager_by_default() {
+    for (extra, want) in [(None, true), (Some("--no-wm"), false)] {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("wm.txt");
+        let seen = out.clone();
+        // the model answers once xprop has written, so the run outlives it
+        let server = ScriptedServer::start(Script::func(move |_| {
+            let until = Instant::now() + T;
+            while std::fs::metadata(&seen).map_or(true, |m| m.len() == 0) && Instant::now() < until
+            {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            Step::from(ScriptedReply::text("Nothing to do.\ndone(\"checked\")"))
+        }))
+        .unwrap();
+        let launch = format!(
+            "--launch=sh -c 'xprop -root _NET_SUPPORTING_WM_CHECK > {}; exec xmessage wm'",
+            out.display()
+        );
+        let runs = tmp.path().join("runs");
+        let url = server.url();
+        let mut args = vec!["--sandbox=640x480", launch.as_str()];
+        args.extend(extra);
+        args.extend([
+            "run",
+            "--grounding",
+            "marks",
+            "--api-url",
+            url.as_str(),
+            "--model",
+            "scripted",
+            "--runs-dir",
+            runs.to_str().unwrap(),
+            "--max-steps",
+            "1",
+            "Check.",
+        ]);
+        let o = franz_under_bus(&args, &[]);
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        let prop = std::fs::read_to_string(&out).unwrap_or_default();
+        assert_eq!(
+            prop.contains("_NET_SUPPORTING_WM_CHECK(WINDOW): window id"),
+            want,
+            "{extra:?}: {prop}\n{stderr}"
+        );
+        let mut config = vec!["--sandbox=640x480"];
+        config.extend(extra);
+        config.extend(["config", "--grounding", "marks"]);
+        let c = Command::new(env!("CARGO_BIN_EXE_franz"))
+            .args(&config)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&c.stdout);
+        let line = text.lines().find(|l| l.starts_with("wm = ")).unwrap();
+        assert!(line.starts_with(&format!("wm = {want}  # ")), "{line}");
+    }
+}
