@@ -163,8 +163,8 @@ pub fn points(
         None => fence.point(x2, y2, kind.name()).0,
     };
     let one = match kind {
-        ActionKind::Move { x, y } => at(Some(*x), Some(*y)),
-        ActionKind::Click { x, y }
+        ActionKind::Move { x, y }
+        | ActionKind::Click { x, y }
         | ActionKind::RightClick { x, y }
         | ActionKind::MiddleClick { x, y }
         | ActionKind::DoubleClick { x, y }

@@ -393,3 +393,104 @@ fn grounding_in_a_sandbox_starts_a_window_manager_by_default() {
         assert!(line.starts_with(&format!("wm = {want}  # ")), "{line}");
     }
 }
+
+/// The box `[x1,y1,x2,y2]` (0..1000) of the listed mark `id` in a request's ELEMENTS list.
+fn listed_box(req: &RecordedRequest, id: u64) -> Option<[i32; 4]> {
+    let body = req.json.clone().unwrap_or(Value::Null)["messages"].to_string();
+    let text = body.replace("\\n", "\n").replace("\\\"", "\"");
+    let line = text
+        .lines()
+        .find(|l| l.starts_with(&format!("{id} ")) && l.contains("\" ["))?;
+    let inner = &line[line.rfind('[')? + 1..];
+    let inner = &inner[..inner.find(']')?];
+    let v: Vec<i32> = inner
+        .split(',')
+        .filter_map(|n| n.trim().parse().ok())
+        .collect();
+    (v.len() == 4).then(|| [v[0], v[1], v[2], v[3]])
+}
+
+/// `move(element=N)` (a hover) puts the pointer at the centre of the element's box.
+#[test]
+fn move_to_an_element_puts_the_pointer_at_its_box_centre() {
+    let (w, h) = (800, 600);
+    let (sandbox, _witness) = common::sandbox(w, h);
+    let target = Arc::new(Mutex::new(None));
+    let t = target.clone();
+    let server = ScriptedServer::start(Script::func(move |req| {
+        let mut t = t.lock().unwrap();
+        if t.is_some() {
+            return ScriptedReply::text("done(\"hovered\")\nDone.").into();
+        }
+        let marks = listed(req);
+        let ok = find(&marks, |role, name| role.contains("button") && name == "OK");
+        match ok.and_then(|id| listed_box(req, id).map(|b| (id, b))) {
+            Some((id, b)) => {
+                *t = Some(b);
+                ScriptedReply::text(format!("move(element={id})\nI hover OK.")).into()
+            }
+            None => ScriptedReply::text("wait(0.3)\nNot there yet.").into(),
+        }
+    }))
+    .unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let runs = tmp.path().join("runs");
+    let url = server.url();
+    let args = [
+        "--launch=zenity --entry --title=Ask --text=Name",
+        "run",
+        "--grounding",
+        "list",
+        "--api-url",
+        url.as_str(),
+        "--model",
+        "scripted",
+        "--runs-dir",
+        runs.to_str().unwrap(),
+        "--motion",
+        "fast",
+        "--step-delay",
+        "0",
+        "--max-steps",
+        "20",
+        "Hover OK.",
+    ];
+    let o = franz_under_bus(&args, &[("DISPLAY", sandbox.display())]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{stderr}");
+    let b = target.lock().unwrap().expect("OK was never listed");
+    // the centre of the box, through docs/coordinates.md's formula on the full screen
+    let px = |n: i32, l: u32| (n as f64 * (l - 1) as f64 / 1000.0).round() as i32;
+    let want = (px((b[0] + b[2]) / 2, w), px((b[1] + b[3]) / 2, h));
+    let loc = Command::new("xdotool")
+        .args(["getmouselocation", "--shell"])
+        .env("DISPLAY", sandbox.display())
+        .output()
+        .unwrap();
+    let loc = String::from_utf8_lossy(&loc.stdout);
+    let get = |k: &str| -> i32 {
+        loc.lines()
+            .find_map(|l| l.strip_prefix(&format!("{k}=")))
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or_else(|| panic!("{loc}"))
+    };
+    let got = (get("X"), get("Y"));
+    assert!(
+        (got.0 - want.0).abs() <= 1 && (got.1 - want.1).abs() <= 1,
+        "pointer at {got:?}, box {b:?} centre {want:?}: {stderr}"
+    );
+    // the action stayed an element reference, with no point of its own
+    let dir = std::fs::read_dir(&runs)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let events = common::events_in(&dir);
+    let moved = events
+        .iter()
+        .find(|e| e["event"] == "action_result" && e["action"]["type"] == "move")
+        .unwrap_or_else(|| panic!("no move: {stderr}"));
+    assert_eq!(moved["result"]["status"], "ok", "{moved}");
+    assert!(moved["action"].get("x").is_none(), "{moved}");
+}

@@ -1,5 +1,6 @@
 //! Element references (`element=7`, grounding): an action that names a mark of this turn acts
-//! at the mark's box centre; `type` with an element clicks it first. A mark that does not exist
+//! at the mark's box centre (a click of any kind, or a `move` to hover it); `type` with an
+//! element clicks it first. A mark that does not exist
 //! this turn is the action's error, never a guess, and then no action of the turn is performed.
 
 use super::{Executor, Fault};
@@ -53,7 +54,7 @@ impl Executor {
             return Err(Fault::Action(ActionError::new(
                 ErrorKind::InvalidAction,
                 format!(
-                    "{}: takes no element; element=N goes with clicks and type",
+                    "{}: takes no element; element=N goes with clicks, move and type",
                     action.kind.name()
                 ),
             )));
@@ -84,6 +85,7 @@ fn at_element(kind: &ActionKind, x: i32, y: i32) -> Option<ActionKind> {
         ActionKind::MiddleClick { .. } => ActionKind::MiddleClick { x, y },
         ActionKind::DoubleClick { .. } => ActionKind::DoubleClick { x, y },
         ActionKind::TripleClick { .. } => ActionKind::TripleClick { x, y },
+        ActionKind::Move { .. } => ActionKind::Move { x, y },
         _ => return None,
     })
 }

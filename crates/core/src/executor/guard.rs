@@ -84,7 +84,7 @@ impl Executor {
     fn judges(&self, action: &Action) -> bool {
         // an invalid action (e.g. `[-1, -1]`) gets its own error, not a refusal
         touches_os(&action.kind)
-            && action.kind.validate().is_ok()
+            && action.validate().is_ok()
             && (!self.guard.policy.is_empty()
                 || policy::is_pointer(&action.kind)
                 || action.element.is_some())

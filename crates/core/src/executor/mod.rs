@@ -426,7 +426,7 @@ impl Executor {
         let mut warnings = Vec::new();
         match kind {
             ActionKind::Move { x, y } => {
-                let p = self.at(desktop, Some(*x), Some(*y), kind.name(), &mut warnings)?;
+                let p = self.at(desktop, *x, *y, kind.name(), &mut warnings)?;
                 self.move_to(desktop, p)?;
             }
             ActionKind::Click { x, y } => {

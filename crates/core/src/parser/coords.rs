@@ -142,6 +142,7 @@ fn takes_element(kind: &ActionKind) -> bool {
             | ActionKind::MiddleClick { .. }
             | ActionKind::DoubleClick { .. }
             | ActionKind::TripleClick { .. }
+            | ActionKind::Move { .. }
             | ActionKind::Type { .. }
     )
 }
@@ -194,7 +195,7 @@ impl<'a> Ctx<'a> {
         let element = self.element.take();
         if element.is_some() && !takes_element(&kind) {
             return self.err(format!(
-                "{}: takes no element; element=N goes with clicks and type",
+                "{}: takes no element; element=N goes with clicks, move and type",
                 kind.name()
             ));
         }
@@ -235,6 +236,11 @@ impl<'a> Ctx<'a> {
             to,
             of: [Num(of.width as f64), Num(of.height as f64)],
         })
+    }
+
+    /// Whether the action being read names an element (it may then have no point).
+    pub fn has_element(&self) -> bool {
+        self.element.is_some()
     }
 
     /// Reads the element reference `v` (`"element": 7`) for the next action pushed. `Err(())`

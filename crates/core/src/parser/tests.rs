@@ -334,3 +334,100 @@ fn every_franz_dialect_and_qwen_read_an_element_reference() {
         assert!(p.actions.is_empty() && !p.errors.is_empty(), "{bad}: {p:?}");
     }
 }
+
+/// Element references are read wherever a point is: Anthropic's `computer` input and OpenAI's
+/// computer-use actions too (clicks, a move and `type`), and a move or hover in every dialect.
+#[test]
+fn the_computer_readers_and_every_move_read_an_element_reference() {
+    // (reply, its dialect, the action's kind), each naming element 7 and no point
+    let cases = [
+        (
+            r#"{"action":"left_click","element":7}"#,
+            Dialect::Anthropic,
+            "click",
+        ),
+        (
+            r#"{"action":"double_click","element":7}"#,
+            Dialect::Anthropic,
+            "double_click",
+        ),
+        (
+            r#"{"action":"mouse_move","element":7}"#,
+            Dialect::Anthropic,
+            "move",
+        ),
+        (
+            r#"{"action":"type","text":"Ada","element":7}"#,
+            Dialect::Anthropic,
+            "type",
+        ),
+        (
+            r#"{"type":"click","button":"left","element":7}"#,
+            Dialect::Openai,
+            "click",
+        ),
+        (
+            r#"{"type":"click","button":"right","element":7}"#,
+            Dialect::Openai,
+            "right_click",
+        ),
+        (
+            r#"{"type":"computer_call","action":{"type":"double_click","element":7}}"#,
+            Dialect::Openai,
+            "double_click",
+        ),
+        (r#"{"type":"move","element":7}"#, Dialect::Openai, "move"),
+        (
+            r#"{"type":"type","text":"Ada","element":7}"#,
+            Dialect::Openai,
+            "type",
+        ),
+        ("move(element=7)", Dialect::Calls, "move"),
+        (
+            r#"{"observation":"o","actions":[{"type":"hover","element":7}]}"#,
+            Dialect::Json,
+            "move",
+        ),
+        (
+            r#"{"name":"move_mouse","arguments":{"element":7}}"#,
+            Dialect::Tools,
+            "move",
+        ),
+        (
+            r#"<tool_call>{"name":"computer_use","arguments":{"action":"mouse_move","element":7}}</tool_call>"#,
+            Dialect::Qwen,
+            "move",
+        ),
+        (
+            "Thought: hover it\nAction: hover(element=7)",
+            Dialect::Uitars,
+            "move",
+        ),
+    ];
+    for (text, dialect, kind) in cases {
+        let p = parse(text);
+        assert_eq!(p.dialect, dialect, "{text}: {p:?}");
+        assert!(p.errors.is_empty(), "{text}: {:?}", p.errors);
+        assert_eq!(p.actions.len(), 1, "{text}: {p:?}");
+        let a = &p.actions[0];
+        assert_eq!(a.element, Some(7), "{text}");
+        assert_eq!(a.kind.name(), kind, "{text}");
+        assert_eq!(a.kind.point(), None, "{text}: {a:?}");
+    }
+}
+
+/// A move to an element has no point of its own; without an element it needs one, and a kind
+/// that takes no element says so in the computer readers too.
+#[test]
+fn a_move_needs_a_point_or_an_element() {
+    let m = crate::Action::from_json(r#"{"type":"move","element":3}"#).unwrap();
+    assert_eq!(m.element, Some(3));
+    assert!(crate::Action::from_json(r#"{"type":"move"}"#).is_err());
+    for bad in [
+        r#"{"action":"scroll","scroll_direction":"down","scroll_amount":2,"element":7}"#,
+        r#"{"type":"keypress","keys":["ENTER"],"element":7}"#,
+    ] {
+        let p = parse(bad);
+        assert!(p.actions.is_empty() && !p.errors.is_empty(), "{bad}: {p:?}");
+    }
+}

@@ -325,7 +325,10 @@ mod tests {
             "{e}"
         );
         assert!(log.sent().is_empty(), "nothing was sent: {:?}", log.sent());
-        let moved = h.act(Action::from(ActionKind::Move { x: 1, y: 2 }));
+        let moved = h.act(Action::from(ActionKind::Move {
+            x: Some(1),
+            y: Some(2),
+        }));
         assert!(moved.unwrap().is_ok());
         assert!(!log.sent().is_empty());
     }

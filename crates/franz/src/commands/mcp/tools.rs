@@ -387,8 +387,8 @@ impl FranzMcp {
     async fn r#move(&self, Parameters(Args(a)): Parameters<Args<MoveArgs>>) -> CallToolResult {
         self.act(vec![(a.x, a.y)], a.image_id, a.screenshot, |p| {
             Ok(ActionKind::Move {
-                x: p[0].0,
-                y: p[0].1,
+                x: Some(p[0].0),
+                y: Some(p[0].1),
             })
         })
         .await
