@@ -494,3 +494,78 @@ fn move_to_an_element_puts_the_pointer_at_its_box_centre() {
     assert_eq!(moved["result"]["status"], "ok", "{moved}");
     assert!(moved["action"].get("x").is_none(), "{moved}");
 }
+
+/// With `--grounding list`, every request of the commander carries the element list: the
+/// leader's as well as the operator's (as in the other strategies), seen in the bodies the
+/// scripted server recorded.
+#[test]
+fn every_commander_request_carries_the_element_list() {
+    let is_leader = |req: &Value| {
+        req["tools"]
+            .as_array()
+            .is_some_and(|t| t.iter().any(|t| t["function"]["name"] == "spawn_operator"))
+    };
+    let server = ScriptedServer::start(Script::func(move |r| {
+        let req = r.json.clone().unwrap_or(Value::Null);
+        let reply = if is_leader(&req) {
+            ScriptedReply::text("").tool_call(
+                "spawn_operator",
+                json!({"operator_instructions": "look at the form", "rationale": "one step"}),
+            )
+        } else {
+            ScriptedReply::text("OBJ: OBJ-1\nOBS: a form\nACT: shift").tool_call(
+                "press_key",
+                json!({"justification": "harmless", "key": "shift"}),
+            )
+        };
+        Step::from(reply)
+    }))
+    .unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let runs = tmp.path().join("runs");
+    let url = server.url();
+    let args = [
+        "--sandbox=640x480",
+        "--launch=zenity --entry --title=Ask --text=Name",
+        "run",
+        "--strategy",
+        "commander",
+        "--grounding",
+        "list",
+        "--api-url",
+        url.as_str(),
+        "--model",
+        "scripted",
+        "--runs-dir",
+        runs.to_str().unwrap(),
+        "--motion",
+        "fast",
+        "--step-delay",
+        "0",
+        "--max-steps",
+        "3",
+        "Look at the form.",
+    ];
+    let o = franz_under_bus(&args, &[]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    let chats: Vec<Value> = server
+        .requests()
+        .into_iter()
+        .filter(|r| r.path.ends_with("/chat/completions"))
+        .filter_map(|r| r.json)
+        .collect();
+    let leaders = chats.iter().filter(|r| is_leader(r)).count();
+    assert!(
+        leaders >= 1 && chats.len() > leaders,
+        "{leaders} leader requests of {}: {stderr}",
+        chats.len()
+    );
+    for (i, req) in chats.iter().enumerate() {
+        let body = req["messages"].to_string();
+        assert!(
+            body.contains("ELEMENTS (number role"),
+            "request {i} (leader: {}) has no element list: {body}",
+            is_leader(req)
+        );
+    }
+}
