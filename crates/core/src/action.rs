@@ -20,7 +20,7 @@ pub struct Action {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exact: Option<crate::exact::Exact>,
     /// A grounding mark of this turn (`element=7`) in place of the point: the executor acts at
-    /// its box's centre (`type` clicks it first). Only on clicks and `type`.
+    /// its box's centre (`type` clicks it first). Only on clicks, `move` and `type`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub element: Option<u32>,
 }
@@ -40,9 +40,12 @@ impl From<ActionKind> for Action {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ActionKind {
+    /// A move needs its point, or an element (`Action::element`) in its place.
     Move {
-        x: i32,
-        y: i32,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        x: Option<i32>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        y: Option<i32>,
     },
     Click {
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -221,7 +224,10 @@ impl ActionKind {
     pub fn point(&self) -> Option<(i32, i32)> {
         use ActionKind::*;
         match *self {
-            Move { x, y } => Some((x, y)),
+            Move {
+                x: Some(x),
+                y: Some(y),
+            } => Some((x, y)),
             Click {
                 x: Some(x),
                 y: Some(y),
@@ -283,7 +289,7 @@ impl ActionKind {
     }
 
     /// Checks what can be checked without a screen. Out-of-range coordinates are not errors
-    /// here: they are clamped at execution, with a warning.
+    /// here: the executor's `work_area` rule refuses them (crates/core/src/executor/fence.rs).
     pub fn validate(&self) -> Result<(), ActionError> {
         use ActionKind::*;
         let half = |x: &Option<i32>, y: &Option<i32>| -> Result<(), ActionError> {
@@ -300,7 +306,11 @@ impl ActionKind {
             }
         };
         match self {
-            Move { x, y } => half(&Some(*x), &Some(*y)),
+            Move { x: None, y: None } => Err(ActionError::new(
+                ErrorKind::InvalidCoordinate,
+                "move: give x and y (or an element from this turn's list)",
+            )),
+            Move { x, y } => half(x, y),
             Click { x, y }
             | RightClick { x, y }
             | MiddleClick { x, y }
@@ -445,6 +455,10 @@ impl Action {
                     self.kind.name()
                 ),
             ));
+        }
+        // a move to an element has no point of its own
+        if self.element.is_some() && matches!(self.kind, ActionKind::Move { x: None, y: None }) {
+            return Ok(());
         }
         self.kind.validate()
     }

@@ -10,6 +10,10 @@
 //!   every point a pointer action lands on.
 //! - `[policy.confirm]`: the same three kinds (`regions`, `keys`, `text`); a match sends the
 //!   action to the approver (panel or terminal) instead of refusing it.
+//! - `work_area` (built in, always in force): no pointer action lands outside the working
+//!   area (the crop): a point outside 0..1000, an exact target outside the model's space, an
+//!   action at the pointer while the pointer is outside, or a final pixel outside is refused
+//!   (crates/core/src/executor/fence.rs). The failsafe is a stop, never a violation.
 //! - A refused action does not run; its result names the rule. `policy_violations_max`
 //!   refusals end a run (exit 4).
 //!
@@ -98,36 +102,69 @@ pub struct Context {
     pub typed: String,
     /// The window under each point (same order), when looked up; `None` when it cannot be.
     pub windows: Option<Vec<Option<PointedWindow>>>,
+    /// Why the action would act outside the working area (the built-in `work_area` rule).
+    pub work_area: Option<String>,
 }
 
 impl Context {
     /// The context of `action` in working area `area` of `screen`: its points through the
-    /// working-area fence (an action at the pointer lands at `pointer`, when known).
+    /// working-area fence (an action at the pointer lands at `pointer`, when known) and the
+    /// `work_area` rule's verdict on them.
     pub fn of(
         action: &Action,
         area: WorkArea,
         screen: PixelRect,
         pointer: Option<PixelPoint>,
     ) -> Self {
+        let fence = Fence::new(area);
         Context {
-            points: points(&action.kind, area, pointer),
+            points: points(&action.kind, action.exact, area, pointer),
             screen,
             typed: String::new(),
             windows: None,
+            work_area: fence.refusal(&action.kind, action.exact, pointer),
         }
+    }
+
+    /// The context with every point shifted by `offset` (the test-only wrong mapping of
+    /// `franz calibrate`): a point the shift takes out of `area` is a `work_area` refusal.
+    pub fn shifted(mut self, offset: PixelPoint, area: WorkArea, what: &str) -> Self {
+        if offset == PixelPoint::new(0, 0) {
+            return self;
+        }
+        for p in &mut self.points {
+            *p = PixelPoint::new(p.x + offset.x, p.y + offset.y);
+            if self.work_area.is_none() {
+                self.work_area = Fence::new(area).pixel_refusal(*p, what);
+            }
+        }
+        self
     }
 }
 
-/// The pixels a pointer action lands on, through the working-area fence.
-pub fn points(kind: &ActionKind, area: WorkArea, pointer: Option<PixelPoint>) -> Vec<PixelPoint> {
+/// The pixels a pointer action lands on (its exact targets where it has them), through the
+/// working-area fence.
+pub fn points(
+    kind: &ActionKind,
+    exact: Option<crate::exact::Exact>,
+    area: WorkArea,
+    pointer: Option<PixelPoint>,
+) -> Vec<PixelPoint> {
     let fence = Fence::new(area);
     let at = |x: Option<i32>, y: Option<i32>| match (x, y) {
-        (Some(x), Some(y)) => Some(fence.point(x, y, kind.name()).0),
+        (Some(x), Some(y)) => Some(match exact.and_then(|e| e.at.map(|p| (e, p))) {
+            Some((e, p)) => fence.exact(&e, p, kind.name()).0,
+            None => fence.point(x, y, kind.name()).0,
+        }),
         _ => pointer.map(|p| fence.pixel(p, kind.name()).0),
     };
+    let end = |x2: i32, y2: i32| match exact.and_then(|e| e.to.map(|p| (e, p))) {
+        Some((e, p)) => fence.exact(&e, p, kind.name()).0,
+        None => fence.point(x2, y2, kind.name()).0,
+    };
     let one = match kind {
-        ActionKind::Move { x, y } => at(Some(*x), Some(*y)),
-        ActionKind::Click { x, y }
+        ActionKind::Move { x, y }
+        | ActionKind::Click { x, y }
         | ActionKind::RightClick { x, y }
         | ActionKind::MiddleClick { x, y }
         | ActionKind::DoubleClick { x, y }
@@ -137,10 +174,7 @@ pub fn points(kind: &ActionKind, area: WorkArea, pointer: Option<PixelPoint>) ->
         | ActionKind::LongPress { x, y, .. }
         | ActionKind::Scroll { x, y, .. } => at(*x, *y),
         ActionKind::Drag { x, y, x2, y2 } => {
-            return at(*x, *y)
-                .into_iter()
-                .chain(at(Some(*x2), Some(*y2)))
-                .collect();
+            return at(*x, *y).into_iter().chain([end(*x2, *y2)]).collect();
         }
         _ => None,
     };
@@ -340,7 +374,8 @@ impl Policy {
         !self.windows.is_empty()
     }
 
-    /// Whether it has no rule at all (it allows everything and needs no context).
+    /// Whether it has no configured rule (it allows everything but what the built-in
+    /// `work_area` rule refuses).
     pub fn is_empty(&self) -> bool {
         let c = &self.config;
         c.deny_regions.is_empty()
@@ -356,9 +391,12 @@ impl Policy {
         !(c.regions.is_empty() && c.keys.is_empty() && c.text.is_empty())
     }
 
-    /// What the policy does with `action` in `ctx`: a deny rule first, then the windows
-    /// allowed, then a confirm rule.
+    /// What the policy does with `action` in `ctx`: the built-in `work_area` rule first, then
+    /// a deny rule, then the windows allowed, then a confirm rule.
     pub fn check(&self, action: &Action, ctx: &Context) -> Verdict {
+        if let Some(rule) = &ctx.work_area {
+            return Verdict::Deny { rule: rule.clone() };
+        }
         let kind = &action.kind;
         if let Some(rule) = self.deny.matched("deny_", kind, ctx) {
             return Verdict::Deny { rule };

@@ -323,7 +323,10 @@ fn action_samples() -> Vec<ActionKind> {
     use franz_desktop::{Button, ScrollDirection};
     let (x, y) = (Some(1), Some(2));
     vec![
-        ActionKind::Move { x: 1, y: 2 },
+        ActionKind::Move {
+            x: Some(1),
+            y: Some(2),
+        },
         ActionKind::Click { x, y },
         ActionKind::RightClick { x, y },
         ActionKind::MiddleClick { x, y },

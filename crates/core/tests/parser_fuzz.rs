@@ -1,12 +1,13 @@
 //! Fuzzing the reply parser: 100,000+ random and mutated replies (the corpus cut, spliced and
 //! salted with the tokens that matter to the dialects, random tool calls, random bytes).
-//! Properties: no panic, and every action coordinate lies in 0..=1000.
+//! Properties: no panic, and every action read is valid (points outside 0..1000 are kept as
+//! given: the executor refuses them).
 //!
 //! The generator is a tiny xorshift so the test is fast and reproducible; a failure prints the
 //! iteration and its input.
 
 use franz_core::ImageSize;
-use franz_core::action::{Action, ActionKind};
+use franz_core::action::Action;
 use franz_core::model::{Reply, ToolCall};
 use franz_core::parser::{self, CoordMode, Dialect, ParseOptions};
 use serde_json::{Value, json};
@@ -229,18 +230,9 @@ fn random_value(rng: &mut Rng, depth: usize) -> Value {
 }
 
 fn check(actions: &[Action]) -> Result<(), String> {
-    let ok = |v: i32| (0..=1000).contains(&v);
+    // points outside 0..1000 are kept as given (the executor's work_area rule refuses them);
+    // every action read is still a valid one
     for a in actions {
-        if let Some((x, y)) = a.kind.point()
-            && !(ok(x) && ok(y))
-        {
-            return Err(format!("point outside 0..1000: {a:?}"));
-        }
-        if let ActionKind::Drag { x2, y2, .. } = a.kind
-            && !(ok(x2) && ok(y2))
-        {
-            return Err(format!("drag end outside 0..1000: {a:?}"));
-        }
         a.validate()
             .map_err(|e| format!("invalid action {a:?}: {e}"))?;
     }
@@ -248,7 +240,7 @@ fn check(actions: &[Action]) -> Result<(), String> {
 }
 
 #[test]
-fn hundred_thousand_replies_never_panic_and_stay_in_range() {
+fn hundred_thousand_replies_never_panic_and_stay_valid() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/replies");
     let corpus: Vec<String> = std::fs::read_dir(dir)
         .unwrap()

@@ -165,22 +165,40 @@ fn check_all_pointer_actions(w: u32, h: u32, crop: Crop, profile: MotionProfile)
         );
     }
 
-    // out of range: clamped to the area's corner, with a warning
+    // out of range: refused by the work_area rule before any input (no clamping), and so is
+    // a click at the pointer while the pointer is outside the area
     r.witness.clear();
-    let res = ex
-        .execute(
-            &mut r.desktop,
-            &[act(json!({"type": "click", "x": 1500, "y": -20}))],
-        )
-        .unwrap();
-    let ActionResult::Ok { warnings } = &res[0] else {
-        panic!("{res:?}")
-    };
-    assert_eq!(warnings[0].kind, "outside_work_area");
-    let corner = r.px(1000, 0);
-    let (ok, ev) = r.witness.wait_for(n_released(1), TIMEOUT);
-    assert!(ok);
-    assert_eq!(presses(&ev, K::ButtonPress), vec![(1, corner)]);
+    let mut refused = vec![json!({"type": "click", "x": 1500, "y": -20})];
+    let r0 = r.area.rect;
+    if r0.x > 5 {
+        use franz_desktop::Desktop;
+        r.desktop
+            .input()
+            .move_to(PixelPoint::new(r0.x - 3, r0.y + 10))
+            .unwrap();
+        r.desktop.input().sync().unwrap();
+        refused.push(json!({"type": "click"}));
+    }
+    for a in refused {
+        let res = ex.execute(&mut r.desktop, &[act(a.clone())]).unwrap();
+        let ActionResult::Error(e) = &res[0] else {
+            panic!("{a}: {res:?}")
+        };
+        assert_eq!(e.kind, ErrorKind::PolicyDenied, "{a}: {e:?}");
+        assert!(
+            e.message.contains("(work_area: click "),
+            "{a}: {}",
+            e.message
+        );
+    }
+    // a sentinel click: the only press the witness saw
+    let sentinel = r.px(500, 500);
+    let ev = r.run(
+        &mut ex,
+        json!({"type": "click", "x": 500, "y": 500}),
+        n_released(1),
+    );
+    assert_eq!(presses(&ev, K::ButtonPress), vec![(1, sentinel)]);
 }
 
 #[test]
@@ -314,9 +332,12 @@ fn dry_run_sends_nothing() {
     let started = std::time::Instant::now();
     let res = dry.execute(&mut r.desktop, &script).unwrap();
     assert!(started.elapsed().as_secs() < 30, "dry-run must not wait");
-    assert!(res.iter().all(ActionResult::is_ok), "{res:?}");
-    // results as if executed: the clamped click still warns
-    assert!(matches!(&res[9], ActionResult::Ok { warnings } if warnings.len() == 1));
+    assert!(res[..9].iter().all(ActionResult::is_ok), "{res:?}");
+    // results as if executed: the click outside 0..1000 is refused (work_area)
+    assert!(
+        matches!(&res[9], ActionResult::Error(e) if e.kind == ErrorKind::PolicyDenied),
+        "{res:?}"
+    );
 
     // A real sentinel click: it must be the first thing the witness ever saw.
     let sentinel = r.px(250, 750);

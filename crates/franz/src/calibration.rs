@@ -4,9 +4,12 @@
 //! 0..1000 of the working area is clicked through the executor a command that acts builds
 //! (`acting::executor`: crop, mapping, policy), and each target's error is the distance from
 //! the pixel the geometry says (`WorkArea::to_screen`) to where the witness saw the press.
+//! A target whose click the safety policy refused (the built-in `work_area` rule: the test
+//! offset took it outside the working area) is reported as refused, never as 0 px, and fails
+//! the calibration; every target is tried (the refusals do not stop it).
 
 use crate::acting;
-use franz_core::action::{Action, ActionKind};
+use franz_core::action::{Action, ActionKind, ActionResult, ErrorKind};
 use franz_core::config::Config;
 use franz_core::executor::MotionProfile;
 use franz_core::geometry::{NORM_MAX, NormPoint, WorkArea};
@@ -23,17 +26,19 @@ pub struct Target {
     pub want: PixelPoint,
     /// Where it arrived (`None`: it never did).
     pub got: Option<PixelPoint>,
+    /// Why the safety policy refused its click (it was never sent).
+    pub refused: Option<String>,
 }
 
 impl Target {
-    /// The distance in pixels; infinite when the click never arrived.
+    /// The distance in pixels; infinite when the click never arrived or was refused.
     pub fn error(&self) -> f64 {
         match self.got {
-            Some(g) => {
+            Some(g) if self.refused.is_none() => {
                 let (dx, dy) = ((g.x - self.want.x) as f64, (g.y - self.want.y) as f64);
                 (dx * dx + dy * dy).sqrt()
             }
-            None => f64::INFINITY,
+            _ => f64::INFINITY,
         }
     }
 }
@@ -48,19 +53,35 @@ pub struct MonitorReport {
 }
 
 impl MonitorReport {
-    /// The target with the largest error.
+    /// The target with the largest error (a refused one first).
     pub fn worst(&self) -> Option<&Target> {
         self.targets
             .iter()
-            .max_by(|a, b| a.error().total_cmp(&b.error()))
+            .find(|t| t.refused.is_some())
+            .or_else(|| {
+                self.arrived()
+                    .max_by(|a, b| a.error().total_cmp(&b.error()))
+            })
+            .or_else(|| self.targets.iter().find(|t| t.got.is_none()))
     }
 
+    /// The targets whose click was sent.
+    fn arrived(&self) -> impl Iterator<Item = &Target> {
+        self.targets.iter().filter(|t| t.refused.is_none())
+    }
+
+    /// The largest error of the clicks that were sent (infinite when one never arrived).
     pub fn max_error(&self) -> f64 {
-        self.worst().map_or(0.0, Target::error)
+        self.arrived().map(Target::error).fold(0.0, f64::max)
+    }
+
+    /// How many targets the safety policy refused.
+    pub fn refused(&self) -> usize {
+        self.targets.iter().filter(|t| t.refused.is_some()).count()
     }
 
     pub fn passed(&self) -> bool {
-        !self.targets.is_empty() && self.max_error() <= MAX_ERROR_PX
+        !self.targets.is_empty() && self.refused() == 0 && self.max_error() <= MAX_ERROR_PX
     }
 }
 
@@ -86,6 +107,8 @@ pub fn measure(
 ) -> anyhow::Result<MonitorReport> {
     let mut config = config.clone();
     config.motion = MotionProfile::Fast;
+    // every target is tried: a refusal is reported per target, it does not stop calibration
+    config.policy.policy_violations_max = u32::MAX;
     let mut executor = acting::executor(&config, monitor.rect)?.with_pixel_offset(offset);
     let area = executor.area();
     let points = grid(n);
@@ -98,26 +121,37 @@ pub fn measure(
             })
         })
         .collect();
-    let (got, dpi) = witness::click_and_watch(display, monitor.rect, points.len(), || {
-        executor
-            .execute(desktop, &actions)
-            .map(|_| ())
-            .map_err(acting::fatal)
+    let mut refused = Vec::new();
+    let (got, dpi) = witness::click_and_watch(display, monitor.rect, || {
+        let results = executor.execute(desktop, &actions).map_err(acting::fatal)?;
+        refused = results.iter().map(refusal).collect();
+        Ok(refused.iter().filter(|r| r.is_none()).count())
     })?;
+    let mut got = got.into_iter();
     let targets = points
         .iter()
-        .enumerate()
-        .map(|(i, p)| Target {
+        .zip(refused.into_iter().chain(std::iter::repeat(None)))
+        .map(|(p, refused)| Target {
             norm: *p,
             want: area.to_screen(*p),
-            got: got.get(i).copied(),
+            got: if refused.is_some() { None } else { got.next() },
+            refused,
         })
         .collect();
     Ok(MonitorReport { area, targets, dpi })
 }
 
-/// The witness window of this OS over a monitor while `click` runs: where the left presses
-/// arrived (in order), and the monitor's DPI where the OS tells it.
+/// The rule that refused a click (`policy_denied`), if it was refused.
+fn refusal(r: &ActionResult) -> Option<String> {
+    match r {
+        ActionResult::Error(e) if e.kind == ErrorKind::PolicyDenied => Some(e.message.clone()),
+        _ => None,
+    }
+}
+
+/// The witness window of this OS over a monitor while `click` runs (it says how many clicks
+/// it sent): where the left presses arrived (in order), and the monitor's DPI where the OS
+/// tells it.
 mod witness {
     use franz_desktop::{PixelPoint, PixelRect};
     use std::time::Duration;
@@ -128,15 +162,14 @@ mod witness {
     pub fn click_and_watch(
         display: Option<&str>,
         rect: PixelRect,
-        n: usize,
-        click: impl FnOnce() -> anyhow::Result<()>,
+        click: impl FnOnce() -> anyhow::Result<usize>,
     ) -> anyhow::Result<(Vec<PixelPoint>, Option<u32>)> {
         use franz_desktop::witness::{Witness, WitnessEvent, WitnessKind};
         let display = display.ok_or_else(|| {
             anyhow::anyhow!("no X display to calibrate: set DISPLAY or pass --sandbox")
         })?;
         let witness = Witness::open(display, rect)?;
-        click()?;
+        let n = click()?;
         let presses = |ev: &[WitnessEvent]| {
             ev.iter()
                 .filter(|e| e.is(WitnessKind::ButtonPress))
@@ -151,11 +184,10 @@ mod witness {
     pub fn click_and_watch(
         _display: Option<&str>,
         rect: PixelRect,
-        n: usize,
-        click: impl FnOnce() -> anyhow::Result<()>,
+        click: impl FnOnce() -> anyhow::Result<usize>,
     ) -> anyhow::Result<(Vec<PixelPoint>, Option<u32>)> {
         let witness = franz_desktop::win_witness::WinWitness::open(rect)?;
-        click()?;
+        let n = click()?;
         Ok((witness.wait_presses(n, WAIT), Some(witness.dpi())))
     }
 
@@ -163,8 +195,7 @@ mod witness {
     pub fn click_and_watch(
         _display: Option<&str>,
         _rect: PixelRect,
-        _n: usize,
-        _click: impl FnOnce() -> anyhow::Result<()>,
+        _click: impl FnOnce() -> anyhow::Result<usize>,
     ) -> anyhow::Result<(Vec<PixelPoint>, Option<u32>)> {
         anyhow::bail!(
             "franz calibrate needs a witness window, which exists on X11 and Windows only"
@@ -174,6 +205,12 @@ mod witness {
 
 /// Where the click of a target went, for a line of the report.
 pub fn describe(t: &Target) -> String {
+    if let Some(why) = &t.refused {
+        return format!(
+            "target {} -> pixel ({}, {}): refused, the click was not sent: {why}",
+            t.norm, t.want.x, t.want.y
+        );
+    }
     match t.got {
         Some(g) => format!(
             "target {} -> pixel ({}, {}): arrived at ({}, {}), error {:.1} px",
@@ -206,9 +243,30 @@ mod tests {
             norm: NormPoint::new(0, 0),
             want: PixelPoint::new(10, 10),
             got: Some(PixelPoint::new(13, 14)),
+            refused: None,
         };
         assert_eq!(t.error(), 5.0);
-        let missing = Target { got: None, ..t };
+        let missing = Target {
+            got: None,
+            ..t.clone()
+        };
         assert!(missing.error().is_infinite());
+        // a refused target is the worst, never 0 px, and fails the calibration
+        let refused = Target {
+            got: None,
+            refused: Some("work_area".into()),
+            ..t.clone()
+        };
+        let report = MonitorReport {
+            area: franz_core::geometry::Crop::FULL
+                .work_area(franz_desktop::PixelRect::new(0, 0, 100, 100))
+                .unwrap(),
+            targets: vec![t, refused],
+            dpi: None,
+        };
+        assert_eq!(report.max_error(), 5.0);
+        assert_eq!(report.refused(), 1);
+        assert!(report.worst().unwrap().refused.is_some());
+        assert!(!report.passed());
     }
 }

@@ -40,9 +40,13 @@ pub struct GlobalArgs {
     #[arg(long, global = true, value_name = "CMD")]
     pub launch: Vec<String>,
     /// With --sandbox: run a small EWMH window manager (openbox, ...) before the programs, so
-    /// that focus and stacking behave as on a desktop.
+    /// that focus and stacking behave as on a desktop. On by default in a sandbox when
+    /// grounding (--grounding marks|list) or window tools are used.
     #[arg(long, global = true)]
     pub wm: bool,
+    /// With --sandbox: no window manager, also where grounding or window tools would start one.
+    #[arg(long, global = true, conflicts_with = "wm")]
+    pub no_wm: bool,
     /// Which monitor to use (default: the primary).
     #[arg(long, global = true, value_name = "N")]
     pub monitor: Option<usize>,

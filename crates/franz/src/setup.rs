@@ -141,6 +141,47 @@ fn desktop_error(g: &GlobalArgs, e: franz_desktop::DesktopError) -> anyhow::Erro
     Exit(exit::USAGE, msg).into()
 }
 
+/// What in the configuration calls for a window manager on the sandbox: grounding (`marks`
+/// or `list`: the accessibility tree and window lookups want real focus and stacking) or the
+/// window tools (`list_windows`, `focus_window`) the tools strategy offers.
+pub fn wm_wanted_by(c: &franz_core::config::Config) -> Option<String> {
+    use franz_core::config::Choice;
+    if c.grounding != franz_core::grounding::Grounding::None {
+        return Some(format!("grounding {}", c.grounding.name()));
+    }
+    (c.strategy == franz_core::strategy::StrategyName::Tools)
+        .then(|| "the window tools of the tools strategy".to_string())
+}
+
+/// Whether the sandbox runs a window manager, and why (for `franz config`): `--wm`; `--no-wm`;
+/// else on a sandbox by default when `wanted_by` (what the command uses: grounding, window
+/// tools) asks for one.
+pub fn wm_choice(g: &GlobalArgs, wanted_by: Option<&str>) -> (bool, String) {
+    match (g.wm, g.no_wm, g.sandbox.is_some(), wanted_by) {
+        (true, _, _, _) => (true, "flag --wm".into()),
+        (_, true, _, _) => (false, "flag --no-wm".into()),
+        (_, _, false, _) => (
+            false,
+            "no --sandbox: your own desktop has its window manager".into(),
+        ),
+        (_, _, true, Some(why)) => (
+            true,
+            format!("default: --sandbox with {why} (--no-wm turns it off)"),
+        ),
+        (_, _, true, None) => (
+            false,
+            "default: --sandbox without grounding or window tools (--wm turns it on)".into(),
+        ),
+    }
+}
+
+/// `g` with `--wm` on where it is the default ([`wm_choice`]).
+pub fn with_default_wm(g: &GlobalArgs, wanted_by: Option<&str>) -> GlobalArgs {
+    let mut g = g.clone();
+    g.wm = wm_choice(&g, wanted_by).0;
+    g
+}
+
 /// Opens the desktop the global flags describe.
 pub fn open_session(g: &GlobalArgs) -> anyhow::Result<Session> {
     if let Some(note) = take_wayland_note(g) {

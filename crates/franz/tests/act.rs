@@ -190,8 +190,16 @@ fn dry_run_in_a_sandbox_reports_every_result() {
         .iter()
         .map(|l| l["status"].as_str().unwrap())
         .collect();
-    assert_eq!(status, ["ok", "error", "error", "ok", "ok"]);
-    assert_eq!(lines[0]["warnings"][0]["kind"], "outside_work_area");
+    assert_eq!(status, ["error", "error", "error", "ok", "ok"]);
+    // outside 0..1000: refused by the work_area rule, also in dry-run
+    assert_eq!(lines[0]["kind"], "policy_denied");
+    assert!(
+        lines[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("(work_area: click at (2000, 5) is outside the working area"),
+        "{lines:?}"
+    );
     assert_eq!(lines[1]["kind"], "invalid_key");
     assert!(lines[1]["message"].as_str().unwrap().contains("warpdrive"));
     assert_eq!(lines[2]["kind"], "empty_text");

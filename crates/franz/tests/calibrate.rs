@@ -41,15 +41,34 @@ fn every_click_lands_within_1_px_with_and_without_a_crop() {
 
 #[test]
 fn a_wrong_mapping_fails_and_names_the_worst_target() {
+    // 3 px to the right: the right column's clicks would land outside the working area, so
+    // the work_area rule refuses them (reported as refused, not as an error of 0 px); the
+    // other 20 clicks arrive 3 px off
     let out = common::franz(&["--sandbox=1366x768", "calibrate", "--test-offset", "3,0"]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
     assert!(
-        stderr.contains("calibration failed") && stderr.contains("worst target ("),
+        stderr.contains("calibration failed")
+            && stderr.contains("worst target (1000, 0) -> pixel (1365, 0): refused"),
         "{stderr}"
     );
     assert_eq!(max_errors(&stdout), vec![3.0], "{stdout}");
+    let refused: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.trim_start().starts_with("target (") && l.contains(": refused"))
+        .collect();
+    assert_eq!(refused.len(), 5, "{stdout}");
+    for l in &refused {
+        assert!(
+            l.contains("target (1000, ")
+                && l.contains("(work_area: click lands at pixel (1368, ")
+                && !l.contains("error 0.0 px"),
+            "{l}"
+        );
+    }
+    assert!(stdout.contains("refused 5 of 25 targets"), "{stdout}");
+    assert_eq!(stdout.matches("error 3.0 px").count(), 20 + 1, "{stdout}");
 }
 
 #[test]

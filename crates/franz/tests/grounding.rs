@@ -330,3 +330,242 @@ fn bench_observe_prints_the_collection_median() {
         "{line}"
     );
 }
+
+/// A sandboxed run with `--grounding marks` runs an EWMH window manager without `--wm` (it
+/// announces itself with `_NET_SUPPORTING_WM_CHECK` on the root window, read by a launched
+/// xprop, which then shows a window so the launch is not waited for); `--no-wm` turns it off,
+/// and `franz config` says which.
+#[test]
+fn grounding_in_a_sandbox_starts_a_window_manager_by_default() {
+    for (extra, want) in [(None, true), (Some("--no-wm"), false)] {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("wm.txt");
+        let seen = out.clone();
+        // the model answers once xprop has written, so the run outlives it
+        let server = ScriptedServer::start(Script::func(move |_| {
+            let until = Instant::now() + T;
+            while std::fs::metadata(&seen).map_or(true, |m| m.len() == 0) && Instant::now() < until
+            {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            Step::from(ScriptedReply::text("Nothing to do.\ndone(\"checked\")"))
+        }))
+        .unwrap();
+        let launch = format!(
+            "--launch=sh -c 'xprop -root _NET_SUPPORTING_WM_CHECK > {}; exec xmessage wm'",
+            out.display()
+        );
+        let runs = tmp.path().join("runs");
+        let url = server.url();
+        let mut args = vec!["--sandbox=640x480", launch.as_str()];
+        args.extend(extra);
+        args.extend([
+            "run",
+            "--grounding",
+            "marks",
+            "--api-url",
+            url.as_str(),
+            "--model",
+            "scripted",
+            "--runs-dir",
+            runs.to_str().unwrap(),
+            "--max-steps",
+            "1",
+            "Check.",
+        ]);
+        let o = franz_under_bus(&args, &[]);
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        let prop = std::fs::read_to_string(&out).unwrap_or_default();
+        assert_eq!(
+            prop.contains("_NET_SUPPORTING_WM_CHECK(WINDOW): window id"),
+            want,
+            "{extra:?}: {prop}\n{stderr}"
+        );
+        let mut config = vec!["--sandbox=640x480"];
+        config.extend(extra);
+        config.extend(["config", "--grounding", "marks"]);
+        let c = Command::new(env!("CARGO_BIN_EXE_franz"))
+            .args(&config)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&c.stdout);
+        let line = text.lines().find(|l| l.starts_with("wm = ")).unwrap();
+        assert!(line.starts_with(&format!("wm = {want}  # ")), "{line}");
+    }
+}
+
+/// The box `[x1,y1,x2,y2]` (0..1000) of the listed mark `id` in a request's ELEMENTS list.
+fn listed_box(req: &RecordedRequest, id: u64) -> Option<[i32; 4]> {
+    let body = req.json.clone().unwrap_or(Value::Null)["messages"].to_string();
+    let text = body.replace("\\n", "\n").replace("\\\"", "\"");
+    let line = text
+        .lines()
+        .find(|l| l.starts_with(&format!("{id} ")) && l.contains("\" ["))?;
+    let inner = &line[line.rfind('[')? + 1..];
+    let inner = &inner[..inner.find(']')?];
+    let v: Vec<i32> = inner
+        .split(',')
+        .filter_map(|n| n.trim().parse().ok())
+        .collect();
+    (v.len() == 4).then(|| [v[0], v[1], v[2], v[3]])
+}
+
+/// `move(element=N)` (a hover) puts the pointer at the centre of the element's box.
+#[test]
+fn move_to_an_element_puts_the_pointer_at_its_box_centre() {
+    let (w, h) = (800, 600);
+    let (sandbox, _witness) = common::sandbox(w, h);
+    let target = Arc::new(Mutex::new(None));
+    let t = target.clone();
+    let server = ScriptedServer::start(Script::func(move |req| {
+        let mut t = t.lock().unwrap();
+        if t.is_some() {
+            return ScriptedReply::text("done(\"hovered\")\nDone.").into();
+        }
+        let marks = listed(req);
+        let ok = find(&marks, |role, name| role.contains("button") && name == "OK");
+        match ok.and_then(|id| listed_box(req, id).map(|b| (id, b))) {
+            Some((id, b)) => {
+                *t = Some(b);
+                ScriptedReply::text(format!("move(element={id})\nI hover OK.")).into()
+            }
+            None => ScriptedReply::text("wait(0.3)\nNot there yet.").into(),
+        }
+    }))
+    .unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let runs = tmp.path().join("runs");
+    let url = server.url();
+    let args = [
+        "--launch=zenity --entry --title=Ask --text=Name",
+        "run",
+        "--grounding",
+        "list",
+        "--api-url",
+        url.as_str(),
+        "--model",
+        "scripted",
+        "--runs-dir",
+        runs.to_str().unwrap(),
+        "--motion",
+        "fast",
+        "--step-delay",
+        "0",
+        "--max-steps",
+        "20",
+        "Hover OK.",
+    ];
+    let o = franz_under_bus(&args, &[("DISPLAY", sandbox.display())]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{stderr}");
+    let b = target.lock().unwrap().expect("OK was never listed");
+    // the centre of the box, through docs/coordinates.md's formula on the full screen
+    let px = |n: i32, l: u32| (n as f64 * (l - 1) as f64 / 1000.0).round() as i32;
+    let want = (px((b[0] + b[2]) / 2, w), px((b[1] + b[3]) / 2, h));
+    let loc = Command::new("xdotool")
+        .args(["getmouselocation", "--shell"])
+        .env("DISPLAY", sandbox.display())
+        .output()
+        .unwrap();
+    let loc = String::from_utf8_lossy(&loc.stdout);
+    let get = |k: &str| -> i32 {
+        loc.lines()
+            .find_map(|l| l.strip_prefix(&format!("{k}=")))
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or_else(|| panic!("{loc}"))
+    };
+    let got = (get("X"), get("Y"));
+    assert!(
+        (got.0 - want.0).abs() <= 1 && (got.1 - want.1).abs() <= 1,
+        "pointer at {got:?}, box {b:?} centre {want:?}: {stderr}"
+    );
+    // the action stayed an element reference, with no point of its own
+    let dir = std::fs::read_dir(&runs)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let events = common::events_in(&dir);
+    let moved = events
+        .iter()
+        .find(|e| e["event"] == "action_result" && e["action"]["type"] == "move")
+        .unwrap_or_else(|| panic!("no move: {stderr}"));
+    assert_eq!(moved["result"]["status"], "ok", "{moved}");
+    assert!(moved["action"].get("x").is_none(), "{moved}");
+}
+
+/// With `--grounding list`, every request of the commander carries the element list: the
+/// leader's as well as the operator's (as in the other strategies), seen in the bodies the
+/// scripted server recorded.
+#[test]
+fn every_commander_request_carries_the_element_list() {
+    let is_leader = |req: &Value| {
+        req["tools"]
+            .as_array()
+            .is_some_and(|t| t.iter().any(|t| t["function"]["name"] == "spawn_operator"))
+    };
+    let server = ScriptedServer::start(Script::func(move |r| {
+        let req = r.json.clone().unwrap_or(Value::Null);
+        let reply = if is_leader(&req) {
+            ScriptedReply::text("").tool_call(
+                "spawn_operator",
+                json!({"operator_instructions": "look at the form", "rationale": "one step"}),
+            )
+        } else {
+            ScriptedReply::text("OBJ: OBJ-1\nOBS: a form\nACT: shift").tool_call(
+                "press_key",
+                json!({"justification": "harmless", "key": "shift"}),
+            )
+        };
+        Step::from(reply)
+    }))
+    .unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let runs = tmp.path().join("runs");
+    let url = server.url();
+    let args = [
+        "--sandbox=640x480",
+        "--launch=zenity --entry --title=Ask --text=Name",
+        "run",
+        "--strategy",
+        "commander",
+        "--grounding",
+        "list",
+        "--api-url",
+        url.as_str(),
+        "--model",
+        "scripted",
+        "--runs-dir",
+        runs.to_str().unwrap(),
+        "--motion",
+        "fast",
+        "--step-delay",
+        "0",
+        "--max-steps",
+        "3",
+        "Look at the form.",
+    ];
+    let o = franz_under_bus(&args, &[]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    let chats: Vec<Value> = server
+        .requests()
+        .into_iter()
+        .filter(|r| r.path.ends_with("/chat/completions"))
+        .filter_map(|r| r.json)
+        .collect();
+    let leaders = chats.iter().filter(|r| is_leader(r)).count();
+    assert!(
+        leaders >= 1 && chats.len() > leaders,
+        "{leaders} leader requests of {}: {stderr}",
+        chats.len()
+    );
+    for (i, req) in chats.iter().enumerate() {
+        let body = req["messages"].to_string();
+        assert!(
+            body.contains("ELEMENTS (number role"),
+            "request {i} (leader: {}) has no element list: {body}",
+            is_leader(req)
+        );
+    }
+}

@@ -24,10 +24,13 @@ use std::time::{Duration, Instant};
 const T: Duration = Duration::from_secs(60);
 const LEGACY: &str = "legacy";
 const STATELESS: &str = "2026-07-28";
-const TOOLS: [&str; 10] = [
+const TOOLS: [&str; 13] = [
     "click",
     "cursor_position",
     "drag",
+    "elements",
+    "focus_window",
+    "list_windows",
     "move",
     "press_key",
     "run_task",
@@ -36,6 +39,12 @@ const TOOLS: [&str; 10] = [
     "type_text",
     "wait",
 ];
+
+/// Waits for org.a11y.Bus on the fresh session bus, then runs the command given.
+const UNDER_BUS: &str = r#"
+    until dbus-send --session --print-reply --dest=org.a11y.Bus /org/a11y/bus org.a11y.Bus.GetAddress >/dev/null 2>&1; do sleep 0.05; done
+    exec "$@"
+"#;
 
 fn python() -> PathBuf {
     if let Some(p) = std::env::var_os("FRANZ_TEST_PYTHON") {
@@ -76,9 +85,34 @@ struct Client {
 
 impl Client {
     fn spawn(args: &[String], display: &str) -> Client {
-        let mut child = Command::new(python())
+        let mut cmd = Command::new(python());
+        cmd.arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/driver.py"))
+            .args(args);
+        Client::spawn_cmd(cmd, display)
+    }
+
+    /// Starts `franz mcp FLAGS` over stdio on `display`, client and server inside a private
+    /// D-Bus session that runs the accessibility bus (for `elements`); `runtime` is its
+    /// XDG_RUNTIME_DIR.
+    fn stdio_under_bus(display: &str, runtime: &Path, flags: &[&str]) -> Client {
+        let mut cmd = Command::new("dbus-run-session");
+        cmd.env("XDG_RUNTIME_DIR", runtime)
+            .args(["--", "sh", "-c", UNDER_BUS, "sh"])
+            .arg(python())
             .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/driver.py"))
-            .args(args)
+            .args([
+                "--mode",
+                STATELESS,
+                "--",
+                env!("CARGO_BIN_EXE_franz"),
+                "mcp",
+            ])
+            .args(flags);
+        Client::spawn_cmd(cmd, display)
+    }
+
+    fn spawn_cmd(mut cmd: Command, display: &str) -> Client {
+        let mut child = cmd
             .env("DISPLAY", display)
             .env_remove("FRANZ_LOG")
             .stdin(Stdio::piped())
@@ -135,6 +169,9 @@ impl Client {
 
     fn read(&mut self) -> Value {
         match self.out.recv_timeout(T) {
+            // under a private D-Bus session the accessibility registry announces itself on the
+            // same stdout: the driver's own lines are JSON objects
+            Ok(line) if !line.starts_with('{') => self.read(),
             Ok(line) => serde_json::from_str(&line).unwrap(),
             Err(_) => panic!(
                 "the MCP client did not answer within {T:?}; its stderr:\n{}",
@@ -953,4 +990,54 @@ fn the_tools_and_run_task_obey_the_safety_policy_and_the_privacy_masks() {
             assert_masked(&img, &format!("request {i}"));
         }
     }
+}
+
+/// The window tools and `elements` are MCP tools: `list_windows` lists a zenity dialog, `focus_window` focuses the dialog, `elements` lists its OK button (through
+/// AT-SPI, client and server inside a private D-Bus session).
+#[test]
+fn window_tools_and_elements_are_mcp_tools() {
+    let (sb, _witness) = sandbox(800, 600);
+    let runtime = tempfile::tempdir().unwrap();
+    let mut c = Client::stdio_under_bus(
+        sb.display(),
+        runtime.path(),
+        &["--launch", "zenity --entry --title=Ask --text=Name"],
+    );
+    let listed = c.call("list_windows", json!({}));
+    assert!(!failed(&listed), "{listed}");
+    let text = texts(&listed);
+    assert!(text.contains("Zenity \\\"Ask\\\" ["), "{text}");
+    let focused = c.call(
+        "focus_window",
+        json!({"window": "Ask", "screenshot": false}),
+    );
+    assert!(!failed(&focused), "{focused}");
+    assert!(texts(&focused).contains("Ask"), "{focused}");
+    let missing = c.call(
+        "focus_window",
+        json!({"window": "no such window", "screenshot": false}),
+    );
+    assert!(failed(&missing), "{missing}");
+    // the dialog registers with the accessibility bus a moment after it shows
+    let deadline = Instant::now() + T;
+    let elements = loop {
+        let e = c.call("elements", json!({"budget_ms": 1000}));
+        assert!(!failed(&e), "{e}");
+        if texts(&e).contains("\"OK\"") || Instant::now() >= deadline {
+            break e;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    let text = texts(&elements);
+    assert!(text.contains("ELEMENTS (number role"), "{text}");
+    let ok = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|m| m["name"] == "OK")
+        .unwrap_or_else(|| panic!("no OK element: {text}"));
+    assert!(ok["role"].as_str().unwrap().contains("button"), "{ok}");
+    assert!(
+        ok["id"].as_u64() >= Some(1) && ok["bounds"].is_object(),
+        "{ok}"
+    );
 }

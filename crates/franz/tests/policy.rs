@@ -235,6 +235,106 @@ fn policy_violations_max_stops_with_exit_4() {
     assert_eq!(key_presses(&ev), vec!['z' as u32], "{ev:?}");
 }
 
+/// The working-area fence is the built-in deny rule `work_area`: with no rule configured, a
+/// click outside 0..1000 and a click at the pointer while the pointer is outside the crop are
+/// refused before any input, and they count toward `policy_violations_max` (exit 4).
+#[test]
+fn the_working_area_is_a_deny_rule_refused_clicks_send_nothing_and_count() {
+    let (sb, w) = sandbox(1000, 700);
+    // the pointer outside the crop (x 0..499)
+    let moved = Command::new("xdotool")
+        .args(["mousemove", "800", "300"])
+        .env("DISPLAY", sb.display())
+        .status()
+        .unwrap();
+    assert!(moved.success());
+    let (ok, _) = w.wait_for(|e| e.iter().any(|e| e.at.x == 800), T);
+    assert!(ok, "the pointer never moved");
+    w.clear();
+    let dir = tempfile::tempdir().unwrap();
+    let file: PathBuf = dir.path().join("policy.toml");
+    std::fs::write(&file, "policy_violations_max = 2\n").unwrap();
+    let out = common::output_with_stdin(
+        Command::new(env!("CARGO_BIN_EXE_franz"))
+            .arg("--policy")
+            .arg(&file)
+            .args(["act", "--motion", "fast", "--crop", "0,0,500,1000"])
+            .args([
+                r#"{"type":"click","x":1001,"y":500}"#,
+                r#"{"type":"click"}"#,
+            ])
+            .arg(SENTINEL)
+            .env("DISPLAY", sb.display())
+            .env_remove("FRANZ_LOG"),
+        "",
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    let lines: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(out.status.code(), Some(4), "{err}");
+    assert!(err.contains("policy_violations_max"), "{err}");
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    for (l, why) in lines.iter().zip([
+        "(work_area: click at (1001, 500) is outside the working area",
+        "(work_area: click at the pointer, pixel (800, 300), which is outside the working area",
+    ]) {
+        assert_eq!(l["kind"], "policy_denied", "{lines:?}");
+        assert!(l["message"].as_str().unwrap().contains(why), "{l}");
+    }
+    // nothing franz sent reached the window: the first event is xdotool's sentinel
+    let ev = sentinel_after_exit(sb.display(), &w);
+    assert!(
+        ev.iter().all(|e| !e.is(K::ButtonPress) && !e.is(K::Motion)),
+        "{ev:?}"
+    );
+    assert_eq!(key_presses(&ev), vec!['z' as u32], "{ev:?}");
+}
+
+/// The failsafe stays a stop signal: with the pointer slammed into the top-left corner, outside
+/// the crop, an action at the pointer stops franz with the failsafe (exit 4), not a
+/// `work_area` refusal counted toward `policy_violations_max`.
+#[test]
+fn the_failsafe_is_a_stop_never_a_work_area_violation() {
+    let (sb, w) = sandbox(800, 600);
+    let moved = Command::new("xdotool")
+        .args(["mousemove", "0", "0"])
+        .env("DISPLAY", sb.display())
+        .status()
+        .unwrap();
+    assert!(moved.success());
+    let (ok, _) = w.wait_for(
+        |e| {
+            e.iter()
+                .any(|e| e.at == franz_desktop::PixelPoint::new(0, 0))
+        },
+        T,
+    );
+    assert!(ok, "the pointer never moved");
+    let dir = tempfile::tempdir().unwrap();
+    let file: PathBuf = dir.path().join("policy.toml");
+    std::fs::write(&file, "policy_violations_max = 1\n").unwrap();
+    let out = common::output_with_stdin(
+        Command::new(env!("CARGO_BIN_EXE_franz"))
+            .arg("--policy")
+            .arg(&file)
+            .args(["act", "--motion", "fast", "--crop", "250,250,750,750"])
+            .arg(r#"{"type":"click"}"#)
+            .env("DISPLAY", sb.display())
+            .env_remove("FRANZ_LOG"),
+        "",
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(4), "{err}");
+    assert!(err.contains("failsafe"), "{err}");
+    assert!(
+        !err.contains("policy_violations_max") && !stdout.contains("policy_denied"),
+        "{stdout}{err}"
+    );
+}
+
 #[test]
 fn policy_check_says_what_the_policy_would_do() {
     let dir = tempfile::tempdir().unwrap();
@@ -253,6 +353,7 @@ fn policy_check_says_what_the_policy_would_do() {
         r#"{"type":"key","keys":"F4+alt"}"#,
         r#"{"type":"type","text":"sudo ls"}"#,
         r#"{"type":"click","x":1,"y":1}"#,
+        r#"{"type":"click","x":1001,"y":1}"#,
     ]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
@@ -265,12 +366,19 @@ fn policy_check_says_what_the_policy_would_do() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     let verdicts: Vec<_> = v.iter().map(|l| l["verdict"].as_str().unwrap()).collect();
-    assert_eq!(verdicts, ["deny", "confirm", "allow"], "{text}");
-    // franz config shows the policy in force
+    assert_eq!(verdicts, ["deny", "confirm", "allow", "deny"], "{text}");
+    // the built-in work_area rule, with no rule configured for it
+    let rule = v[3]["rule"].as_str().unwrap();
+    assert!(
+        rule.starts_with("work_area: click at (1001, 1) is outside the working area"),
+        "{rule}"
+    );
+    // franz config shows the policy in force, the built-in rule too
     let out = common::franz(&["--policy", file.to_str().unwrap(), "config"]);
     let text = String::from_utf8_lossy(&out.stdout);
+    let line = text.lines().find(|l| l.starts_with("policy = ")).unwrap();
     assert!(
-        text.contains("policy = ") && text.contains("alt+f4"),
+        line.contains("alt+f4") && line.contains("built in: the work_area deny rule"),
         "{text}"
     );
 }
@@ -332,6 +440,51 @@ fn a_run_tells_the_model_and_stops_with_exit_4_after_policy_violations_max() {
         .count();
     assert_eq!(denied, 3, "{events:?}");
     assert_eq!(events.last().unwrap()["outcome"], "stopped");
+}
+
+/// A model's click outside 0..1000 is not clamped: the work_area rule refuses it, the model
+/// is told, and the refusals end the run with exit 4 like any other rule's (no policy file).
+#[test]
+fn a_run_refuses_clicks_outside_the_working_area_and_stops_with_exit_4() {
+    use franz_core::model::{Script, ScriptedReply, ScriptedServer};
+    let server = ScriptedServer::start(Script::repeat(ScriptedReply::text(
+        "Clicking the edge.\nleft_click(1001, 500)",
+    )))
+    .unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let runs = tmp.path().join("runs");
+    let out = common::franz(&[
+        "--sandbox=640x400",
+        "run",
+        "--api-url",
+        &server.url(),
+        "--model",
+        "scripted",
+        "--runs-dir",
+        runs.to_str().unwrap(),
+        "--motion",
+        "fast",
+        "--step-delay",
+        "0",
+        "--max-steps",
+        "10",
+        "Click the edge.",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{err}");
+    let chats: Vec<_> = server
+        .requests()
+        .into_iter()
+        .filter(|r| r.path.ends_with("/chat/completions"))
+        .collect();
+    assert_eq!(chats.len(), 3, "{err}");
+    assert!(
+        chats[1]
+            .body
+            .contains("refused by the safety policy (work_area: click at (1001, 500)"),
+        "the model was not told: {}",
+        chats[1].body
+    );
 }
 
 #[test]

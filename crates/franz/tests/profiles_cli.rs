@@ -191,9 +191,14 @@ fn explicit_coords_and_dialect_win_over_the_profile() {
         reply,
     ));
     assert_eq!(v["actions"][0]["exact"]["of"], json!([1000, 1000]));
+    // 1919 is outside 0..1000: kept as given, and the executor's work_area rule refuses it
+    assert_eq!(v["actions"][0]["exact"]["at"], json!([1919, 0]));
     assert!(
-        !v["errors"].as_array().unwrap().is_empty(),
-        "1919 is outside 0..1000"
+        v["actions"][0]["refused"]
+            .as_str()
+            .unwrap()
+            .contains("work_area: click at (1919, 0) is outside the model's space"),
+        "{v}"
     );
     let v = json_of(&franz(
         &[

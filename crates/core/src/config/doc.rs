@@ -119,7 +119,9 @@ check ACTION...` says what it would do with an action. Empty lists allow everyth
 | `policy_violations_max` | N (default 3) | refusals that end a run (exit 4) |
 
 A refused action is not performed; its result (`policy_denied`) names the rule and is shown to
-the model. The failsafe is a stop, never a violation.
+the model. Built in and always in force: the `work_area` deny rule, no pointer action lands
+outside the working area (`--crop`; a point outside 0..1000 is refused, not clamped,
+docs/coordinates.md); its refusals count too. The failsafe is a stop, never a violation.
 "#;
 
 #[cfg(test)]

@@ -450,7 +450,7 @@ pub const OVERLAY: &str = "overlay";
 pub const POLICY: &str = "policy";
 
 /// What the `[policy]` table is, for `franz config` and docs/config.md.
-pub const POLICY_HELP: &str = "the [policy] table: the safety policy checked before every action (docs/config.md lists its keys)";
+pub const POLICY_HELP: &str = "the [policy] table: the safety policy checked before every action (docs/config.md lists its keys); built in: the work_area deny rule (no pointer action lands outside the working area, --crop; it counts toward policy_violations_max)";
 
 /// The overlay's defaults as a TOML table.
 pub fn overlay_defaults() -> toml::Table {

@@ -58,12 +58,26 @@ impl Engine<'_> {
 
     /// The prompt with this turn's element list appended to its last user message.
     pub(super) fn with_elements(&self, prompt: Prompt) -> Prompt {
+        with_list(prompt, self.elements_text().as_deref())
+    }
+
+    /// This turn's element list as the request text carries it; `None` without grounding.
+    /// Every request of the turn carries it, the strategy's own (the commander's leader) too.
+    pub(super) fn elements_text(&self) -> Option<String> {
         match &self.grounding {
             Some(g) if g.mode != Grounding::None => {
-                add_text(prompt, &grounding::request_text(self.executor.marks()))
+                Some(grounding::request_text(self.executor.marks()))
             }
-            _ => prompt,
+            _ => None,
         }
+    }
+}
+
+/// `prompt` with the element list `list` (when there is one) after its last user text.
+pub(super) fn with_list(prompt: Prompt, list: Option<&str>) -> Prompt {
+    match list {
+        Some(text) => add_text(prompt, text),
+        None => prompt,
     }
 }
 

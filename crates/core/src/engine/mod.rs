@@ -612,6 +612,7 @@ impl Engine<'_> {
     /// The strategy's own model calls, logged like the turn's; its reading if it made one.
     fn consult(&mut self, turn: u32, ctx: &TurnContext<'_>) -> Result<Option<Reading>, Stop> {
         let mut failed: Option<Stop> = None;
+        let elements = self.elements_text();
         let options = &self.options;
         let mut channel = Channel {
             writer: &mut self.writer,
@@ -626,6 +627,7 @@ impl Engine<'_> {
             if failed.is_some() {
                 return None;
             }
+            let prompt = ground::with_list(prompt, elements.as_deref());
             let mut request = build_request(options, prompt);
             if let Err(stop) = channel.fit(turn, &mut request, None) {
                 failed = Some(stop);

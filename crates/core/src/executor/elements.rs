@@ -1,5 +1,6 @@
 //! Element references (`element=7`, grounding): an action that names a mark of this turn acts
-//! at the mark's box centre; `type` with an element clicks it first. A mark that does not exist
+//! at the mark's box centre (a click of any kind, or a `move` to hover it); `type` with an
+//! element clicks it first. A mark that does not exist
 //! this turn is the action's error, never a guess, and then no action of the turn is performed.
 
 use super::{Executor, Fault};
@@ -49,28 +50,42 @@ impl Executor {
                 format!("{}: {m}", action.kind.name()),
             ))
         })?;
-        let (x, y) = (Some(x), Some(y));
-        let kind = match action.kind.clone() {
-            ActionKind::Type { .. } => {
-                let mut w = self.perform(desktop, &ActionKind::Click { x, y })?;
-                w.extend(self.perform(desktop, &action.kind)?);
-                return Ok(w);
-            }
-            ActionKind::Click { .. } => ActionKind::Click { x, y },
-            ActionKind::RightClick { .. } => ActionKind::RightClick { x, y },
-            ActionKind::MiddleClick { .. } => ActionKind::MiddleClick { x, y },
-            ActionKind::DoubleClick { .. } => ActionKind::DoubleClick { x, y },
-            ActionKind::TripleClick { .. } => ActionKind::TripleClick { x, y },
-            other => {
-                return Err(Fault::Action(ActionError::new(
-                    ErrorKind::InvalidAction,
-                    format!(
-                        "{}: takes no element; element=N goes with clicks and type",
-                        other.name()
-                    ),
-                )));
-            }
+        let Some(kind) = at_element(&action.kind, x, y) else {
+            return Err(Fault::Action(ActionError::new(
+                ErrorKind::InvalidAction,
+                format!(
+                    "{}: takes no element; element=N goes with clicks, move and type",
+                    action.kind.name()
+                ),
+            )));
         };
+        if let ActionKind::Type { .. } = action.kind {
+            let mut w = self.perform(desktop, &kind)?;
+            w.extend(self.perform(desktop, &action.kind)?);
+            return Ok(w);
+        }
         self.perform(desktop, &kind)
     }
+
+    /// The pointer action the safety policy judges for `action`: with an element of this
+    /// turn, the action at the element's centre (the click before a `type`); else `None`.
+    pub(super) fn pointed(&self, action: &Action) -> Option<Action> {
+        let (x, y) = grounding::resolve(&self.marks, action.element?).ok()?;
+        at_element(&action.kind, x, y).map(Action::from)
+    }
+}
+
+/// `kind` acting at `(x, y)`, an element's centre: a click for `type` (the click before the
+/// typing); `None` for a kind that takes no element.
+fn at_element(kind: &ActionKind, x: i32, y: i32) -> Option<ActionKind> {
+    let (x, y) = (Some(x), Some(y));
+    Some(match kind {
+        ActionKind::Type { .. } | ActionKind::Click { .. } => ActionKind::Click { x, y },
+        ActionKind::RightClick { .. } => ActionKind::RightClick { x, y },
+        ActionKind::MiddleClick { .. } => ActionKind::MiddleClick { x, y },
+        ActionKind::DoubleClick { .. } => ActionKind::DoubleClick { x, y },
+        ActionKind::TripleClick { .. } => ActionKind::TripleClick { x, y },
+        ActionKind::Move { .. } => ActionKind::Move { x, y },
+        _ => return None,
+    })
 }

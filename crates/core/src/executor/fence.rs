@@ -1,9 +1,13 @@
 //! The working-area fence: every point an action acts at is inside the working area.
 //!
-//! Model coordinates outside 0..1000 are clamped, and so is a pointer position outside the
-//! area when an action acts "at the pointer"; either way the result carries an
-//! `outside_work_area` warning. Since the area is a rectangle and both ends of a drag are
-//! fenced, the whole drag path stays inside it.
+//! The fence is the safety policy's built-in deny rule `work_area` (crates/core/src/policy.rs,
+//! [`Fence::refusal`]): a pointer action whose model point lies outside 0..1000 (1001 too:
+//! franz does not guess what was meant), whose exact target lies outside the model's space,
+//! that acts "at the pointer" while the pointer is outside the area, or whose final pixel
+//! lies outside the area, is refused before any input, like any other deny rule. The mapping
+//! below still clamps (with an `outside_work_area` warning) as a last line: only a pointer
+//! moved by hand between the check and the action reaches it. Since the area is a rectangle
+//! and both ends of a drag are fenced, the whole drag path stays inside it.
 
 use crate::action::Warning;
 use crate::exact::{Exact, Num};
@@ -12,6 +16,9 @@ use franz_desktop::PixelPoint;
 
 /// The warning kind for a clamped point.
 pub const OUTSIDE_WORK_AREA: &str = "outside_work_area";
+
+/// The name of the built-in deny rule the fence is (`franz policy check` and refusals say it).
+pub const WORK_AREA_RULE: &str = "work_area";
 
 /// Maps model points to screen pixels inside the working area.
 #[derive(Debug, Clone, Copy)]
@@ -76,6 +83,62 @@ impl Fence {
         (at, to)
     }
 
+    /// The built-in `work_area` deny rule: why `kind` (with its exact target, acting at
+    /// `pointer` where it has no point) would act outside the working area, or `None` when it
+    /// would not. An action at the pointer whose pointer is not known (dry-run) is not judged.
+    pub fn refusal(
+        &self,
+        kind: &crate::ActionKind,
+        exact: Option<Exact>,
+        pointer: Option<PixelPoint>,
+    ) -> Option<String> {
+        if !crate::policy::is_pointer(kind) {
+            return None;
+        }
+        let name = kind.name();
+        let start = match (kind.point(), exact.and_then(|e| e.at.map(|p| (e, p)))) {
+            (Some(_), Some((e, p))) => exact_outside(&e, p),
+            (Some((x, y)), None) => point_outside(x, y),
+            (None, _) => pointer.and_then(|p| self.pixel_outside(p)),
+        };
+        let end = match kind {
+            crate::ActionKind::Drag { x2, y2, .. } => {
+                match exact.and_then(|e| e.to.map(|p| (e, p))) {
+                    Some((e, p)) => exact_outside(&e, p),
+                    None => point_outside(*x2, *y2),
+                }
+            }
+            _ => None,
+        };
+        let (what, why) = match (start, end) {
+            (Some(why), _) => (name.to_string(), why),
+            (None, Some(why)) => (format!("{name} end"), why),
+            (None, None) => return None,
+        };
+        Some(format!("{WORK_AREA_RULE}: {what} {why}"))
+    }
+
+    /// Why a final pixel lies outside the working area (`work_area`), or `None`.
+    pub fn pixel_refusal(&self, p: PixelPoint, what: &str) -> Option<String> {
+        let r = self.area.rect;
+        let inside = (r.x..r.right()).contains(&p.x) && (r.y..r.bottom()).contains(&p.y);
+        (!inside).then(|| {
+            format!(
+                "{WORK_AREA_RULE}: {what} lands at pixel ({}, {}), outside the working area ({}x{} at {},{})",
+                p.x, p.y, r.width, r.height, r.x, r.y
+            )
+        })
+    }
+
+    fn pixel_outside(&self, p: PixelPoint) -> Option<String> {
+        self.pixel_refusal(p, "").map(|_| {
+            format!(
+                "at the pointer, pixel ({}, {}), which is outside the working area: move into it first",
+                p.x, p.y
+            )
+        })
+    }
+
     /// A screen pixel (the pointer) moved into the area, with a warning if it had to be.
     pub fn pixel(&self, p: PixelPoint, what: &str) -> (PixelPoint, Option<Warning>) {
         let r = self.area.rect;
@@ -94,6 +157,25 @@ impl Fence {
         });
         (q, warning)
     }
+}
+
+/// Why a model point lies outside 0..1000, or `None`.
+fn point_outside(x: i32, y: i32) -> Option<String> {
+    let p = NormPoint::new(x, y);
+    p.clamped().1.then(|| {
+        format!("at {p} is outside the working area (0..1000 on each axis): give a point inside it")
+    })
+}
+
+/// Why an exact target lies outside the model's space, or `None`.
+fn exact_outside(e: &Exact, p: [Num; 2]) -> Option<String> {
+    let inside = |v: Num, s: Num| (0.0..=s.0).contains(&v.0);
+    (!(inside(p[0], e.of[0]) && inside(p[1], e.of[1]))).then(|| {
+        format!(
+            "at ({}, {}) is outside the model's space (0..{} x 0..{}): give a point inside it",
+            p[0], p[1], e.of[0], e.of[1]
+        )
+    })
 }
 
 #[cfg(test)]
@@ -140,5 +222,57 @@ mod tests {
             f.pixel(PixelPoint::new(600, 300), "x"),
             (PixelPoint::new(600, 300), None)
         );
+    }
+
+    #[test]
+    fn the_work_area_rule_refuses_every_way_out() {
+        use crate::ActionKind as K;
+        let f = fence();
+        let click = |x, y| K::Click {
+            x: Some(x),
+            y: Some(y),
+        };
+        assert_eq!(f.refusal(&click(1000, 0), None, None), None);
+        // 1001 is refused, not clamped: franz does not guess
+        let r = f.refusal(&click(1001, 500), None, None).unwrap();
+        assert!(r.starts_with("work_area: click at (1001, 500)"), "{r}");
+        let drag = K::Drag {
+            x: Some(10),
+            y: Some(10),
+            x2: 10,
+            y2: -1,
+        };
+        let r = f.refusal(&drag, None, None).unwrap();
+        assert!(r.starts_with("work_area: drag end at (10, -1)"), "{r}");
+        // at the pointer: judged where the pointer is, not judged when it is not known
+        let at_pointer = K::Click { x: None, y: None };
+        assert_eq!(f.refusal(&at_pointer, None, None), None);
+        assert_eq!(
+            f.refusal(&at_pointer, None, Some(PixelPoint::new(600, 300))),
+            None
+        );
+        let r = f
+            .refusal(&at_pointer, None, Some(PixelPoint::new(5, 5)))
+            .unwrap();
+        assert!(r.contains("at the pointer, pixel (5, 5)"), "{r}");
+        // an exact target outside the model's space
+        let e = Exact {
+            at: Some([Num(1281.0), Num(3.0)]),
+            to: None,
+            of: [Num(1280.0), Num(800.0)],
+        };
+        let r = f.refusal(&click(1000, 4), Some(e), None).unwrap();
+        assert!(
+            r.contains("outside the model's space (0..1280 x 0..800)"),
+            "{r}"
+        );
+        // no pointer, no rule
+        assert_eq!(f.refusal(&K::Observe, None, None), None);
+        // a final pixel
+        assert_eq!(f.pixel_refusal(PixelPoint::new(1439, 809), "click"), None);
+        let r = f
+            .pixel_refusal(PixelPoint::new(1440, 809), "click")
+            .unwrap();
+        assert!(r.contains("pixel (1440, 809)"), "{r}");
     }
 }

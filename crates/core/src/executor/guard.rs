@@ -3,6 +3,9 @@
 //! a `policy_denied` error that names the rule and is not performed; `policy_violations_max`
 //! refusals stop execution ([`ExecError::Policy`]). An action a `confirm` rule matches runs
 //! only when the turn was confirmed (the engine's approval) or the [`Confirmer`] says yes.
+//! The built-in `work_area` rule ([`super::fence`]) is always in force, also without a
+//! configured policy: a pointer action is judged where it would land (an element's centre,
+//! the pointer, the final pixel after calibration's test offset).
 
 use super::{ExecError, Executor, touches_os};
 use crate::action::{Action, ActionError, ActionKind, ErrorKind};
@@ -70,7 +73,7 @@ impl Executor {
         let mut typed = self.guard.typed.clone();
         let mut out = Vec::with_capacity(actions.len());
         for a in actions {
-            let verdict = if touches_os(&a.kind) && !self.guard.policy.is_empty() {
+            let verdict = if self.judges(a) {
                 let ctx = self.policy_context(desktop, a, typed.clone());
                 self.guard.policy.check(a, &ctx)
             } else {
@@ -82,11 +85,30 @@ impl Executor {
         out
     }
 
-    /// What the policy needs to judge `action`: its points (the pointer for an action at the
-    /// pointer, not read in dry-run) and, when `allow_only_windows` is set, the windows there.
+    /// Whether the policy judges `action`: every action that touches the OS when a policy is
+    /// configured, and every pointer action (the built-in `work_area` rule) in any case.
+    fn judges(&self, action: &Action) -> bool {
+        // an invalid action (e.g. `[-1, -1]`) gets its own error, not a refusal
+        touches_os(&action.kind)
+            && action.validate().is_ok()
+            && (!self.guard.policy.is_empty()
+                || policy::is_pointer(&action.kind)
+                || action.element.is_some())
+    }
+
+    /// What the policy needs to judge `action`: its points (an element's centre; the pointer
+    /// for an action at the pointer, not read in dry-run; shifted by the test-only offset)
+    /// and, when `allow_only_windows` is set, the windows there.
     fn policy_context(&self, desktop: &mut dyn Desktop, action: &Action, typed: String) -> Context {
-        let screen = desktop.monitor().rect;
         let area = self.fence.area;
+        // the screen is what configured regions are boxes of; `work_area` needs only the area
+        let screen = if self.guard.policy.is_empty() {
+            area.rect
+        } else {
+            desktop.monitor().rect
+        };
+        let pointed = self.pointed(action);
+        let action = pointed.as_ref().unwrap_or(action);
         let mut ctx = Context::of(action, area, screen, None);
         let wanted = if matches!(action.kind, ActionKind::Drag { .. }) {
             2
@@ -96,6 +118,7 @@ impl Executor {
         if policy::is_pointer(&action.kind) && ctx.points.len() < wanted && !self.dry_run {
             ctx = Context::of(action, area, screen, desktop.pointer().ok());
         }
+        let mut ctx = ctx.shifted(self.pixel_offset, area, action.kind.name());
         ctx.typed = typed;
         if self.guard.policy.needs_windows() {
             ctx.windows = ctx
@@ -114,7 +137,7 @@ impl Executor {
 
     /// Checks one action; `Some` when it must not run.
     pub(super) fn police(&mut self, desktop: &mut dyn Desktop, action: &Action) -> Option<Refusal> {
-        if !touches_os(&action.kind) || self.guard.policy.is_empty() {
+        if !self.judges(action) {
             return None;
         }
         let ctx = self.policy_context(desktop, action, self.guard.typed.clone());

@@ -349,6 +349,13 @@ impl Executor {
                 if i > 0 && touched_os && !self.dry_run {
                     self.sleep(Duration::from_millis(self.config.motion.action_delay_ms));
                 }
+                // the failsafe first: a pointer slammed into the corner is a stop, never a
+                // refusal (an action at that pointer would be outside a crop)
+                if touches_os(&action.kind)
+                    && let Err(Fault::Fatal(e)) = self.check_failsafe(desktop)
+                {
+                    return Err(e);
+                }
                 if let Some((refusal, stop)) = self.police(desktop, action) {
                     let result = ActionResult::Error(refusal);
                     on_result(i, &result);
@@ -419,7 +426,7 @@ impl Executor {
         let mut warnings = Vec::new();
         match kind {
             ActionKind::Move { x, y } => {
-                let p = self.at(desktop, Some(*x), Some(*y), kind.name(), &mut warnings)?;
+                let p = self.at(desktop, *x, *y, kind.name(), &mut warnings)?;
                 self.move_to(desktop, p)?;
             }
             ActionKind::Click { x, y } => {

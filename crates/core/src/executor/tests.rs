@@ -82,7 +82,7 @@ fn per_action_errors_go_back_to_the_model_and_dry_run_touches_nothing() {
             Some(InvalidCoordinate),
             Some(InvalidValue),
             None,
-            None,
+            Some(PolicyDenied),
             None,
             None,
             Some(TooManyActions),
@@ -90,9 +90,11 @@ fn per_action_errors_go_back_to_the_model_and_dry_run_touches_nothing() {
         ]
     );
     assert_eq!(seen, (0..10).collect::<Vec<_>>());
-    // the drag end was clamped, with a warning
+    // the drag end outside 0..1000 was refused by the work_area rule, even in dry-run
     assert!(
-        matches!(&r[5], ActionResult::Ok { warnings } if warnings[0].kind == "outside_work_area")
+        matches!(&r[5], ActionResult::Error(e) if e.message.contains("(work_area: drag end at (1001, 5)")),
+        "{:?}",
+        r[5]
     );
 }
 

@@ -300,7 +300,10 @@ impl Overlay {
                 let (x, y) = px(x, y);
                 paint::ring(pm, x, y, m.circle_radius, m.ring_width, color);
             }
-            Move { x, y }
+            Move {
+                x: Some(x),
+                y: Some(y),
+            }
             | Scroll {
                 x: Some(x),
                 y: Some(y),

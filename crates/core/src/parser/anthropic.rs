@@ -6,7 +6,8 @@
 //! Arrives as a tool call named `computer` or as JSON text. The action may also be given in
 //! `type` instead of `action`, or as the function's own name (`<function=left_click>`), and a
 //! call may carry a batch (`"actions": [...]`); see [`apply_call`]. Actions Qwen shares (clicks,
-//! mouse_move, type, wait, ...) are read by the same code as Qwen's.
+//! mouse_move, type, wait, ...) are read by the same code as Qwen's, an element reference
+//! (`"element": 7` instead of `coordinate`, on clicks, `mouse_move` and `type`) included.
 
 use super::coords::{Ctx, number, text};
 use crate::action::ActionKind;
@@ -70,6 +71,10 @@ pub(crate) fn apply(args: &Value, ctx: &mut Ctx) {
         .trim()
         .to_ascii_lowercase();
     let what = action.as_str();
+    // read here too, so that an action of this reader's own that takes no element says so
+    if ctx.element(args.get("element")).is_err() {
+        return;
+    }
     let kind = match what {
         "scroll" if args.get("scroll_direction").is_some() => {
             let Some(direction) = ctx.direction(what, args.get("scroll_direction")) else {

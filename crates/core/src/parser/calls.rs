@@ -251,7 +251,8 @@ fn click_or_move(name: &str, values: &[&Value], ctx: &mut Ctx) -> Option<ActionK
         return Some(click(name, x, y));
     }
     match (x, y) {
-        (Some(x), Some(y)) => Some(ActionKind::Move { x, y }),
+        (Some(_), Some(_)) => Some(ActionKind::Move { x, y }),
+        _ if ctx.has_element() => Some(ActionKind::Move { x, y }),
         _ => ctx.fail("move: give the point, e.g. move(500, 300)"),
     }
 }

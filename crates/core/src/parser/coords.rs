@@ -4,7 +4,10 @@
 //! Coordinates: any of the designs' target forms (`[x,y]`, `[x1,y1,x2,y2]`, `[[x1,y1],[x2,y2]]`,
 //! `{"x","y"}`, strings like `"[640, 360]"` or `"<point>5 7</point>"`) through
 //! [`Target`]; a box becomes its center; pixels are converted with the docs/coordinates.md inverse
-//! formula `round(p * 1000 / (L - 1))`; results outside 0..1000 are clamped with a warning.
+//! formula `round(p * 1000 / (L - 1))`. A point outside 0..1000 (or outside the model's space
+//! in [`CoordMode::Exact`]) is kept as given, never clamped: the executor's `work_area` rule
+//! refuses it (crates/core/src/executor/fence.rs), so a wrong point is never acted on by
+//! guess. Only the vision loop's bboxes, which are drawn and not acted on, are clamped.
 
 use super::{CoordMode, ParseOptions};
 use crate::action::{Action, ActionKind};
@@ -139,6 +142,7 @@ fn takes_element(kind: &ActionKind) -> bool {
             | ActionKind::MiddleClick { .. }
             | ActionKind::DoubleClick { .. }
             | ActionKind::TripleClick { .. }
+            | ActionKind::Move { .. }
             | ActionKind::Type { .. }
     )
 }
@@ -191,7 +195,7 @@ impl<'a> Ctx<'a> {
         let element = self.element.take();
         if element.is_some() && !takes_element(&kind) {
             return self.err(format!(
-                "{}: takes no element; element=N goes with clicks and type",
+                "{}: takes no element; element=N goes with clicks, move and type",
                 kind.name()
             ));
         }
@@ -232,6 +236,11 @@ impl<'a> Ctx<'a> {
             to,
             of: [Num(of.width as f64), Num(of.height as f64)],
         })
+    }
+
+    /// Whether the action being read names an element (it may then have no point).
+    pub fn has_element(&self) -> bool {
+        self.element.is_some()
     }
 
     /// Reads the element reference `v` (`"element": 7`) for the next action pushed. `Err(())`
@@ -312,9 +321,9 @@ impl<'a> Ctx<'a> {
     pub fn point_nums(&mut self, what: &str, nums: &[f64]) -> Option<(i32, i32)> {
         match Target::from_numbers(nums) {
             Ok(_) if matches!(self.opts.coords, CoordMode::Exact(_)) => {
-                Some(self.convert_exact(what, raw_point(nums)))
+                Some(self.convert_exact(raw_point(nums)))
             }
-            Ok(t) => Some(self.convert(what, t)),
+            Ok(t) => Some(self.convert(t)),
             Err(e) => {
                 self.target_error(what, e);
                 None
@@ -342,38 +351,34 @@ impl<'a> Ctx<'a> {
     pub fn norm_box(&mut self, nums: &[f64]) -> Option<NormBox> {
         match Target::from_numbers(nums) {
             Ok(Target::Box(b)) => {
-                let (x1, y1) =
-                    self.convert("bbox", Target::Point(crate::NormPoint::new(b.x1, b.y1)));
-                let (x2, y2) =
-                    self.convert("bbox", Target::Point(crate::NormPoint::new(b.x2, b.y2)));
+                let corner = |c: &mut Self, x, y| {
+                    let (x, y) = c.convert(Target::Point(crate::NormPoint::new(x, y)));
+                    let (cx, cy) = (x.clamp(0, NORM_MAX), y.clamp(0, NORM_MAX));
+                    if (cx, cy) != (x, y) {
+                        c.err(format!(
+                            "bbox: ({x}, {y}) is outside 0..1000; clamped to ({cx}, {cy})"
+                        ));
+                    }
+                    (cx, cy)
+                };
+                let (x1, y1) = corner(self, b.x1, b.y1);
+                let (x2, y2) = corner(self, b.x2, b.y2);
                 Some(NormBox::from_corners(x1, y1, x2, y2))
             }
             _ => None,
         }
     }
 
-    /// A point given in [`CoordMode::Exact`]'s space: clamped into 0..=S (with a warning),
-    /// kept for the action's `exact`, and rounded to 0..1000 for its `x`/`y`.
-    fn convert_exact(&mut self, what: &str, v: [f64; 2]) -> (i32, i32) {
+    /// A point given in [`CoordMode::Exact`]'s space: kept as given for the action's `exact`
+    /// and rounded to 0..1000 for its `x`/`y` (a value outside the space stays outside: the
+    /// executor refuses it).
+    fn convert_exact(&mut self, v: [f64; 2]) -> (i32, i32) {
         let CoordMode::Exact(of) = self.opts.coords else {
             return (0, 0);
         };
-        let (sw, sh) = (of.width as f64, of.height as f64);
-        let c = [v[0].clamp(0.0, sw), v[1].clamp(0.0, sh)];
-        if c != v {
-            self.err(format!(
-                "{what}: ({}, {}) is outside 0..{} x 0..{}; clamped to ({}, {})",
-                Num(v[0]),
-                Num(v[1]),
-                Num(sw),
-                Num(sh),
-                Num(c[0]),
-                Num(c[1])
-            ));
-        }
-        let n = crate::exact::norm_point(c, of);
-        let p = (n.x.clamp(0, NORM_MAX), n.y.clamp(0, NORM_MAX));
-        self.exact.push((p, [Num(c[0]), Num(c[1])]));
+        let n = crate::exact::norm_point(v, of);
+        let p = (n.x, n.y);
+        self.exact.push((p, [Num(v[0]), Num(v[1])]));
         p
     }
 
@@ -381,24 +386,18 @@ impl<'a> Ctx<'a> {
         self.err(format!("{what}: {e}"));
     }
 
-    fn convert(&mut self, what: &str, t: Target) -> (i32, i32) {
+    /// A point in 0..1000 from a target in the reply's units, not clamped.
+    fn convert(&mut self, t: Target) -> (i32, i32) {
         let p = t.point();
-        let (x, y, unit) = match self.opts.coords {
-            CoordMode::Norm | CoordMode::Exact(_) => (p.x as i64, p.y as i64, String::new()),
+        let (x, y) = match self.opts.coords {
+            CoordMode::Norm | CoordMode::Exact(_) => (p.x as i64, p.y as i64),
             CoordMode::Pixels(size) => (
                 pixel_to_norm(p.x, size.width),
                 pixel_to_norm(p.y, size.height),
-                format!(" (pixel ({}, {}) of the {size} image)", p.x, p.y),
             ),
         };
-        let max = NORM_MAX as i64;
-        let (cx, cy) = (x.clamp(0, max) as i32, y.clamp(0, max) as i32);
-        if (cx as i64, cy as i64) != (x, y) {
-            self.err(format!(
-                "{what}: ({x}, {y}){unit} is outside 0..1000; clamped to ({cx}, {cy})"
-            ));
-        }
-        (cx, cy)
+        let fit = |v: i64| v.clamp(i32::MIN as i64, i32::MAX as i64) as i32;
+        (fit(x), fit(y))
     }
 
     /// A key combo from a string (`"ctrl+s"`, `"ctrl c"`) or an array of names, in canonical

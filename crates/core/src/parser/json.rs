@@ -87,9 +87,14 @@ fn action(i: usize, a: &Value, ctx: &mut Ctx) {
 /// is recorded).
 fn action_kind(i: usize, what: &str, a: &Value, ctx: &mut Ctx) -> Option<ActionKind> {
     match what {
-        "move" | "mouse_move" | "hover" => {
-            start(a, what, ctx).map(|(x, y)| ActionKind::Move { x, y })
+        "move" | "mouse_move" | "hover" if ctx.has_element() => {
+            let (x, y) = ctx.position_or_pointer(what, a).ok()?;
+            Some(ActionKind::Move { x, y })
         }
+        "move" | "mouse_move" | "hover" => start(a, what, ctx).map(|(x, y)| ActionKind::Move {
+            x: Some(x),
+            y: Some(y),
+        }),
         "click" | "left_click" | "right_click" | "middle_click" | "double_click"
         | "triple_click" | "double_left_click" => {
             let (x, y) = ctx.position_or_pointer(what, a).ok()?;

@@ -8,7 +8,8 @@
 //!
 //! Coordinates (see `coords`): 0..1000 by default, or pixels of the image with
 //! [`CoordMode::Pixels`]; numbers may be strings, boxes become their centers, `[-1,-1]` and
-//! empty boxes are errors, and values outside 0..1000 are clamped with a warning in `errors`.
+//! empty boxes are errors, and values outside 0..1000 are kept as given: the executor's
+//! `work_area` rule refuses them (only the vision loop's bboxes are clamped).
 
 // Functions stay short (issue 14): at most 80 lines, `clippy.toml` at the workspace root.
 #![deny(clippy::too_many_lines)]

@@ -1,6 +1,7 @@
 //! OpenAI computer-use action objects: `click{button,x,y}`, `double_click{x,y}`,
 //! `drag{path}`, `keypress{keys}`, `move{x,y}`, `scroll{x,y,scroll_x,scroll_y}`, `type{text}`,
-//! `wait`, `screenshot`.
+//! `wait`, `screenshot`. Clicks, `move` and `type` may name a grounding mark (`"element": 7`)
+//! instead of a point.
 //!
 //! They arrive bare (`{"type": "click", ...}`), wrapped (`{"type": "computer_call", "action":
 //! {...}}`), or as tool-call arguments. `scroll_x`/`scroll_y` are screen pixels: notches =
@@ -44,6 +45,9 @@ pub(crate) fn apply(args: &Value, ctx: &mut Ctx) {
         return ctx.err("computer action: missing \"type\" (click, double_click, drag, keypress, move, scroll, type, wait)");
     };
     let what = t.trim().to_ascii_lowercase();
+    if ctx.element(a.get("element")).is_err() {
+        return;
+    }
     if what == "scroll" {
         return scroll(a, ctx);
     }
@@ -57,7 +61,7 @@ pub(crate) fn apply(args: &Value, ctx: &mut Ctx) {
 fn action_kind(what: &str, a: &Value, ctx: &mut Ctx) -> Option<ActionKind> {
     match what {
         "click" => {
-            let (x, y) = at(xy(what, a, ctx)?);
+            let (x, y) = point_or_element(what, a, ctx)?;
             match a.get("button").and_then(Value::as_str).unwrap_or("left") {
                 "left" => Some(ActionKind::Click { x, y }),
                 "right" => Some(ActionKind::RightClick { x, y }),
@@ -68,10 +72,10 @@ fn action_kind(what: &str, a: &Value, ctx: &mut Ctx) -> Option<ActionKind> {
             }
         }
         "double_click" => {
-            let (x, y) = at(xy(what, a, ctx)?);
+            let (x, y) = point_or_element(what, a, ctx)?;
             Some(ActionKind::DoubleClick { x, y })
         }
-        "move" => xy(what, a, ctx).map(|(x, y)| ActionKind::Move { x, y }),
+        "move" => point_or_element(what, a, ctx).map(|(x, y)| ActionKind::Move { x, y }),
         "drag" => drag_path(a, ctx),
         "keypress" => {
             let k = field(a, &["keys", "key"]);
@@ -101,6 +105,17 @@ fn xy(what: &str, a: &Value, ctx: &mut Ctx) -> Option<(i32, i32)> {
         Ok(None) => ctx.point_xy(what, a.get("x"), a.get("y")),
         Err(()) => None,
     }
+}
+
+/// The point of [`xy`], or none when the action names an element and gives no point.
+fn point_or_element(what: &str, a: &Value, ctx: &mut Ctx) -> Option<(Option<i32>, Option<i32>)> {
+    let no_point = ["x", "y", "coordinate", "position", "point"]
+        .iter()
+        .all(|k| a.get(k).is_none());
+    if ctx.has_element() && no_point {
+        return Some((None, None));
+    }
+    xy(what, a, ctx).map(at)
 }
 
 /// `drag{path}`: from the first point of the path to the last.

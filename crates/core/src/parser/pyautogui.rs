@@ -374,7 +374,10 @@ fn mouse(name: &str, args: &Args, ctx: &mut Ctx) -> Option<ActionKind> {
                 return ctx.fail(format!("{what}: give x and y"));
             };
             if name == "moveTo" {
-                return Some(ActionKind::Move { x, y });
+                return Some(ActionKind::Move {
+                    x: Some(x),
+                    y: Some(y),
+                });
             }
             match button(&what, args, 3, ctx)? {
                 Button::Left => Some(ActionKind::Drag {

@@ -191,7 +191,11 @@ fn action_kind(what: &str, args: &Value, mobile: bool, ctx: &mut Ctx) -> Option<
             None => ctx.fail("type: missing \"text\""),
         },
         "mouse_move" => match ctx.position_or_pointer(what, args) {
-            Ok((Some(x), Some(y))) => Some(ActionKind::Move { x, y }),
+            Ok((Some(x), Some(y))) => Some(ActionKind::Move {
+                x: Some(x),
+                y: Some(y),
+            }),
+            Ok((x, y)) if ctx.has_element() => Some(ActionKind::Move { x, y }),
             Ok(_) => ctx.fail("mouse_move: missing \"coordinate\""),
             Err(()) => None,
         },

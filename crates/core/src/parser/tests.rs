@@ -54,7 +54,7 @@ fn detects_each_dialect() {
 }
 
 #[test]
-fn pixels_mode_converts_and_clamps() {
+fn pixels_mode_converts_and_keeps_points_outside_as_given() {
     let opts = ParseOptions {
         dialect: None,
         coords: CoordMode::Pixels(ImageSize::new(1001, 501)),
@@ -64,10 +64,11 @@ fn pixels_mode_converts_and_clamps() {
         serde_json::to_value(&p.actions).unwrap(),
         json!([
             {"type":"click","x":500,"y":500},
-            {"type":"click","x":1000,"y":20}
+            {"type":"click","x":2000,"y":20}
         ])
     );
-    assert_eq!(p.errors.len(), 1, "{:?}", p.errors);
+    // not clamped: the executor's work_area rule refuses the second click
+    assert!(p.errors.is_empty(), "{:?}", p.errors);
 }
 
 #[test]
@@ -85,16 +86,12 @@ fn exact_mode_keeps_the_models_values() {
         serde_json::to_value(&p.actions).unwrap(),
         json!([
             {"type":"click","x":498,"y":496,"exact":{"at":[641,361],"of":[1288,728]}},
-            {"type":"drag","x":2,"y":5,"x2":1000,"y2":0,
-             "exact":{"at":[2,3.5],"to":[1288,0],"of":[1288,728]}}
+            {"type":"drag","x":2,"y":5,"x2":1553,"y2":-5,
+             "exact":{"at":[2,3.5],"to":[2000,-4],"of":[1288,728]}}
         ])
     );
-    assert_eq!(p.errors.len(), 1, "{:?}", p.errors);
-    assert!(
-        p.errors[0].contains("clamped to (1288, 0)"),
-        "{:?}",
-        p.errors
-    );
+    // kept as given, outside the model's space: the executor's work_area rule refuses it
+    assert!(p.errors.is_empty(), "{:?}", p.errors);
 }
 
 #[test]
@@ -332,6 +329,103 @@ fn every_franz_dialect_and_qwen_read_an_element_reference() {
         "click(element=0)",
         r#"{"observation":"o","actions":[{"type":"click","element":"OK"}]}"#,
         r#"{"observation":"o","actions":[{"type":"key","keys":"enter","element":2}]}"#,
+    ] {
+        let p = parse(bad);
+        assert!(p.actions.is_empty() && !p.errors.is_empty(), "{bad}: {p:?}");
+    }
+}
+
+/// Element references are read wherever a point is: Anthropic's `computer` input and OpenAI's
+/// computer-use actions too (clicks, a move and `type`), and a move or hover in every dialect.
+#[test]
+fn the_computer_readers_and_every_move_read_an_element_reference() {
+    // (reply, its dialect, the action's kind), each naming element 7 and no point
+    let cases = [
+        (
+            r#"{"action":"left_click","element":7}"#,
+            Dialect::Anthropic,
+            "click",
+        ),
+        (
+            r#"{"action":"double_click","element":7}"#,
+            Dialect::Anthropic,
+            "double_click",
+        ),
+        (
+            r#"{"action":"mouse_move","element":7}"#,
+            Dialect::Anthropic,
+            "move",
+        ),
+        (
+            r#"{"action":"type","text":"Ada","element":7}"#,
+            Dialect::Anthropic,
+            "type",
+        ),
+        (
+            r#"{"type":"click","button":"left","element":7}"#,
+            Dialect::Openai,
+            "click",
+        ),
+        (
+            r#"{"type":"click","button":"right","element":7}"#,
+            Dialect::Openai,
+            "right_click",
+        ),
+        (
+            r#"{"type":"computer_call","action":{"type":"double_click","element":7}}"#,
+            Dialect::Openai,
+            "double_click",
+        ),
+        (r#"{"type":"move","element":7}"#, Dialect::Openai, "move"),
+        (
+            r#"{"type":"type","text":"Ada","element":7}"#,
+            Dialect::Openai,
+            "type",
+        ),
+        ("move(element=7)", Dialect::Calls, "move"),
+        (
+            r#"{"observation":"o","actions":[{"type":"hover","element":7}]}"#,
+            Dialect::Json,
+            "move",
+        ),
+        (
+            r#"{"name":"move_mouse","arguments":{"element":7}}"#,
+            Dialect::Tools,
+            "move",
+        ),
+        (
+            r#"<tool_call>{"name":"computer_use","arguments":{"action":"mouse_move","element":7}}</tool_call>"#,
+            Dialect::Qwen,
+            "move",
+        ),
+        (
+            "Thought: hover it\nAction: hover(element=7)",
+            Dialect::Uitars,
+            "move",
+        ),
+    ];
+    for (text, dialect, kind) in cases {
+        let p = parse(text);
+        assert_eq!(p.dialect, dialect, "{text}: {p:?}");
+        assert!(p.errors.is_empty(), "{text}: {:?}", p.errors);
+        assert_eq!(p.actions.len(), 1, "{text}: {p:?}");
+        let a = &p.actions[0];
+        assert_eq!(a.element, Some(7), "{text}");
+        assert_eq!(a.kind.name(), kind, "{text}");
+        assert_eq!(a.kind.point(), None, "{text}: {a:?}");
+    }
+}
+
+/// A move to an element has no point of its own; without an element it needs one, and a kind
+/// that takes no element says so in the computer readers too.
+#[test]
+fn a_move_needs_a_point_or_an_element() {
+    let m = crate::Action::from_json(r#"{"type":"move","element":3}"#).unwrap();
+    assert_eq!(m.element, Some(3));
+    assert!(crate::Action::from_json(r#"{"type":"move"}"#).is_err());
+    for bad in [
+        r#"{"action":"scroll","scroll_direction":"down","scroll_amount":2,"element":7}"#,
+        r#"{"type":"keypress","keys":["ENTER"],"element":7}"#,
     ] {
         let p = parse(bad);
         assert!(p.actions.is_empty() && !p.errors.is_empty(), "{bad}: {p:?}");

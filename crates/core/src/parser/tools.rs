@@ -135,8 +135,16 @@ fn tool_kind(name: &str, n: &str, args: &Value, ctx: &mut Ctx) -> Option<ActionK
         }
         "scroll_at_position" | "scroll_down" | "scroll_up" => scroll(n, args, ctx),
         "observe_screen" | "take_screenshot" => Some(ActionKind::Observe),
-        "move_mouse" => target(n, args, &["position", "coordinate", "point"], ctx)
-            .map(|(x, y)| ActionKind::Move { x, y }),
+        "move_mouse" if ctx.has_element() => {
+            let (x, y) = ctx.position_or_pointer(n, args).ok()?;
+            Some(ActionKind::Move { x, y })
+        }
+        "move_mouse" => target(n, args, &["position", "coordinate", "point"], ctx).map(|(x, y)| {
+            ActionKind::Move {
+                x: Some(x),
+                y: Some(y),
+            }
+        }),
         "click_mouse" => {
             let (x, y) = ctx.position_or_pointer(n, args).ok()?;
             Some(ActionKind::Click { x, y })

@@ -269,7 +269,13 @@ fn call_kind(name: &str, args: &Args, thought: &str, ctx: &mut Ctx) -> Option<Ac
             };
             Some(click(name, x, y))
         }
-        "hover" | "mouse_move" => start(name, args, ctx).map(|(x, y)| ActionKind::Move { x, y }),
+        "hover" | "mouse_move" if args.get(&["element"]).is_some() && args.start().is_none() => {
+            Some(ActionKind::Move { x: None, y: None })
+        }
+        "hover" | "mouse_move" => start(name, args, ctx).map(|(x, y)| ActionKind::Move {
+            x: Some(x),
+            y: Some(y),
+        }),
         "drag" | "select" => {
             let end = args
                 .get(&["end_box", "end_point"])

@@ -1,7 +1,8 @@
 //! `franz calibrate`: clicks a grid of targets on each monitor (or the one `--monitor`
 //! names) through the same path as a model's actions and prints each target's error in
 //! pixels and the maximum, per monitor (`calibration.rs`). Exit 0 when every click lands
-//! within 1 px; 1 otherwise, naming the worst target.
+//! within 1 px; 1 otherwise, naming the worst target (a target whose click the safety policy
+//! refused, e.g. one `--test-offset` moved outside the working area, is the worst).
 
 use crate::calibration::{self, MAX_ERROR_PX};
 use crate::cli::{CalibrateArgs, GlobalArgs};
@@ -81,6 +82,13 @@ fn run_on(
             .map(calibration::describe)
             .unwrap_or_default();
         println!("  max error {:.1} px ({worst})", report.max_error());
+        if report.refused() > 0 {
+            println!(
+                "  refused {} of {} targets: the safety policy did not send their clicks",
+                report.refused(),
+                report.targets.len()
+            );
+        }
         if !report.passed() {
             failures.push(format!("monitor {}: worst {worst}", m.index));
         }
@@ -92,7 +100,7 @@ fn run_on(
     Err(Exit(
         exit::FAILED,
         format!(
-            "calibration failed (a click landed more than {MAX_ERROR_PX} px from its target): {}",
+            "calibration failed (a click was refused or landed more than {MAX_ERROR_PX} px from its target): {}",
             failures.join("; ")
         ),
     )

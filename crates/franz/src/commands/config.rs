@@ -13,5 +13,9 @@ pub fn run(g: &GlobalArgs, a: &ConfigArgs) -> anyhow::Result<ExitCode> {
     }
     let (effective, _) = resolve_run(g, &a.run)?;
     print!("{}", effective.explain());
+    // the sandbox's window manager is a global flag, not a setting: said here as one
+    let wanted_by = crate::setup::wm_wanted_by(&effective.config);
+    let (on, why) = crate::setup::wm_choice(g, wanted_by.as_deref());
+    println!("wm = {on}  # {why}: an EWMH window manager (openbox, ...) on the sandbox");
     Ok(ExitCode::SUCCESS)
 }

@@ -46,6 +46,7 @@ pub fn run(g: &GlobalArgs, args: &ElementsArgs) -> anyhow::Result<ExitCode> {
     }
     let (effective, _) = crate::settings::resolve(g, &[], None)?;
     let crop = crate::settings::crop(&effective.config)?;
+    let g = &setup::with_default_wm(g, Some("franz elements (grounding)"));
     let mut session = setup::open_session(g)?;
     let area = crop
         .work_area(session.desktop.monitor().rect)

@@ -65,6 +65,7 @@ fn refuse_unused_globals(cli: &Cli) -> anyhow::Result<()> {
         (!g.launch.is_empty(), "--launch"),
         (g.monitor.is_some(), "--monitor"),
         (g.wm, "--wm"),
+        (g.no_wm, "--no-wm"),
     ];
     given.extend(
         desktop

@@ -114,7 +114,8 @@ fn image_size(
     Ok(Some(rule.resolve(w, h)))
 }
 
-/// Adds `"screen"` (and `"screen_to"`) to each pointer action of the printed reply.
+/// Adds `"screen"` (and `"screen_to"`) to each pointer action of the printed reply, or
+/// `"refused"` with the `work_area` rule's reason when the executor would refuse it.
 fn add_screen_points(value: &mut Value, actions: &[franz_core::Action], area: WorkArea) {
     let fence = Fence::new(area);
     let Some(list) = value.get_mut("actions").and_then(Value::as_array_mut) else {
@@ -123,6 +124,10 @@ fn add_screen_points(value: &mut Value, actions: &[franz_core::Action], area: Wo
     for (v, a) in list.iter_mut().zip(actions) {
         let (at, to) = fence.targets(a);
         if let Some(obj) = v.as_object_mut() {
+            if let Some(why) = fence.refusal(&a.kind, a.exact, None) {
+                obj.insert("refused".into(), json!(why));
+                continue;
+            }
             if let Some(p) = at {
                 obj.insert("screen".into(), json!([p.x, p.y]));
             }

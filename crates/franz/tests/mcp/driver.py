@@ -7,7 +7,10 @@ handshake revision (`--mode legacy`: an `initialize` request) or the stateless o
 one JSON line on stdout, so the Rust test can check the desktop (the witness window, an
 xterm) between calls.
 
-Commands: {"op": "list_tools"}, {"op": "call", "tool": T, "args": {...}},
+Commands: {"op": "list_tools"}, {"op": "call", "tool": T, "args": {...}} (any tool: the
+window tools list_windows and focus_window and elements too; the test runs the driver inside a
+private D-Bus session for elements, where the accessibility registry may print a line that is
+not JSON on the same stdout),
 {"op": "run_task", "args": {...}, "cancel_after": N (optional)}, {"op": "list_resources"},
 {"op": "read_resource", "uri": U}, {"op": "bench", "n": N}, {"op": "pid"}.
 """

@@ -358,7 +358,11 @@ impl Strategy for Commander {
                     keys: "escape".into(),
                 }
                 .into(),
-                ActionKind::Move { x: 500, y: 500 }.into(),
+                ActionKind::Move {
+                    x: Some(500),
+                    y: Some(500),
+                }
+                .into(),
             ];
             self.pending = Some(Pending {
                 tool: "loop_recovery".into(),

@@ -219,6 +219,25 @@ impl Hands {
     pub fn is_dry_run(&self) -> bool {
         self.executor.is_dry_run()
     }
+
+    /// The interactive elements of the accessibility tree inside the working area, numbered as
+    /// a model sees them (grounding), collected within `budget`; how long it took and whether
+    /// the budget cut the walk short.
+    pub fn elements(
+        &mut self,
+        budget: std::time::Duration,
+    ) -> Result<(Vec<franz_core::grounding::Mark>, u64, bool), String> {
+        let mut source = franz_desktop::elements::open().map_err(|e| {
+            format!(
+                "cannot read the elements: {e} (AT-SPI2 needs a D-Bus session with at-spi2-core)"
+            )
+        })?;
+        let found = source
+            .collect(budget)
+            .map_err(|e| format!("cannot read the elements: {e}"))?;
+        let marks = franz_core::grounding::marks(&found.elements, self.executor.area());
+        Ok((marks, found.elapsed_ms, found.truncated))
+    }
 }
 
 /// The confirmer of the server's executors: an action a `confirm` rule of the safety policy
@@ -316,7 +335,10 @@ mod tests {
         assert_eq!(e.kind, ErrorKind::PolicyDenied, "{e:?}");
         assert!(e.message.contains("deny_regions"), "{}", e.message);
         assert!(log.sent().is_empty(), "nothing was sent: {:?}", log.sent());
-        let moved = h.act(Action::from(ActionKind::Move { x: 1, y: 2 }));
+        let moved = h.act(Action::from(ActionKind::Move {
+            x: Some(1),
+            y: Some(2),
+        }));
         assert!(moved.unwrap().is_ok());
         assert!(!log.sent().is_empty());
     }

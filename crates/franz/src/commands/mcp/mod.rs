@@ -3,7 +3,7 @@
 //! HTTP with `--http ADDR`.
 //!
 //! - `tools.rs`: the server and its tools (screenshot, click, move, drag, scroll, type_text,
-//!   press_key, wait, cursor_position, run_task);
+//!   press_key, wait, list_windows, focus_window, elements, cursor_position, run_task);
 //! - `hands.rs`: the desktop, the observation pipeline and the executor the tools share;
 //! - `shared.rs`: what the parts share;
 //! - `task.rs`: `run_task` on the engine's session handle;
@@ -54,6 +54,8 @@ pub fn run(g: &GlobalArgs, a: &McpArgs) -> anyhow::Result<ExitCode> {
         mask: crate::settings::mask(c)?,
         ..ObserveConfig::default()
     });
+    // the window tools are served: a sandbox gets a window manager unless --no-wm
+    let g = &crate::setup::with_default_wm(g, Some("the MCP window tools"));
     let session = crate::setup::open_session(g)?;
     let display = session.display();
     let (desktop, _keep) = session.into_parts();

@@ -5,7 +5,11 @@
 //! hook, then the executor of `franz run`); unless the client passes `screenshot: false` it
 //! answers with a fresh screenshot taken after the action settled. While `run_task` runs, the
 //! tools that act answer "busy" with the task's id (screenshot and cursor_position still
-//! answer: looking does not disturb the task).
+//! answer: looking does not disturb the task, and neither does `elements`).
+//!
+//! The window tools (`list_windows`, `focus_window`) are the actions of the same names
+//! (crates/core/src/executor/windows.rs); `elements` answers with the accessibility elements
+//! inside the working area, numbered as `franz elements` and grounding number them.
 
 use super::hands::{Hands, Shot, Space};
 use super::resources;
@@ -142,6 +146,24 @@ pub struct KeyArgs {
     /// Return a screenshot taken after the action (default true).
     #[serde(default = "no")]
     pub screenshot: bool,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FocusArgs {
+    /// The window: part of its title or application (class), or its id from list_windows.
+    pub window: String,
+    /// Return a screenshot taken after the action (default true).
+    #[serde(default = "no")]
+    pub screenshot: bool,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ElementsArgs {
+    /// Time budget of the collection in milliseconds (default 150, at most 5000).
+    #[serde(default)]
+    pub budget_ms: Option<u64>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -387,8 +409,8 @@ impl FranzMcp {
     async fn r#move(&self, Parameters(Args(a)): Parameters<Args<MoveArgs>>) -> CallToolResult {
         self.act(vec![(a.x, a.y)], a.image_id, a.screenshot, |p| {
             Ok(ActionKind::Move {
-                x: p[0].0,
-                y: p[0].1,
+                x: Some(p[0].0),
+                y: Some(p[0].1),
             })
         })
         .await
@@ -475,6 +497,65 @@ impl FranzMcp {
             Ok(ActionKind::Wait { seconds })
         })
         .await
+    }
+
+    #[tool(
+        description = "List the open windows, topmost first: id, application (class), title, bounds [x1, y1, x2, y2] in 0..1000 of the working area, and which one has the focus."
+    )]
+    async fn list_windows(
+        &self,
+        Parameters(Args(_)): Parameters<Args<ShotArgs>>,
+    ) -> CallToolResult {
+        self.act(vec![], None, false, |_| Ok(ActionKind::ListWindows))
+            .await
+    }
+
+    #[tool(
+        description = "Bring a window to the front and give it the keyboard focus: window is part of its title or application, or its id from list_windows. Returns the result and a fresh screenshot."
+    )]
+    async fn focus_window(
+        &self,
+        Parameters(Args(a)): Parameters<Args<FocusArgs>>,
+    ) -> CallToolResult {
+        let window = a.window;
+        self.act(vec![], None, a.screenshot, move |_| {
+            Ok(ActionKind::FocusWindow { window })
+        })
+        .await
+    }
+
+    #[tool(
+        description = "The interactive elements of the accessibility tree inside the working area (buttons, fields, links...), numbered: a text block with the list as franz's models see it (number, role, name, box [x1, y1, x2, y2] in 0..1000 of the screenshot) and one JSON line per element with its pixel bounds. Needs an accessibility bus (AT-SPI2 on Linux)."
+    )]
+    async fn elements(
+        &self,
+        Parameters(Args(a)): Parameters<Args<ElementsArgs>>,
+    ) -> CallToolResult {
+        let budget = Duration::from_millis(a.budget_ms.unwrap_or(150).min(5000));
+        // looking is harmless while a task runs: no busy check
+        match self.shared.hands.run(move |h| h.elements(budget)).await {
+            Ok((marks, ms, truncated)) => {
+                let mut text = franz_core::grounding::request_text(&marks);
+                text.push_str(&format!(
+                    "\n({} elements in {ms} ms{})",
+                    marks.len(),
+                    if truncated {
+                        ", the budget ran out"
+                    } else {
+                        ""
+                    }
+                ));
+                let lines: Vec<String> = marks
+                    .iter()
+                    .filter_map(|m| serde_json::to_string(m).ok())
+                    .collect();
+                CallToolResult::success(vec![
+                    ContentBlock::text(text),
+                    ContentBlock::text(lines.join("\n")),
+                ])
+            }
+            Err(e) => err(e),
+        }
     }
 
     #[tool(
