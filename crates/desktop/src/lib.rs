@@ -28,6 +28,8 @@ pub mod sandbox;
 pub mod win32;
 #[cfg(windows)]
 pub mod win_witness;
+#[cfg(windows)]
+mod win_windows;
 #[cfg(target_os = "linux")]
 pub mod windows;
 #[cfg(target_os = "linux")]
