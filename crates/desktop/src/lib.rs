@@ -27,9 +27,9 @@ pub mod sandbox;
 #[cfg(windows)]
 pub mod win32;
 #[cfg(windows)]
-pub mod win_witness;
-#[cfg(windows)]
 mod win_windows;
+#[cfg(windows)]
+pub mod win_witness;
 #[cfg(target_os = "linux")]
 pub mod windows;
 #[cfg(target_os = "linux")]

@@ -24,8 +24,8 @@ use windows_sys::Win32::UI::Input::KeyboardAndMouse::{
 use windows_sys::Win32::UI::WindowsAndMessaging::{
     ASFW_ANY, AllowSetForegroundWindow, BringWindowToTop, EnumWindows, GA_ROOTOWNER, GWL_EXSTYLE,
     GetAncestor, GetForegroundWindow, GetWindowLongW, GetWindowRect, GetWindowTextW,
-    GetWindowThreadProcessId, IsIconic, IsWindow, IsWindowVisible, SW_RESTORE,
-    SetForegroundWindow, ShowWindow, WS_EX_TOOLWINDOW,
+    GetWindowThreadProcessId, IsIconic, IsWindow, IsWindowVisible, SW_RESTORE, SetForegroundWindow,
+    ShowWindow, WS_EX_TOOLWINDOW,
 };
 use windows_sys::core::BOOL;
 
@@ -90,7 +90,8 @@ pub(crate) fn top_levels() -> Vec<HWND> {
         .into_iter()
         .filter(|&h| {
             // SAFETY: plain queries; a window that went away answers 0.
-            let (visible, ex) = unsafe { (IsWindowVisible(h) != 0, GetWindowLongW(h, GWL_EXSTYLE)) };
+            let (visible, ex) =
+                unsafe { (IsWindowVisible(h) != 0, GetWindowLongW(h, GWL_EXSTYLE)) };
             visible
                 && ex as u32 & WS_EX_TOOLWINDOW == 0
                 && !cloaked(h)

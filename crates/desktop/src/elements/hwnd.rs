@@ -17,8 +17,8 @@ use std::time::{Duration, Instant};
 use windows_sys::Win32::Foundation::{HWND, LPARAM};
 use windows_sys::Win32::UI::Input::KeyboardAndMouse::IsWindowEnabled;
 use windows_sys::Win32::UI::WindowsAndMessaging::{
-    BM_GETCHECK, BS_TYPEMASK, ES_READONLY, EnumChildWindows, GUITHREADINFO, GW_HWNDPREV,
-    GWL_STYLE, GetClassNameW, GetGUIThreadInfo, GetParent, GetWindow, GetWindowLongW,
+    BM_GETCHECK, BS_TYPEMASK, ES_READONLY, EnumChildWindows, GUITHREADINFO, GW_HWNDPREV, GWL_STYLE,
+    GetClassNameW, GetGUIThreadInfo, GetParent, GetWindow, GetWindowLongW,
     GetWindowThreadProcessId, IsWindowVisible, SMTO_ABORTIFHUNG, SendMessageTimeoutW,
 };
 use windows_sys::core::BOOL;
@@ -87,9 +87,8 @@ fn label(hwnd: HWND) -> Option<String> {
 fn checked(hwnd: HWND) -> bool {
     let mut answer = 0usize;
     // SAFETY: BM_GETCHECK takes no pointers; `answer` is a valid out pointer.
-    let ok = unsafe {
-        SendMessageTimeoutW(hwnd, BM_GETCHECK, 0, 0, SMTO_ABORTIFHUNG, 50, &mut answer)
-    };
+    let ok =
+        unsafe { SendMessageTimeoutW(hwnd, BM_GETCHECK, 0, 0, SMTO_ABORTIFHUNG, 50, &mut answer) };
     ok != 0 && answer == 1
 }
 
@@ -118,8 +117,7 @@ fn control(hwnd: HWND, focus: HWND) -> Option<Element> {
     // a combo box's own edit box is part of the combo box
     // SAFETY: plain query.
     let parent = unsafe { GetParent(hwnd) };
-    if role == "text" && !parent.is_null() && self::class(parent).eq_ignore_ascii_case("combobox")
-    {
+    if role == "text" && !parent.is_null() && self::class(parent).eq_ignore_ascii_case("combobox") {
         return None;
     }
     let bounds = rect(hwnd)?;

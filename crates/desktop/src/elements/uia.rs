@@ -158,7 +158,10 @@ fn walk(
 }
 
 /// The children of `node` in the control view, last first (so that popping visits the first).
-fn children(walker: &IUIAutomationTreeWalker, node: &IUIAutomationElement) -> Vec<IUIAutomationElement> {
+fn children(
+    walker: &IUIAutomationTreeWalker,
+    node: &IUIAutomationElement,
+) -> Vec<IUIAutomationElement> {
     let mut out = Vec::new();
     // SAFETY: COM calls on live interfaces; no child (a null element) is an error here.
     let mut next = unsafe { walker.GetFirstChildElement(node) };
@@ -202,7 +205,10 @@ fn element(node: &IUIAutomationElement) -> Option<Element> {
         }
         Some(Element {
             role: role.to_string(),
-            name: node.CurrentName().map(|n| n.to_string()).unwrap_or_default(),
+            name: node
+                .CurrentName()
+                .map(|n| n.to_string())
+                .unwrap_or_default(),
             states,
             bounds: PixelRect::new(r.left, r.top, w as u32, h as u32),
         })
