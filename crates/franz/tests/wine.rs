@@ -820,3 +820,54 @@ fn list_windows_and_focus_window_bring_the_window_behind_to_the_front() {
     let back_line = list.lines().find(|l| l.contains("\"franz_back\"")).unwrap();
     assert!(back_line.ends_with(" focused"), "{list}");
 }
+
+/// Wine's Notepad with `file` open (its title names the file), once its window is there.
+fn notepad_with(file: &std::path::Path) -> Notepad {
+    let child = Command::new(env("FRANZ_WINE"))
+        .arg("notepad")
+        .arg(windows_path(file))
+        .env("WINEDEBUG", "-all")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let notepad = Notepad(child);
+    window(file.file_name().unwrap().to_str().unwrap());
+    notepad
+}
+
+#[test]
+fn focus_window_brings_the_notepad_behind_to_the_front() {
+    let dir = tempfile::tempdir().unwrap();
+    let (first, second) = (dir.path().join("first.txt"), dir.path().join("second.txt"));
+    std::fs::write(&first, "one").unwrap();
+    std::fs::write(&second, "two").unwrap();
+    let _first = notepad_with(&first);
+    poll("first.txt in the foreground", || {
+        foreground_title().contains("first.txt").then_some(())
+    });
+    let _second = notepad_with(&second);
+    poll("second.txt in the foreground", || {
+        foreground_title().contains("second.txt").then_some(())
+    });
+    let list = listing(&act(&[r#"{"type":"list_windows"}"#])[0]);
+    let notepads: Vec<&str> = list
+        .lines()
+        .filter(|l| l.contains(" notepad.exe "))
+        .collect();
+    assert_eq!(notepads.len(), 2, "{list}");
+    assert!(
+        notepads[0].contains("second.txt") && notepads[0].ends_with(" focused"),
+        "{list}"
+    );
+    let focused = listing(&act(&[r#"{"type":"focus_window","window":"first.txt"}"#])[0]);
+    assert!(focused.contains("first.txt"), "{focused}");
+    assert!(foreground_title().contains("first.txt"));
+    let list = listing(&act(&[r#"{"type":"list_windows"}"#])[0]);
+    let top = list.lines().find(|l| l.contains(" notepad.exe ")).unwrap();
+    assert!(
+        top.contains("first.txt") && top.ends_with(" focused"),
+        "{list}"
+    );
+}
