@@ -110,7 +110,7 @@ fn application(hwnd: HWND) -> String {
     image.rsplit(['\\', '/']).next().unwrap_or("").to_string()
 }
 
-/// The window with the keyboard focus, as its root owner (a dialog's owner stays itself).
+/// The foreground window (the one with the keyboard focus; null when there is none).
 fn foreground() -> HWND {
     // SAFETY: plain query.
     unsafe { GetForegroundWindow() }
