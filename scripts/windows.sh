@@ -15,6 +15,8 @@ dpis=${DPIS:-96 120}
 
 # 1. Packages (Debian 12): Rust 1.96 with its std source, mingw, Wine, Xvfb.
 "$root/scripts/deps.sh" rustc-web cargo-web rust-web-src gcc-mingw-w64-x86-64 wine wine64 xvfb
+# Clippy for the Windows target (the Windows-only code: win32, UI Automation, window tools).
+"$root/scripts/deps.sh" rust-web-clippy
 
 # 2. Wine 8 lacks bcryptprimitives.dll!ProcessPrng, which Rust's std imports: a test-support shim.
 mkdir -p "$out"
@@ -32,6 +34,7 @@ start=$SECONDS
 wcargo build -p franz --bin franz
 wcargo build -p franz-desktop --example win_probe
 wcargo test --no-run -p franz-desktop --lib
+wcargo clippy -p franz-desktop --lib --examples --tests -- -D warnings
 bin=$out/$target/release
 cp "$bin/examples/win_probe.exe" "$bin/win_probe.exe"
 echo "built franz.exe in $((SECONDS - start)) s: $bin/franz.exe" >&2

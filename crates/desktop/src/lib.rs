@@ -27,6 +27,8 @@ pub mod sandbox;
 #[cfg(windows)]
 pub mod win32;
 #[cfg(windows)]
+mod win_windows;
+#[cfg(windows)]
 pub mod win_witness;
 #[cfg(target_os = "linux")]
 pub mod windows;

@@ -1,7 +1,7 @@
 //! Top-level windows as the window tools see them (`list_windows`, `focus_window`).
 //!
-//! The X11 implementation is `x11/windows.rs`; other backends answer "not supported" through
-//! the [`crate::Desktop`] trait's defaults.
+//! The X11 implementation is `x11/windows.rs`, the Windows one `win_windows.rs`; other
+//! backends answer "not supported" through the [`crate::Desktop`] trait's defaults.
 
 use crate::PixelRect;
 use serde::{Deserialize, Serialize};

@@ -129,4 +129,12 @@ impl Desktop for XcapDesktop {
     fn window_at(&mut self, p: PixelPoint) -> Result<Option<crate::PointedWindow>, DesktopError> {
         crate::win32::window_at(p)
     }
+    #[cfg(windows)]
+    fn windows(&mut self) -> Result<Vec<crate::WindowInfo>, DesktopError> {
+        Ok(crate::win_windows::list())
+    }
+    #[cfg(windows)]
+    fn focus_window(&mut self, id: u64) -> Result<(), DesktopError> {
+        crate::win_windows::focus(id)
+    }
 }

@@ -626,3 +626,248 @@ fn allow_only_windows_matches_the_process_name_or_the_title_of_the_window_under_
         "{seen:?}"
     );
 }
+
+/// `win_probe form`: a window with real child controls, and the `GetWindowRect` of each.
+struct Form {
+    probe: Witness,
+    /// The window's rect.
+    rect: Found,
+    /// The controls, `text` as `CLASS TEXT`.
+    controls: Vec<Found>,
+}
+
+impl Form {
+    fn open(x: u32, y: u32, w: u32, h: u32, title: &str) -> Form {
+        let mut child = wine("win_probe.exe")
+            .args(["form", &x.to_string(), &y.to_string()])
+            .args([&w.to_string(), &h.to_string(), title])
+            .stdout(Stdio::piped())
+            .stdin(Stdio::null())
+            .spawn()
+            .unwrap();
+        let out = child.stdout.take().unwrap();
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(out).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut probe = Witness {
+            child,
+            lines,
+            seen: vec![],
+        };
+        let seen = probe.wait_for(|l| l.iter().any(|l| l == "controls end"));
+        let ready = seen.iter().find_map(|l| l.strip_prefix("ready ")).unwrap();
+        let controls = seen
+            .iter()
+            .filter_map(|l| l.strip_prefix("control ")?.split_once(' '))
+            .map(|(class, rest)| {
+                let f = found(rest);
+                Found {
+                    text: format!("{class} {}", f.text),
+                    ..f
+                }
+            })
+            .collect();
+        probe.seen.clear();
+        Form {
+            probe,
+            rect: found(ready),
+            controls,
+        }
+    }
+
+    /// Whether pixel rect `b` (JSON `{x, y, width, height}`) lies inside the window.
+    fn holds(&self, b: &Value) -> bool {
+        let (x, y) = (b["x"].as_i64().unwrap(), b["y"].as_i64().unwrap());
+        let (r, f) = (x + b["width"].as_i64().unwrap(), &self.rect);
+        let bottom = y + b["height"].as_i64().unwrap();
+        x >= i64::from(f.x)
+            && y >= i64::from(f.y)
+            && r <= i64::from(f.x + f.w)
+            && bottom <= i64::from(f.y + f.h)
+    }
+}
+
+/// `franz.exe elements` as JSON marks.
+fn elements() -> Vec<Value> {
+    franz(&["elements", "--wait", "20", "--budget-ms", "2000"])
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// Under Wine 8 UI Automation gives nothing for Win32 controls: these come from the Win32
+/// fallback (`crates/desktop/src/elements/hwnd.rs`); on Windows, from UI Automation.
+#[test]
+fn elements_lists_the_controls_of_a_win32_window_within_2_px_and_a_click_on_a_box_lands() {
+    let (w, h) = screen();
+    let mut form = Form::open(120, 100, 520, 320, "franz_form");
+    let marks = elements();
+    let ours: Vec<&Value> = marks.iter().filter(|m| form.holds(&m["bounds"])).collect();
+    // The label and the disabled button are left out: the edit box, the check box, OK, Cancel.
+    let want = [
+        ("Edit ", "text", "Name:"),
+        ("Button Remember me", "check_box", "Remember me"),
+        ("Button &OK", "button", "OK"),
+        ("Button Cancel", "button", "Cancel"),
+    ];
+    assert_eq!(ours.len(), want.len(), "{ours:#?}");
+    for (control, role, name) in want {
+        let c = form.controls.iter().find(|c| c.text == control).unwrap();
+        let m = ours
+            .iter()
+            .find(|m| m["role"] == role && m["name"] == name)
+            .unwrap_or_else(|| panic!("no {role} {name:?} in {ours:#?}"));
+        let b = &m["bounds"];
+        let got = ["x", "y", "width", "height"].map(|k| b[k].as_i64().unwrap());
+        let exact = [c.x, c.y, c.w, c.h].map(i64::from);
+        assert!(
+            got.iter().zip(exact).all(|(g, e)| (g - e).abs() <= 2),
+            "{name}: {got:?} vs GetWindowRect {exact:?}"
+        );
+    }
+    let states = |name: &str| {
+        let m = ours.iter().find(|m| m["name"] == name).unwrap();
+        m["states"].as_array().cloned().unwrap_or_default()
+    };
+    assert!(
+        states("Remember me").contains(&"checked".into()),
+        "{ours:#?}"
+    );
+    assert!(states("Name:").contains(&"editable".into()), "{ours:#?}");
+    // The centre of the Cancel mark's box, in 0..1000, is on the button.
+    let cancel = ours.iter().find(|m| m["name"] == "Cancel").unwrap();
+    let b: Vec<i64> = cancel["box"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_i64().unwrap())
+        .collect();
+    let click = format!(
+        r#"{{"type":"click","x":{},"y":{}}}"#,
+        (b[0] + b[2]) / 2,
+        (b[1] + b[3]) / 2
+    );
+    let results = act(&[&click]);
+    assert_eq!(results[0]["status"], "ok", "{results:?}");
+    let seen = form
+        .probe
+        .wait_for(|l| l.iter().any(|l| l.starts_with("clicked")));
+    assert!(
+        seen.contains(&"clicked Cancel".to_string()),
+        "{seen:?} {w}x{h}"
+    );
+}
+
+/// The `windows` (or `focused`) listing of a `list_windows` (`focus_window`) result.
+fn listing(result: &Value) -> String {
+    assert_eq!(result["status"], "ok", "{result}");
+    result["warnings"][0]["message"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+/// The title of the foreground window, as `win_probe foreground` reads it.
+fn foreground_title() -> String {
+    found(&probe(&["foreground"]).expect("a foreground window")).text
+}
+
+#[test]
+fn list_windows_and_focus_window_bring_the_window_behind_to_the_front() {
+    let mut back = Form::open(100, 80, 500, 300, "franz_back");
+    let mut front = Form::open(220, 180, 500, 300, "franz_front");
+    poll("franz_front in the foreground", || {
+        (foreground_title() == "franz_front").then_some(())
+    });
+    let list = listing(&act(&[r#"{"type":"list_windows"}"#])[0]);
+    let line = |title: &str| {
+        let quoted = format!("{title:?}");
+        let at = list.lines().position(|l| l.contains(&quoted));
+        let at = at.unwrap_or_else(|| panic!("{title} not listed:\n{list}"));
+        (at, list.lines().nth(at).unwrap().to_string())
+    };
+    let (front_at, front_line) = line("franz_front");
+    let (back_at, back_line) = line("franz_back");
+    assert!(front_at < back_at, "topmost first:\n{list}");
+    assert!(front_line.contains(" win_probe.exe "), "{front_line}");
+    assert!(front_line.ends_with(" focused"), "{front_line}");
+    assert!(!back_line.ends_with(" focused"), "{back_line}");
+    // An unknown window is an error, and nothing moves.
+    let out = finish(
+        wine("franz.exe")
+            .args(["act", "--motion", "fast", "--no-failsafe"])
+            .arg(r#"{"type":"focus_window","window":"no such window"}"#),
+        T,
+    );
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(said.contains("no window matches"), "{said}");
+    assert_eq!(foreground_title(), "franz_front");
+
+    let focused = listing(&act(&[r#"{"type":"focus_window","window":"franz_back"}"#])[0]);
+    assert!(focused.contains("\"franz_back\""), "{focused}");
+    assert_eq!(foreground_title(), "franz_back");
+    back.probe.wait_for(|l| l.iter().any(|l| l == "active 1"));
+    front.probe.wait_for(|l| l.iter().any(|l| l == "active 0"));
+    // franz_back is now above franz_front: the first of them in the Z order.
+    assert_eq!(window("franz_").text, "franz_back");
+    let list = listing(&act(&[r#"{"type":"list_windows"}"#])[0]);
+    let back_line = list.lines().find(|l| l.contains("\"franz_back\"")).unwrap();
+    assert!(back_line.ends_with(" focused"), "{list}");
+}
+
+/// Wine's Notepad with `file` open (its title names the file), once its window is there.
+fn notepad_with(file: &std::path::Path) -> Notepad {
+    let child = Command::new(env("FRANZ_WINE"))
+        .arg("notepad")
+        .arg(windows_path(file))
+        .env("WINEDEBUG", "-all")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let notepad = Notepad(child);
+    window(file.file_name().unwrap().to_str().unwrap());
+    notepad
+}
+
+#[test]
+fn focus_window_brings_the_notepad_behind_to_the_front() {
+    let dir = tempfile::tempdir().unwrap();
+    let (first, second) = (dir.path().join("first.txt"), dir.path().join("second.txt"));
+    std::fs::write(&first, "one").unwrap();
+    std::fs::write(&second, "two").unwrap();
+    let _first = notepad_with(&first);
+    poll("first.txt in the foreground", || {
+        foreground_title().contains("first.txt").then_some(())
+    });
+    let _second = notepad_with(&second);
+    poll("second.txt in the foreground", || {
+        foreground_title().contains("second.txt").then_some(())
+    });
+    let list = listing(&act(&[r#"{"type":"list_windows"}"#])[0]);
+    let notepads: Vec<&str> = list
+        .lines()
+        .filter(|l| l.contains(" notepad.exe "))
+        .collect();
+    assert_eq!(notepads.len(), 2, "{list}");
+    assert!(
+        notepads[0].contains("second.txt") && notepads[0].ends_with(" focused"),
+        "{list}"
+    );
+    let focused = listing(&act(&[r#"{"type":"focus_window","window":"first.txt"}"#])[0]);
+    assert!(focused.contains("first.txt"), "{focused}");
+    assert!(foreground_title().contains("first.txt"));
+    let list = listing(&act(&[r#"{"type":"list_windows"}"#])[0]);
+    let top = list.lines().find(|l| l.contains(" notepad.exe ")).unwrap();
+    assert!(
+        top.contains("first.txt") && top.ends_with(" focused"),
+        "{list}"
+    );
+}

@@ -12,6 +12,7 @@ use windows_sys::Win32::UI::HiDpi::{
     DPI_AWARENESS_CONTEXT_PER_MONITOR_AWARE, DPI_AWARENESS_CONTEXT_PER_MONITOR_AWARE_V2,
     SetProcessDpiAwarenessContext,
 };
+use windows_sys::Win32::UI::Input::KeyboardAndMouse::SetFocus;
 use windows_sys::Win32::UI::WindowsAndMessaging::*;
 use windows_sys::core::BOOL;
 
@@ -31,9 +32,14 @@ pub fn main() -> i32 {
         }
         Some("find") if args.len() == 3 => find(&args[2]),
         Some("combo") if args.len() == 3 => combo(&args[2]),
+        Some("form") if args.len() == 7 => {
+            let n: Vec<i32> = args[2..6].iter().map(|a| a.parse().unwrap()).collect();
+            form(n[0], n[1], n[2], n[3], &args[6])
+        }
+        Some("foreground") if args.len() == 2 => foreground(),
         _ => {
             eprintln!(
-                "usage: win_probe grab OUT.bgra | witness X Y W H | find TITLE | combo LABEL"
+                "usage: win_probe grab OUT.bgra | witness X Y W H | find TITLE | combo LABEL | form X Y W H TITLE | foreground"
             );
             2
         }
@@ -294,4 +300,156 @@ fn combo(label: &str) -> i32 {
         }
     }
     1
+}
+
+/// The `form` window's messages: button clicks and activation, printed.
+unsafe extern "system" fn form_proc(
+    hwnd: HWND,
+    msg: u32,
+    wparam: WPARAM,
+    lparam: LPARAM,
+) -> LRESULT {
+    match msg {
+        // BN_CLICKED (notification 0) from a button: lparam is the button's window
+        WM_COMMAND if (wparam >> 16) & 0xffff == 0 && lparam != 0 => {
+            say(format!("clicked {}", caption(lparam as HWND)));
+        }
+        WM_ACTIVATE => say(format!("active {}", u8::from(wparam & 0xffff != 0))),
+        WM_TIMER => {
+            // SAFETY: our window.
+            unsafe { DestroyWindow(hwnd) };
+        }
+        WM_DESTROY => {
+            // SAFETY: plain call.
+            unsafe { PostQuitMessage(0) };
+        }
+        // SAFETY: the default handler for everything else.
+        _ => return unsafe { DefWindowProcW(hwnd, msg, wparam, lparam) },
+    }
+    0
+}
+
+fn wide(s: &str) -> Vec<u16> {
+    s.encode_utf16().chain([0]).collect()
+}
+
+/// The controls of a `form` window: class, text, style, client rect (x, y, w, h).
+const CONTROLS: &[(&str, &str, u32, [i32; 4])] = &[
+    ("Static", "Name:", 0, [20, 20, 80, 24]),
+    (
+        "Edit",
+        "",
+        WS_BORDER | ES_AUTOHSCROLL as u32,
+        [110, 20, 200, 24],
+    ),
+    (
+        "Button",
+        "Remember me",
+        BS_AUTOCHECKBOX as u32,
+        [20, 60, 160, 24],
+    ),
+    ("Button", "&OK", BS_DEFPUSHBUTTON as u32, [20, 100, 90, 30]),
+    ("Button", "Cancel", BS_PUSHBUTTON as u32, [130, 100, 90, 30]),
+    (
+        "Button",
+        "Disabled",
+        BS_PUSHBUTTON as u32 | WS_DISABLED,
+        [240, 100, 90, 30],
+    ),
+];
+
+/// `form X Y W H TITLE`: a normal window titled TITLE with a label, an edit box (focused), a
+/// checked check box, two push buttons and a disabled one, as real child controls. Prints
+/// `ready X Y W H` (its window rect), then `control CLASS X Y W H TEXT` per control
+/// (`GetWindowRect`, screen pixels), then `controls end`; afterwards `active 1`/`active 0` as
+/// it gains or loses the activation and `clicked TEXT` per button click. Exits after two
+/// minutes.
+fn form(x: i32, y: i32, w: i32, h: i32, title: &str) -> i32 {
+    let class = wide("franz_form");
+    let title = wide(title);
+    // SAFETY: a plain window class, window and child controls; the loop runs until WM_QUIT.
+    unsafe {
+        let instance = GetModuleHandleW(std::ptr::null());
+        let wc = WNDCLASSW {
+            style: 0,
+            lpfnWndProc: Some(form_proc),
+            cbClsExtra: 0,
+            cbWndExtra: 0,
+            hInstance: instance,
+            hIcon: std::ptr::null_mut(),
+            hCursor: LoadCursorW(std::ptr::null_mut(), IDC_ARROW),
+            hbrBackground: (COLOR_WINDOW + 1) as usize as HBRUSH,
+            lpszMenuName: std::ptr::null(),
+            lpszClassName: class.as_ptr(),
+        };
+        assert!(RegisterClassW(&wc) != 0, "RegisterClassW failed");
+        let hwnd = CreateWindowExW(
+            0,
+            class.as_ptr(),
+            title.as_ptr(),
+            WS_OVERLAPPEDWINDOW | WS_VISIBLE,
+            x,
+            y,
+            w,
+            h,
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            instance,
+            std::ptr::null(),
+        );
+        assert!(!hwnd.is_null(), "CreateWindowExW failed");
+        let mut made = Vec::new();
+        for (i, (kind, text, style, [cx, cy, cw, ch])) in CONTROLS.iter().enumerate() {
+            let (kind, text) = (wide(kind), wide(text));
+            let child = CreateWindowExW(
+                0,
+                kind.as_ptr(),
+                text.as_ptr(),
+                WS_CHILD | WS_VISIBLE | WS_TABSTOP | style,
+                *cx,
+                *cy,
+                *cw,
+                *ch,
+                hwnd,
+                (100 + i) as _,
+                instance,
+                std::ptr::null(),
+            );
+            assert!(!child.is_null(), "CreateWindowExW (control) failed");
+            made.push(child);
+        }
+        SendMessageW(made[2], BM_SETCHECK, 1, 0); // BST_CHECKED
+        SetForegroundWindow(hwnd);
+        SetFocus(made[1]);
+        SetTimer(hwnd, 1, 120_000, None);
+        let (rx, ry, rw, rh) = rect(hwnd);
+        say(format!("ready {rx} {ry} {rw} {rh}"));
+        for child in made {
+            let (cx, cy, cw, ch) = rect(child);
+            say(format!(
+                "control {} {cx} {cy} {cw} {ch} {}",
+                self::class(child),
+                caption(child)
+            ));
+        }
+        say("controls end".into());
+        let mut msg = std::mem::zeroed();
+        while GetMessageW(&mut msg, std::ptr::null_mut(), 0, 0) > 0 {
+            TranslateMessage(&msg);
+            DispatchMessageW(&msg);
+        }
+    }
+    0
+}
+
+/// `foreground`: `X Y W H TITLE` of the foreground window (exit status 1: none).
+fn foreground() -> i32 {
+    // SAFETY: plain query.
+    let hwnd = unsafe { GetForegroundWindow() };
+    if hwnd.is_null() {
+        return 1;
+    }
+    let (x, y, w, h) = rect(hwnd);
+    println!("{x} {y} {w} {h} {}", caption(hwnd));
+    0
 }

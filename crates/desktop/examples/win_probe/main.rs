@@ -14,8 +14,13 @@
 //! - `win_probe combo LABEL`: `X Y W H SHOWN` of the ComboBox that follows the control
 //!   captioned LABEL in any visible window (e.g. Notepad's `Encoding:` in its Save dialog),
 //!   and the item it shows (exit status 1: none).
+//! - `win_probe form X Y W H TITLE`: a normal window with real child controls (a label, an
+//!   edit box, a check box, push buttons, a disabled one) that prints each control's class,
+//!   `GetWindowRect` and text, then `active 0|1` when its activation changes and `clicked TEXT`
+//!   per button click (the elements and window tools tests).
+//! - `win_probe foreground`: `X Y W H TITLE` of `GetForegroundWindow` (exit status 1: none).
 //!
-//! Both are per-monitor DPI aware, so every number is a physical pixel.
+//! All are per-monitor DPI aware, so every number is a physical pixel.
 
 #[cfg(windows)]
 mod imp;

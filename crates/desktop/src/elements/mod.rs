@@ -2,10 +2,16 @@
 //! grounding layer numbers.
 //!
 //! One trait, [`Elements`], with one source per OS: AT-SPI2 over D-Bus on Linux (`atspi`
-//! module); on other systems [`open`] says "not supported yet". Everything is in screen pixels.
+//! module); UI Automation on Windows, with the Win32 child controls where it gives nothing
+//! (`uia` and `hwnd` modules); on other systems [`open`] says "not supported yet". Everything
+//! is in screen pixels.
 
 #[cfg(target_os = "linux")]
 mod atspi;
+#[cfg(windows)]
+mod hwnd;
+#[cfg(windows)]
+mod uia;
 
 use crate::{DesktopError, PixelRect};
 use serde::{Deserialize, Serialize};
@@ -50,10 +56,14 @@ pub fn open() -> Result<Box<dyn Elements + Send>, DesktopError> {
     {
         Ok(Box::new(atspi::Atspi::open()?))
     }
-    #[cfg(not(target_os = "linux"))]
+    #[cfg(windows)]
+    {
+        Ok(Box::new(uia::Uia::open()?))
+    }
+    #[cfg(not(any(target_os = "linux", windows)))]
     {
         Err(DesktopError::Unsupported(
-            "reading the accessibility tree on this system (not yet: Linux AT-SPI2 only)".into(),
+            "reading the accessibility tree on this system (not yet: Linux AT-SPI2 and Windows UI Automation only)".into(),
         ))
     }
 }
