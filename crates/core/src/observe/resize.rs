@@ -332,9 +332,8 @@ mod tests {
         );
         // only region rows 400.. change (frame rows 420..): the top band must be copied
         let mut b = a.clone();
-        let mut changed = vec![false; 460];
+        let changed: Vec<bool> = (0..460).map(|y| y >= 400).collect();
         for y in 400..460 {
-            changed[y] = true;
             let row = (20 + y) * 2400;
             for byte in &mut b.data[row + 40..row + 2280] {
                 *byte ^= 0x5a;
