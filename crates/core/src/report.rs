@@ -69,7 +69,7 @@ pub fn escape(s: &str) -> String {
 const STYLE: &str = "body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;max-width:1200px;padding:1em;color:#222}\
 h1{font-size:1.4em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 8px;text-align:left}\
 .turn{border-top:2px solid #888;margin-top:1.5em;padding-top:.5em}.turn img{max-width:100%;border:1px solid #999}\
-.story{white-space:pre-wrap;background:#f4f4f4;padding:.5em}.err{color:#b00}.ok{color:#070}\
+.story{white-space:pre-wrap;background:#f4f4f4;padding:.5em}.err{color:#b00}.ok{color:#070}.note{color:#666}\
 .warn{background:#fff3cd;padding:.5em}pre{background:#f4f4f4;padding:.5em;overflow:auto}code{font-size:13px}";
 
 // Counted on `load`, which fires only once every image has loaded or failed: an image that
@@ -96,7 +96,7 @@ pub fn build(log: &RunLog) -> String {
     let images = log
         .turns
         .iter()
-        .filter(|t| read_png(log, t.shown_png()).is_some())
+        .filter(|t| t.shown_png().and_then(|p| read_png(log, p)).is_some())
         .count();
     let _ = write!(
         h,
@@ -211,19 +211,20 @@ fn read_png(log: &RunLog, rel: &str) -> Option<Vec<u8>> {
     std::fs::read(log.dir.join(rel)).ok()
 }
 
-fn turn(h: &mut String, log: &RunLog, t: &TurnView) {
-    let r = &t.raw;
-    let _ = write!(
-        h,
-        "<section class=\"turn\" id=\"turn-{0}\" data-turn=\"{0}\"><h3>Turn {0}</h3>",
-        r.turn
-    );
-    match read_png(log, t.shown_png()) {
+/// The turn's screenshot inline, or a note why there is none.
+fn screenshot(h: &mut String, log: &RunLog, t: &TurnView) {
+    let Some(shown) = t.shown_png() else {
+        h.push_str(
+            "<p class=\"note\">no screenshot kept for this turn (the run was logged with log_images = none)</p>",
+        );
+        return;
+    };
+    match read_png(log, shown) {
         Some(bytes) => {
             let _ = write!(
                 h,
                 "<img alt=\"turn {} screenshot\" src=\"data:image/png;base64,{}\">",
-                r.turn,
+                t.raw.turn,
                 base64::engine::general_purpose::STANDARD.encode(bytes)
             );
         }
@@ -231,10 +232,20 @@ fn turn(h: &mut String, log: &RunLog, t: &TurnView) {
             let _ = write!(
                 h,
                 "<p class=\"err\">screenshot {} is missing</p>",
-                escape(t.shown_png())
+                escape(shown)
             );
         }
     }
+}
+
+fn turn(h: &mut String, log: &RunLog, t: &TurnView) {
+    let r = &t.raw;
+    let _ = write!(
+        h,
+        "<section class=\"turn\" id=\"turn-{0}\" data-turn=\"{0}\"><h3>Turn {0}</h3>",
+        r.turn
+    );
+    screenshot(h, log, t);
     let _ = write!(h, "<div class=\"story\">{}</div>", escape(&r.story));
     if let Some(e) = &r.error {
         let _ = write!(h, "<p class=\"err\">error: {}</p>", escape(e));

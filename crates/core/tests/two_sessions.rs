@@ -148,7 +148,12 @@ fn assert_complete(f: &Finished, task: &str, click: (i32, i32)) {
     ));
     assert_eq!(log.turns.len(), 2, "{task}: two turns");
     for t in &log.turns {
-        assert!(f.run_dir.join(&t.raw.raw_png).is_file(), "{task}: {t:?}");
+        let raw = t
+            .raw
+            .raw_png
+            .as_deref()
+            .expect("log_images all names the raw PNG");
+        assert!(f.run_dir.join(raw).is_file(), "{task}: {t:?}");
     }
     // its own click, and only its own, was performed
     let clicks: Vec<_> = log

@@ -12,8 +12,9 @@ use franz_core::model::{Script, ScriptedReply, ScriptedServer};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// A three-turn run (two moves, then done) with `extra` flags; its run directory's PNGs.
-fn pngs_of_a_run(extra: &[&str]) -> Vec<String> {
+/// A three-turn run (two moves, then done) with `extra` flags: its temporary folder and run
+/// directory.
+fn a_run(extra: &[&str]) -> (tempfile::TempDir, PathBuf) {
     let (sb, _w) = sandbox(640, 480);
     let server = ScriptedServer::start(Script::list([
         ScriptedReply::text("move(300, 300)\nLooking."),
@@ -40,7 +41,13 @@ fn pngs_of_a_run(extra: &[&str]) -> Vec<String> {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let dir = runs.join("run_0001");
+    (tmp, runs.join("run_0001"))
+}
+
+/// The PNGs of a run with `extra` flags, after checking that its records name exactly those
+/// files: none that is absent, none left unnamed.
+fn pngs_of_a_run(extra: &[&str]) -> Vec<String> {
+    let (_tmp, dir) = a_run(extra);
     let turns = std::fs::read_to_string(dir.join("turns.jsonl")).unwrap();
     assert_eq!(turns.lines().count(), 6, "two records per turn: {turns}");
     let mut names: Vec<String> = files(&dir)
@@ -49,7 +56,28 @@ fn pngs_of_a_run(extra: &[&str]) -> Vec<String> {
         .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
         .collect();
     names.sort();
+    let mut named: Vec<String> = named_images(&turns);
+    named.sort();
+    named.dedup();
+    assert_eq!(
+        named, names,
+        "the records name exactly the PNGs written: {turns}"
+    );
     names
+}
+
+/// Every image file name the records of `turns.jsonl` give.
+fn named_images(turns: &str) -> Vec<String> {
+    turns
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .flat_map(|v| {
+            ["raw_png", "annotated_png"]
+                .into_iter()
+                .filter_map(|k| v.get(k)?.as_str().map(str::to_string))
+                .collect::<Vec<_>>()
+        })
+        .collect()
 }
 
 fn files(dir: &Path) -> Vec<PathBuf> {
@@ -99,6 +127,49 @@ fn log_images_none_keeps_no_png_but_every_record() {
         pngs_of_a_run(&["--log-images", "none"]),
         Vec::<String>::new()
     );
+}
+
+#[test]
+fn report_and_replay_of_a_run_without_screenshots_say_so() {
+    let (tmp, dir) = a_run(&["--log-images", "none"]);
+    let html = tmp.path().join("report.html");
+    let out = common::franz(&[
+        "report",
+        dir.to_str().unwrap(),
+        "--output",
+        html.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let html = std::fs::read_to_string(html).unwrap();
+    assert_eq!(
+        html.matches("no screenshot kept for this turn").count(),
+        3,
+        "{html}"
+    );
+    assert!(!html.contains("is missing"), "{html}");
+    let out = common::franz(&["replay", dir.to_str().unwrap()]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(stdout.contains("turn 3:"), "{stdout}");
+    assert!(
+        stdout.contains("note: 3 of 3 turns kept no screenshot"),
+        "{stdout}"
+    );
+    let out = common::franz(&[
+        "export",
+        dir.to_str().unwrap(),
+        "--format",
+        "jsonl",
+        "--out",
+        tmp.path().join("export").to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("kept no screenshot"), "{stderr}");
 }
 
 #[test]

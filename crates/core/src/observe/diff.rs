@@ -86,9 +86,19 @@ pub struct FrameDiff {
     width: u32,
     height: u32,
     prev_mask: Option<PixelBox>,
+    /// Which rows of the work area differ from the previous frame, cursor included; empty
+    /// when there was no previous frame of this size.
+    changed_rows: Vec<bool>,
 }
 
 impl FrameDiff {
+    /// Which rows of the work area the last [`FrameDiff::compare`] found changed (any byte of
+    /// the row, the cursor's pixels included); `None` when it had no previous frame to
+    /// compare with.
+    pub fn changed_rows(&self) -> Option<&[bool]> {
+        (!self.changed_rows.is_empty()).then_some(self.changed_rows.as_slice())
+    }
+
     /// Compares the work area `region` (x, y, width, height in frame pixels) of `frame` with the
     /// previous call's and keeps it for the next. `cursor` is the cursor's box in work-area
     /// pixels, masked out together with the previous call's.
@@ -112,6 +122,7 @@ impl FrameDiff {
                 self.prev.extend_from_slice(row(y));
             }
             (self.width, self.height) = (w, h);
+            self.changed_rows.clear();
             return FrameChange {
                 changed: true,
                 ..FrameChange::default()
@@ -120,6 +131,8 @@ impl FrameDiff {
         let tiles_x = w.div_ceil(TILE);
         let mut tiles: Vec<Option<Bounds>> = vec![None; (tiles_x * h.div_ceil(TILE)) as usize];
         let mut identical = true;
+        self.changed_rows.clear();
+        self.changed_rows.resize(h as usize, false);
         for y in 0..h {
             let cur = row(y);
             let prev = &mut self.prev[y as usize * row_bytes..(y as usize + 1) * row_bytes];
@@ -127,6 +140,7 @@ impl FrameDiff {
                 continue;
             }
             identical = false;
+            self.changed_rows[y as usize] = true;
             for tx in 0..tiles_x {
                 let (a, b) = (tx * TILE, ((tx + 1) * TILE).min(w));
                 let seg = a as usize * 4..b as usize * 4;
@@ -257,6 +271,31 @@ mod tests {
         let again = compare(&mut d, &f, None);
         assert!(!again.changed && again.identical, "{again:?}");
         assert_eq!(again.region, None);
+    }
+
+    #[test]
+    fn changed_rows_are_exact_and_unknown_on_the_first_frame() {
+        let mut d = FrameDiff::default();
+        let mut data = blank();
+        compare(&mut d, &data, None);
+        assert_eq!(d.changed_rows(), None);
+        compare(&mut d, &data, None);
+        assert!(d.changed_rows().unwrap().iter().all(|c| !c));
+        // a one-pixel change counts, even under the cursor and caret-sized
+        paint(&mut data, 3, 7, 1, 2);
+        compare(
+            &mut d,
+            &data,
+            Some(PixelBox {
+                x: 0,
+                y: 0,
+                width: 10,
+                height: 10,
+            }),
+        );
+        let rows = d.changed_rows().unwrap();
+        let changed: Vec<usize> = (0..rows.len()).filter(|&y| rows[y]).collect();
+        assert_eq!(changed, [7, 8]);
     }
 
     #[test]

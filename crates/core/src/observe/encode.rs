@@ -49,7 +49,7 @@ pub fn encode_image(image: &RgbaImage, format: ImageFormat) -> Result<Vec<u8>, O
 /// encoders), kept by the pipeline between turns.
 #[derive(Default)]
 pub struct Scratch {
-    bands: Vec<Vec<u8>>,
+    bands: Vec<super::png::BandScratch>,
     rgb: Vec<u8>,
 }
 

@@ -296,7 +296,10 @@ impl Pipeline {
 
         let s = Instant::now();
         let out = self.spare.take().unwrap_or_default();
-        let mut image = self.resizer.crop_resize(frame, region, size, out)?;
+        let changed_rows = self.diff.changed_rows();
+        let mut image = self
+            .resizer
+            .crop_resize(frame, region, size, changed_rows, out)?;
         if !self.config.mask.is_empty() {
             let monitor =
                 franz_desktop::PixelRect::new(origin.x, origin.y, frame.width, frame.height);

@@ -2,6 +2,10 @@
 //! captured frame where the backend lends it (B, G, R and an undefined fourth byte), then one
 //! swizzle to opaque RGBA at the final size. The output rows are split
 //! into bands, one thread each, so both stages use every core.
+//!
+//! For speed, a band whose source rows (with the filter's reach) did not change since the last
+//! resize of the same region to the same size is copied from that resize instead of computed
+//! again: the result is the same, byte for byte (tested below).
 
 use super::{ObserveError, RgbaImage};
 use crate::geometry::ImageSize;
@@ -23,16 +27,29 @@ pub struct Resizer {
     inner: Vec<fir::Resizer>,
     /// Repacked frame rows, used only when the capture's stride has padding.
     packed: Vec<u8>,
+    /// The last resize's output (RGBA, before any drawing), and what it was made from.
+    last: Option<(LastKey, Vec<u8>)>,
+}
+
+/// What a resize's output depends on besides the pixels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct LastKey {
+    frame: (u32, u32),
+    region: Region,
+    size: ImageSize,
 }
 
 impl Resizer {
     /// Crops `region` out of `frame` and resizes it to `size`, returning RGBA in `out`'s
-    /// buffer (reused: a buffer of the right size costs no page faults).
+    /// buffer (reused: a buffer of the right size costs no page faults). `changed` says which
+    /// rows of `region` differ from the frame of the last call (`None`: unknown, all of them);
+    /// bands that read none of those are copied from the last call's output.
     pub fn crop_resize(
         &mut self,
         frame: FrameView<'_>,
         region: Region,
         size: ImageSize,
+        changed: Option<&[bool]>,
         mut out: Vec<u8>,
     ) -> Result<RgbaImage, ObserveError> {
         let err = |e: &dyn std::fmt::Display| ObserveError::Resize(e.to_string());
@@ -54,11 +71,25 @@ impl Resizer {
                 out.extend_from_slice(&src[start..start + region.width as usize * 4]);
             }
             bgra_to_rgba(&mut out);
+            self.last = None;
             out
         } else {
             let src_ref = ImageRef::new(frame.width, frame.height, src, fir::PixelType::U8x4)
                 .map_err(|e| err(&e))?;
             out.resize(size.width as usize * size.height as usize * 4, 0);
+            let key = LastKey {
+                frame: (frame.width, frame.height),
+                region,
+                size,
+            };
+            // the last output, when it is of this region and size, and a buffer to keep this one
+            let (mut keep, changed) = match self.last.take() {
+                Some((k, buf)) if k == key && buf.len() == out.len() => (buf, changed),
+                Some((_, buf)) => (buf, None),
+                None => (Vec::new(), None),
+            };
+            let changed = changed.filter(|c| c.len() == region.height as usize);
+            keep.resize(out.len(), 0);
             resize_bands(
                 &mut self.inner,
                 &src_ref,
@@ -66,7 +97,10 @@ impl Resizer {
                 size,
                 &mut out,
                 super::threads(),
+                &mut keep,
+                changed,
             )?;
+            self.last = Some((key, keep));
             out
         };
         Ok(RgbaImage {
@@ -82,6 +116,11 @@ impl Resizer {
 /// crop box that covers exactly its share of the source, and the filter reads past the
 /// box as it does past a crop, so the bands join without a seam: the result is bit-identical to one
 /// resize (tested below).
+///
+/// `keep` (as long as `out`) holds a previous resize of the same region to the same size, and
+/// `changed` which rows of `region` changed since (`None`: all): a band that reads no changed
+/// row is copied from `keep`; a band computed is copied into `keep`, for the next call.
+#[allow(clippy::too_many_arguments)]
 fn resize_bands(
     resizers: &mut Vec<fir::Resizer>,
     src: &ImageRef<'_>,
@@ -89,14 +128,24 @@ fn resize_bands(
     size: ImageSize,
     out: &mut [u8],
     threads: usize,
+    keep: &mut [u8],
+    changed: Option<&[bool]>,
 ) -> Result<(), ObserveError> {
     let (w, h) = (size.width as usize, size.height as usize);
     let bands = threads.clamp(1, (h / MIN_BAND_ROWS).max(1));
     let rows = h.div_ceil(bands);
     resizers.resize_with(bands, fir::Resizer::new);
     let scale = f64::from(region.height) / h as f64;
-    let resize = |resizer: &mut fir::Resizer, first: usize, dst: &mut [u8]| {
+    let resize = |resizer: &mut fir::Resizer, first: usize, dst: &mut [u8], keep: &mut [u8]| {
         let n = dst.len() / (w * 4);
+        if let Some(changed) = changed
+            && !changed[source_rows(first, n, scale, changed.len())]
+                .iter()
+                .any(|&c| c)
+        {
+            dst.copy_from_slice(keep);
+            return Ok(());
+        }
         let mut dst = Image::from_slice_u8(size.width, n as u32, dst, fir::PixelType::U8x4)
             .map_err(|e| ObserveError::Resize(e.to_string()))?;
         // Bilinear convolution: its support grows with the downscale factor, so it
@@ -116,16 +165,31 @@ fn resize_bands(
             .resize(src, &mut dst, &options)
             .map_err(|e| ObserveError::Resize(e.to_string()))?;
         bgra_to_rgba(dst.buffer_mut());
+        keep.copy_from_slice(dst.buffer());
         Ok(())
     };
     let jobs: Vec<_> = resizers
         .iter_mut()
         .zip(out.chunks_mut(rows * w * 4))
+        .zip(keep.chunks_mut(rows * w * 4))
         .enumerate()
-        .map(|(i, (resizer, dst))| (resizer, i * rows, dst))
+        .map(|(i, ((resizer, dst), keep))| (resizer, i * rows, dst, keep))
         .collect();
-    super::in_parallel(jobs, |(resizer, first, dst)| resize(resizer, first, dst))?;
+    super::in_parallel(jobs, |(resizer, first, dst, keep)| {
+        resize(resizer, first, dst, keep)
+    })?;
     Ok(())
+}
+
+/// The rows of the region (of `height` rows) that output rows `first..first + n` read, at
+/// `scale` region rows per output row: the bilinear filter reaches one output row's worth of
+/// source rows (at least one row) each side of a row's centre. Two rows of margin more, so
+/// rounding inside the resizer can never reach past them.
+fn source_rows(first: usize, n: usize, scale: f64, height: usize) -> std::ops::Range<usize> {
+    let reach = scale.max(1.0) + 2.0;
+    let lo = (first as f64 * scale - reach).floor().max(0.0) as usize;
+    let hi = ((first + n) as f64 * scale + reach).ceil().max(0.0) as usize;
+    lo.min(height)..hi.min(height)
 }
 
 /// Bands of fewer output rows are not worth a thread.
@@ -177,6 +241,7 @@ mod tests {
                         height: 8,
                     },
                     ImageSize::new(10, 8),
+                    None,
                     Vec::new(),
                 )
                 .unwrap();
@@ -205,13 +270,108 @@ mod tests {
         let src = ImageRef::new(500, 400, &f.data, fir::PixelType::U8x4).unwrap();
         let mut whole = vec![0; 383 * 311 * 4];
         let mut resizers = Vec::new();
-        resize_bands(&mut resizers, &src, region, size, &mut whole, 1).unwrap();
+        let mut keep = vec![0; whole.len()];
+        resize_bands(
+            &mut resizers,
+            &src,
+            region,
+            size,
+            &mut whole,
+            1,
+            &mut keep,
+            None,
+        )
+        .unwrap();
+        assert!(keep == whole, "what was computed is kept");
         for threads in [2, 3, 4] {
             let mut banded = vec![0; whole.len()];
-            resize_bands(&mut resizers, &src, region, size, &mut banded, threads).unwrap();
+            resize_bands(
+                &mut resizers,
+                &src,
+                region,
+                size,
+                &mut banded,
+                threads,
+                &mut keep,
+                None,
+            )
+            .unwrap();
             assert_eq!(resizers.len(), threads);
             assert!(banded == whole, "{threads} bands differ from one");
         }
+    }
+
+    #[test]
+    fn a_band_with_unchanged_source_rows_is_copied_and_the_image_is_as_a_fresh_resize() {
+        let busy = |seed: usize| {
+            let mut f = frame(600, 500, 2400);
+            for (i, b) in f.data.iter_mut().enumerate() {
+                *b = ((i + seed) * 31 % 251) as u8;
+            }
+            f
+        };
+        let region = Region {
+            x: 10,
+            y: 20,
+            width: 560,
+            height: 460,
+        };
+        let size = ImageSize::new(448, 368);
+        let fresh = |f: &Frame| {
+            Resizer::default()
+                .crop_resize(f.view(), region, size, None, Vec::new())
+                .unwrap()
+        };
+        let a = busy(0);
+        let mut r = Resizer::default();
+        // the first call knows no previous frame: all computed
+        assert_eq!(
+            r.crop_resize(a.view(), region, size, None, Vec::new())
+                .unwrap(),
+            fresh(&a)
+        );
+        // only region rows 400.. change (frame rows 420..): the top band must be copied
+        let mut b = a.clone();
+        let changed: Vec<bool> = (0..460).map(|y| y >= 400).collect();
+        for y in 400..460 {
+            let row = (20 + y) * 2400;
+            for byte in &mut b.data[row + 40..row + 2280] {
+                *byte ^= 0x5a;
+            }
+        }
+        let out = r.crop_resize(b.view(), region, size, Some(&changed), Vec::new());
+        assert_eq!(out.unwrap(), fresh(&b));
+        // a claim that nothing changed is believed: the last output comes back
+        let stale = r.crop_resize(a.view(), region, size, Some(&[false; 460]), Vec::new());
+        assert_eq!(stale.unwrap(), fresh(&b), "bands were copied, not computed");
+        // and one that everything changed computes it all
+        let all = r.crop_resize(a.view(), region, size, Some(&[true; 460]), Vec::new());
+        assert_eq!(all.unwrap(), fresh(&a));
+        // each row of a band's reach counts: change one row at a time around the seam
+        let bands = super::super::threads().clamp(1, 368 / MIN_BAND_ROWS);
+        if bands > 1 {
+            let seam = 368usize.div_ceil(bands);
+            let reach = source_rows(seam, 1, 460.0 / 368.0, 460);
+            for y in reach.start.saturating_sub(3)..(reach.end + 3).min(460) {
+                let mut r = Resizer::default();
+                r.crop_resize(a.view(), region, size, None, Vec::new())
+                    .unwrap();
+                let mut c = a.clone();
+                let row = (20 + y) * 2400;
+                c.data[row + 400] ^= 0xff;
+                let mut changed = vec![false; 460];
+                changed[y] = true;
+                let out = r.crop_resize(c.view(), region, size, Some(&changed), Vec::new());
+                assert_eq!(out.unwrap(), fresh(&c), "source row {y}");
+            }
+        }
+    }
+
+    #[test]
+    fn source_rows_cover_the_filter_and_stay_in_the_region() {
+        assert_eq!(source_rows(0, 10, 1.25, 460), 0..16);
+        assert_eq!(source_rows(300, 68, 1.25, 460), 371..460);
+        assert_eq!(source_rows(10, 10, 0.5, 100), 2..13);
     }
 
     #[test]
@@ -231,6 +391,7 @@ mod tests {
                     height: 100,
                 },
                 ImageSize::new(77, 33),
+                None,
                 vec![1; 5],
             )
             .unwrap();

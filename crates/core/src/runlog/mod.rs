@@ -83,8 +83,7 @@ impl Layout {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LogImages {
-    /// No PNGs: the records still name the files a turn would have had, which are absent
-    /// (long runs, `franz bench soak`).
+    /// No PNGs, and the records name none (long runs, `franz bench soak`).
     None,
     /// Only the image the model was sent (the annotated PNG; the raw one when feedback is
     /// off, which is then the same image).
@@ -189,6 +188,15 @@ pub fn prune_runs(root: &Path, keep: u64) -> Result<Vec<PathBuf>, RunLogError> {
     Ok(deleted)
 }
 
+/// A turn's screenshots on their way to disk, and the names its records will give them.
+struct Pending {
+    done: Receiver<io::Result<()>>,
+    /// The raw PNG, when written.
+    raw: Option<String>,
+    /// The image the model was sent: the annotated PNG, or the raw one without feedback.
+    shown: Option<String>,
+}
+
 /// Writes one run directory.
 pub struct RunWriter {
     dir: PathBuf,
@@ -197,7 +205,7 @@ pub struct RunWriter {
     events: File,
     exchange: File,
     images: images::ImageWorker,
-    pending: HashMap<u32, Receiver<io::Result<()>>>,
+    pending: HashMap<u32, Pending>,
     /// The files whose write failure was already reported (see [`RunWriter::first_failure`]).
     failed: HashSet<String>,
     log_images: LogImages,
@@ -320,17 +328,23 @@ impl RunWriter {
             dirs.insert(0, td);
         }
         let mut files = Vec::new();
-        if let Some(r) = raw {
-            files.push((self.dir.join(raw_name), r));
-        }
-        if let Some(a) = annotated {
-            files.push((self.dir.join(ann_name), a));
-        }
-        let rx = self
+        let raw = raw.map(|r| {
+            files.push((self.dir.join(&raw_name), r));
+            raw_name
+        });
+        // without an annotated image (feedback off) the model was sent the raw one
+        let shown = match annotated {
+            Some(a) => {
+                files.push((self.dir.join(&ann_name), a));
+                Some(ann_name)
+            }
+            None => raw.clone(),
+        };
+        let done = self
             .images
             .submit(files, dirs)
             .map_err(io_err("cannot queue screenshots for", &self.dir))?;
-        self.pending.insert(turn, rx);
+        self.pending.insert(turn, Pending { done, raw, shown });
         Ok(())
     }
 
@@ -338,19 +352,17 @@ impl RunWriter {
     /// records, events and exchange. When this returns, the turn survives a crash.
     pub fn finish_turn(&mut self, entry: TurnEntry) -> Result<(), RunLogError> {
         let turn = entry.turn;
-        match self.pending.remove(&turn) {
-            Some(rx) => rx
-                .recv()
-                .unwrap_or_else(|_| Err(io::Error::other("the PNG writer thread has died")))
-                .map_err(io_err("cannot write screenshots in", &self.dir))?,
-            None if self.log_images == LogImages::None => {}
+        // the records name only the files the writer thread made durable
+        let (raw_png, annotated_png) = match self.pending.remove(&turn) {
+            Some(p) => {
+                p.done
+                    .recv()
+                    .unwrap_or_else(|_| Err(io::Error::other("the PNG writer thread has died")))
+                    .map_err(io_err("cannot write screenshots in", &self.dir))?;
+                (p.raw, p.shown)
+            }
+            None if self.log_images == LogImages::None => (None, None),
             None => return Err(RunLogError::NoImages(turn)),
-        }
-        let (raw_png, ann_png) = self.layout.image_names(turn);
-        let annotated_png = if self.dir.join(&ann_png).exists() {
-            ann_png
-        } else {
-            raw_png.clone()
         };
         let raw = Record::Raw(Box::new(RawRecord {
             turn,
@@ -434,8 +446,8 @@ impl RunWriter {
 
     /// Waits for queued screenshots and fsyncs everything.
     pub fn close(mut self) -> Result<(), RunLogError> {
-        for (_, rx) in self.pending.drain() {
-            let _ = rx.recv();
+        for (_, p) in self.pending.drain() {
+            let _ = p.done.recv();
         }
         self.sync_streams()
     }

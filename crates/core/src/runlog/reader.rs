@@ -20,9 +20,12 @@ pub struct TurnView {
 }
 
 impl TurnView {
-    /// The screenshot the model saw: annotated if recorded, else raw.
-    pub fn shown_png(&self) -> &str {
-        self.annotated_png.as_deref().unwrap_or(&self.raw.raw_png)
+    /// The screenshot the model saw: annotated if recorded, else raw; `None` when the run kept
+    /// neither (`log_images`).
+    pub fn shown_png(&self) -> Option<&str> {
+        self.annotated_png
+            .as_deref()
+            .or(self.raw.raw_png.as_deref())
     }
 }
 
@@ -49,7 +52,7 @@ pub fn read_run(dir: &Path) -> Result<RunLog, RunLogError> {
     }
     let (records, mut warnings) = read_jsonl::<Record>(&turns_path)?;
     let mut by_turn: BTreeMap<u32, TurnView> = BTreeMap::new();
-    let mut annotated: BTreeMap<u32, String> = BTreeMap::new();
+    let mut annotated: BTreeMap<u32, Option<String>> = BTreeMap::new();
     for r in records {
         match r {
             Record::Raw(raw) => {
@@ -68,7 +71,7 @@ pub fn read_run(dir: &Path) -> Result<RunLog, RunLogError> {
     }
     for (turn, png) in annotated {
         match by_turn.get_mut(&turn) {
-            Some(t) => t.annotated_png = Some(png),
+            Some(t) => t.annotated_png = png,
             None => warnings.push(format!(
                 "{TURNS_FILE}: turn {turn} has an annotated record but no raw record"
             )),

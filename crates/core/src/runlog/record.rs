@@ -39,8 +39,11 @@ pub struct RawRecord {
     pub results: Vec<ActionResult>,
     #[serde(default)]
     pub timings: TurnTimings,
-    /// The raw screenshot, relative to the run directory.
-    pub raw_png: String,
+    /// The raw screenshot, relative to the run directory; absent when the run did not keep it
+    /// (`log_images` `none`, or `annotated` with feedback on): a record names only files that
+    /// exist.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw_png: Option<String>,
     /// A turn-level error (the reply could not be parsed, the model call failed, ...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
@@ -50,8 +53,10 @@ pub struct RawRecord {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AnnotatedRecord {
     pub turn: u32,
-    /// Relative to the run directory. Equals the raw png when feedback is off.
-    pub annotated_png: String,
+    /// Relative to the run directory. Equals the raw png when feedback is off; absent when the
+    /// run kept no screenshot of the turn (`log_images` `none`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotated_png: Option<String>,
 }
 
 /// Where a turn's time went, in milliseconds. Everything but `model_ms` is agent time.
@@ -114,7 +119,7 @@ mod tests {
             actions: vec![],
             results: vec![],
             timings: TurnTimings::default(),
-            raw_png: "turn_0001_raw.png".into(),
+            raw_png: Some("turn_0001_raw.png".into()),
             error: None,
         }));
         let v = serde_json::to_value(&raw).unwrap();
@@ -131,6 +136,31 @@ mod tests {
         )
         .unwrap();
         assert!(matches!(seed, Record::Raw(r) if r.story == "..."));
+    }
+
+    #[test]
+    fn a_turn_without_kept_screenshots_names_none() {
+        let raw = Record::Raw(Box::new(RawRecord {
+            turn: 1,
+            t_ms: 0,
+            story: String::new(),
+            bboxes: vec![],
+            actions: vec![],
+            results: vec![],
+            timings: TurnTimings::default(),
+            raw_png: None,
+            error: None,
+        }));
+        let v = serde_json::to_value(&raw).unwrap();
+        assert!(v.get("raw_png").is_none(), "{v}");
+        let ann = Record::Annotated(AnnotatedRecord {
+            turn: 1,
+            annotated_png: None,
+        });
+        let v = serde_json::to_value(&ann).unwrap();
+        assert_eq!(v, json!({"stage": "annotated", "turn": 1}));
+        let back: Record = serde_json::from_value(v).unwrap();
+        assert_eq!(back, ann);
     }
 
     #[test]

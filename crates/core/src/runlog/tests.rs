@@ -67,7 +67,7 @@ fn flat_layout_writes_and_reads_back() {
     let log = read_run(&dir).unwrap();
     assert_eq!(log.turns.len(), 2);
     assert_eq!(log.turns[1].raw.story, "story 2");
-    assert_eq!(log.turns[1].shown_png(), "turn_0002_annotated.png");
+    assert_eq!(log.turns[1].shown_png(), Some("turn_0002_annotated.png"));
     assert!(log.warnings.is_empty(), "{:?}", log.warnings);
 }
 
@@ -80,7 +80,10 @@ fn turn_dirs_layout_and_missing_annotation() {
     assert!(w.dir().join("turn_0001/screenshot_raw.png").is_file());
     let log = read_run(w.dir()).unwrap();
     // feedback off: the annotated record names the raw image
-    assert_eq!(log.turns[0].shown_png(), "turn_0001/screenshot_raw.png");
+    assert_eq!(
+        log.turns[0].shown_png(),
+        Some("turn_0001/screenshot_raw.png")
+    );
     assert!(matches!(
         w.finish_turn(entry(2)),
         Err(RunLogError::NoImages(2))

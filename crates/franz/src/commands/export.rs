@@ -23,6 +23,14 @@ use std::process::ExitCode;
 pub fn run(args: &ExportArgs) -> anyhow::Result<ExitCode> {
     let log = read_run(&args.run_dir)
         .map_err(|e| usage(format!("{e}: give a run directory such as runs/run_0001")))?;
+    if let Some(t) = log.turns.iter().find(|t| t.shown_png().is_none()) {
+        return Err(usage(format!(
+            "turn {} of {} kept no screenshot (the run was logged with log_images = none), and \
+             every exported step needs one: export a run logged with --log-images annotated or all",
+            t.raw.turn,
+            args.run_dir.display()
+        )));
+    }
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot create {}", args.out.display()))?;
     let mut task = String::new();
@@ -43,7 +51,7 @@ pub fn run(args: &ExportArgs) -> anyhow::Result<ExitCode> {
         _ => ("steps.jsonl", Vec::new()),
     };
     for (i, turn) in log.turns.iter().enumerate() {
-        let shot = turn.shown_png().to_string();
+        let shot = turn.shown_png().unwrap_or_default().to_string();
         let src = log.dir.join(&shot);
         let name = format!("step_{}.png", i + 1);
         std::fs::copy(&src, args.out.join(&name))

@@ -34,12 +34,14 @@ pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> anyhow::Result<ExitCode> {
     }
     let dry_run = recorded(&log).dry_run;
     let mut shown = 0;
+    let mut without_screenshot = 0;
     for t in log
         .turns
         .iter()
         .filter(|t| (from..=to).contains(&t.raw.turn))
     {
         shown += 1;
+        without_screenshot += usize::from(t.shown_png().is_none());
         let r = &t.raw;
         println!("turn {}: {}", r.turn, one_line(&r.story));
         if r.actions.is_empty() {
@@ -72,6 +74,12 @@ pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> anyhow::Result<ExitCode> {
             "no turns in {from}..{} of {} recorded",
             fmt_to(to),
             log.turns.len()
+        );
+    }
+    if without_screenshot > 0 {
+        println!(
+            "note: {without_screenshot} of {shown} turns kept no screenshot (the run was logged \
+             with log_images = none); their actions replay all the same"
         );
     }
     Ok(ExitCode::SUCCESS)
