@@ -626,3 +626,288 @@ fn allow_only_windows_matches_the_process_name_or_the_title_of_the_window_under_
         "{seen:?}"
     );
 }
+
+// ---- The whole key vocabulary arrives (issue 20, point 1): every canonical key name of
+// docs/actions.md, and combos with each modifier, by the virtual key the witness receives.
+// The expected codes are Windows' own VK_* constants (windows-sys), not franz's mapping.
+
+use windows_sys::Win32::UI::Input::KeyboardAndMouse as vk;
+
+/// `franz.exe act` with one `key` action per combo, all in one process.
+fn press_all(combos: &[&str]) {
+    let actions: Vec<String> = combos
+        .iter()
+        .map(|k| serde_json::json!({"type": "key", "keys": k}).to_string())
+        .collect();
+    let refs: Vec<&str> = actions.iter().map(String::as_str).collect();
+    let results = act(&refs);
+    assert_eq!(results.len(), combos.len(), "{results:?}");
+    assert!(results.iter().all(|r| r["status"] == "ok"), "{results:?}");
+}
+
+/// The key messages among the witness's lines, in order: (pressed, virtual key).
+fn key_messages(lines: &[String]) -> Vec<(bool, u16)> {
+    lines
+        .iter()
+        .filter_map(|l| {
+            let (kind, code) = l.split_once(' ')?;
+            let down = match kind {
+                "keydown" => true,
+                "keyup" => false,
+                _ => return None,
+            };
+            Some((down, code.parse().ok()?))
+        })
+        .collect()
+}
+
+/// Presses `combos` at a fresh witness, then `esc` as a sentinel; the key messages and the
+/// characters (WM_CHAR) that arrived before the sentinel's release.
+fn press_at_witness(combos: &[&str]) -> (Vec<(bool, u16)>, Vec<u32>) {
+    let (w, h) = screen();
+    let mut witness = Witness::open(100, 80, w - 200, h - 160);
+    let mut all = combos.to_vec();
+    all.push("esc");
+    press_all(&all);
+    let sentinel = (false, vk::VK_ESCAPE);
+    let seen = witness.wait_for(|l| key_messages(l).contains(&sentinel));
+    let mut keys = key_messages(&seen);
+    assert_eq!(
+        keys.split_off(keys.len() - 2),
+        [(true, vk::VK_ESCAPE), sentinel]
+    );
+    let chars = events(&seen, "char")
+        .into_iter()
+        .map(|c| c[0] as u32)
+        .filter(|&c| c != 0x1B)
+        .collect();
+    (keys, chars)
+}
+
+/// A key pressed and released alone.
+fn tap(code: u16) -> [(bool, u16); 2] {
+    [(true, code), (false, code)]
+}
+
+/// Every canonical name that is not a character, and the virtual key Windows gives it.
+fn named_virtual_keys() -> Vec<(String, u16)> {
+    let named = [
+        ("up", vk::VK_UP),
+        ("down", vk::VK_DOWN),
+        ("left", vk::VK_LEFT),
+        ("right", vk::VK_RIGHT),
+        ("home", vk::VK_HOME),
+        ("end", vk::VK_END),
+        ("pageup", vk::VK_PRIOR),
+        ("pagedown", vk::VK_NEXT),
+        ("insert", vk::VK_INSERT),
+        ("delete", vk::VK_DELETE),
+        ("backspace", vk::VK_BACK),
+        ("enter", vk::VK_RETURN),
+        ("tab", vk::VK_TAB),
+        ("space", vk::VK_SPACE),
+        ("ctrl", vk::VK_CONTROL),
+        ("alt", vk::VK_MENU),
+        ("shift", vk::VK_SHIFT),
+        ("win", vk::VK_LWIN),
+        ("menu", vk::VK_APPS),
+        ("printscreen", vk::VK_SNAPSHOT),
+    ];
+    let function = [
+        vk::VK_F1,
+        vk::VK_F2,
+        vk::VK_F3,
+        vk::VK_F4,
+        vk::VK_F5,
+        vk::VK_F6,
+        vk::VK_F7,
+        vk::VK_F8,
+        vk::VK_F9,
+        vk::VK_F10,
+        vk::VK_F11,
+        vk::VK_F12,
+        vk::VK_F13,
+        vk::VK_F14,
+        vk::VK_F15,
+        vk::VK_F16,
+        vk::VK_F17,
+        vk::VK_F18,
+        vk::VK_F19,
+        vk::VK_F20,
+        vk::VK_F21,
+        vk::VK_F22,
+        vk::VK_F23,
+        vk::VK_F24,
+    ];
+    let mut keys: Vec<(String, u16)> = named.iter().map(|(n, k)| (n.to_string(), *k)).collect();
+    keys.extend((1..).zip(function).map(|(n, k)| (format!("f{n}"), k)));
+    keys
+}
+
+#[test]
+fn every_named_key_arrives_as_its_virtual_key() {
+    let keys = named_virtual_keys();
+    let mut names: Vec<&str> = keys.iter().map(|(n, _)| n.as_str()).collect();
+    // capslock toggles: pressed twice, it leaves the lock as it was
+    names.extend(["capslock", "capslock"]);
+    let (got, _) = press_at_witness(&names);
+    let mut want: Vec<(bool, u16)> = keys.iter().flat_map(|(_, k)| tap(*k)).collect();
+    want.extend(tap(vk::VK_CAPITAL).repeat(2));
+    for (i, (name, _)) in keys.iter().enumerate() {
+        assert_eq!(
+            got.get(2 * i..2 * i + 2),
+            want.get(2 * i..2 * i + 2),
+            "{name}: {got:?}"
+        );
+    }
+    assert_eq!(got, want);
+}
+
+/// The US layout's characters on their own key (Wine takes the layout from the Xvfb's,
+/// which is US) and their virtual keys.
+fn unshifted() -> Vec<(char, u16)> {
+    let mut keys: Vec<(char, u16)> = ('a'..='z').zip(vk::VK_A..=vk::VK_Z).collect();
+    keys.extend(('0'..='9').zip(vk::VK_0..=vk::VK_9));
+    keys.extend([
+        ('-', vk::VK_OEM_MINUS),
+        ('=', vk::VK_OEM_PLUS),
+        ('[', vk::VK_OEM_4),
+        (']', vk::VK_OEM_6),
+        (';', vk::VK_OEM_1),
+        ('\'', vk::VK_OEM_7),
+        ('`', vk::VK_OEM_3),
+        ('\\', vk::VK_OEM_5),
+        (',', vk::VK_OEM_COMMA),
+        ('.', vk::VK_OEM_PERIOD),
+        ('/', vk::VK_OEM_2),
+    ]);
+    keys
+}
+
+/// The US layout's shifted characters and the virtual key they are typed with.
+fn shifted() -> Vec<(char, u16)> {
+    let digits = "!@#$%^&*()".chars().zip(
+        [
+            vk::VK_1,
+            vk::VK_2,
+            vk::VK_3,
+            vk::VK_4,
+            vk::VK_5,
+            vk::VK_6,
+            vk::VK_7,
+            vk::VK_8,
+            vk::VK_9,
+            vk::VK_0,
+        ]
+        .into_iter(),
+    );
+    let mut keys: Vec<(char, u16)> = digits.collect();
+    keys.extend([
+        ('_', vk::VK_OEM_MINUS),
+        ('+', vk::VK_OEM_PLUS),
+        ('{', vk::VK_OEM_4),
+        ('}', vk::VK_OEM_6),
+        (':', vk::VK_OEM_1),
+        ('"', vk::VK_OEM_7),
+        ('~', vk::VK_OEM_3),
+        ('|', vk::VK_OEM_5),
+        ('<', vk::VK_OEM_COMMA),
+        ('>', vk::VK_OEM_PERIOD),
+        ('?', vk::VK_OEM_2),
+    ]);
+    keys
+}
+
+#[test]
+fn letters_digits_and_punctuation_arrive_as_their_key_and_character() {
+    let (plain, with_shift) = (unshifted(), shifted());
+    let names: Vec<String> = plain
+        .iter()
+        .chain(&with_shift)
+        .map(|(c, _)| c.to_string())
+        .collect();
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let (got, chars) = press_at_witness(&refs);
+    // an unshifted character is its own key, alone
+    let mut want: Vec<(bool, u16)> = plain.iter().flat_map(|(_, k)| tap(*k)).collect();
+    // a shifted one is shift and its key, released in reverse
+    for (c, k) in &with_shift {
+        match c {
+            // Wine's layout comes from the X keymap, and the Xvfb's (evdev, pc105) puts `(`
+            // and `)` unshifted on keycodes 187 and 188 as well, which Xlib finds first and
+            // which have no virtual key: no key types them there, so franz sends them as
+            // Unicode (VK_PACKET), and the character still arrives (below).
+            '(' | ')' => want.extend(tap(vk::VK_PACKET)),
+            // `<` has a key of its own there, the pc105 key next to left shift (VK_OEM_102).
+            '<' => want.extend(tap(vk::VK_OEM_102)),
+            _ => want.extend([
+                (true, vk::VK_SHIFT),
+                (true, *k),
+                (false, *k),
+                (false, vk::VK_SHIFT),
+            ]),
+        }
+    }
+    assert_eq!(got, want);
+    // and Windows makes each of them the character itself
+    let want_chars: Vec<u32> = plain
+        .iter()
+        .chain(&with_shift)
+        .map(|(c, _)| *c as u32)
+        .collect();
+    assert_eq!(chars, want_chars);
+}
+
+#[test]
+fn combos_with_each_modifier_arrive_in_order_and_as_their_characters() {
+    let x = vk::VK_X;
+    let modifiers = [
+        ("ctrl", vk::VK_CONTROL),
+        ("shift", vk::VK_SHIFT),
+        ("alt", vk::VK_MENU),
+        ("win", vk::VK_LWIN),
+    ];
+    let mut combos: Vec<String> = modifiers.iter().map(|(m, _)| format!("{m}+x")).collect();
+    combos.extend(
+        [
+            "ctrl+alt+shift+win+x",
+            "alt+f4",
+            "ctrl+shift+tab",
+            "ctrl+z",
+            "ctrl+a",
+            "ctrl+s",
+        ]
+        .map(String::from),
+    );
+    let refs: Vec<&str> = combos.iter().map(String::as_str).collect();
+    let (got, chars) = press_at_witness(&refs);
+    // pressed in order, released in reverse
+    let combo = |keys: &[u16]| -> Vec<(bool, u16)> {
+        let downs = keys.iter().map(|k| (true, *k));
+        downs
+            .chain(keys.iter().rev().map(|k| (false, *k)))
+            .collect()
+    };
+    let mut want: Vec<(bool, u16)> = modifiers
+        .iter()
+        .flat_map(|(_, m)| combo(&[*m, x]))
+        .collect();
+    want.extend(combo(&[
+        vk::VK_CONTROL,
+        vk::VK_MENU,
+        vk::VK_SHIFT,
+        vk::VK_LWIN,
+        x,
+    ]));
+    want.extend(combo(&[vk::VK_MENU, vk::VK_F4]));
+    want.extend(combo(&[vk::VK_CONTROL, vk::VK_SHIFT, vk::VK_TAB]));
+    for letter in [vk::VK_Z, vk::VK_A, vk::VK_S] {
+        want.extend(combo(&[vk::VK_CONTROL, letter]));
+    }
+    assert_eq!(got, want);
+    // The modifiers' state reached the window: ctrl+x is the control character 0x18, shift+x
+    // is 'X', ctrl+z/a/s are 0x1A, 0x01, 0x13 (TranslateMessage reads the key state).
+    for c in [0x18, u32::from(b'X'), 0x1A, 0x01, 0x13] {
+        assert!(chars.contains(&c), "{c:#x} in {chars:?}");
+    }
+}
