@@ -911,3 +911,329 @@ fn combos_with_each_modifier_arrive_in_order_and_as_their_characters() {
         assert!(chars.contains(&c), "{c:#x} in {chars:?}");
     }
 }
+
+// ---- The Windows scenarios (issue 20, point 4): `notepad-steps` and `start-menu` run with the
+// scripted model. Wine shows a taskbar with a Start menu only in a virtual desktop whose shell
+// is on (`explorer /desktop=shell,WxH`: the desktop named "shell" has it by default); its menu
+// offers Control Panel and Run..., no pinned apps. The scripted steps find their targets at run
+// time through win_probe (the Start button's rect, the open menu, the Run and Save dialogs).
+
+/// The scenario files shipped in `scenarios/`.
+fn scenario(name: &str) -> String {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+    dir.join(format!("{name}.toml")).display().to_string()
+}
+
+/// A Wine virtual desktop with its taskbar over the whole Xvfb screen. franz.exe and
+/// win_probe.exe run in it as copies whose names the prefix sends there
+/// (`AppDefaults\NAME\Explorer\Desktop = shell`); the desktop starts with the first of them
+/// and is closed, with whatever still runs in it, when this is dropped.
+struct ShellDesktop {
+    dir: tempfile::TempDir,
+}
+
+const SHELL_FRANZ: &str = "franz_shell.exe";
+const SHELL_PROBE: &str = "win_probe_shell.exe";
+
+impl ShellDesktop {
+    fn open() -> ShellDesktop {
+        let (w, h) = screen();
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::copy(exe("franz.exe"), dir.path().join(SHELL_FRANZ)).unwrap();
+        std::fs::copy(exe("win_probe.exe"), dir.path().join(SHELL_PROBE)).unwrap();
+        let mut reg = String::from("Windows Registry Editor Version 5.00\r\n\r\n");
+        for name in [SHELL_FRANZ, SHELL_PROBE] {
+            reg += &format!(
+                "[HKEY_CURRENT_USER\\Software\\Wine\\AppDefaults\\{name}\\Explorer]\r\n\"Desktop\"=\"shell\"\r\n\r\n"
+            );
+        }
+        reg += &format!(
+            "[HKEY_CURRENT_USER\\Software\\Wine\\Explorer\\Desktops]\r\n\"shell\"=\"{w}x{h}\"\r\n"
+        );
+        let file = dir.path().join("shell.reg");
+        std::fs::write(&file, reg).unwrap();
+        let mut import = Command::new(env("FRANZ_WINE"));
+        import.args(["reg", "import", &windows_path(&file)]);
+        let out = finish(import.env("WINEDEBUG", "-all"), T);
+        assert!(out.status.success(), "reg import: {out:?}");
+        let desktop = ShellDesktop { dir };
+        // The first program in the desktop starts its explorer, which inherits its output
+        // pipes and keeps them open (`finish` would wait on them): this one gets none.
+        let mut first = desktop
+            .command(SHELL_PROBE)
+            .arg("start-button")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        poll("the virtual desktop to start", || first.try_wait().unwrap());
+        desktop.start_button();
+        desktop
+    }
+
+    fn command(&self, exe_name: &str) -> Command {
+        let mut cmd = Command::new(env("FRANZ_WINE"));
+        cmd.arg(self.dir.path().join(exe_name))
+            .env("WINEDEBUG", "-all");
+        cmd
+    }
+
+    /// `win_probe ARGS` in this desktop: its first line when it exits 0.
+    fn probe(&self, args: &[&str]) -> Option<String> {
+        let out = finish(self.command(SHELL_PROBE).args(args), T);
+        let text = String::from_utf8(out.stdout).unwrap();
+        out.status
+            .success()
+            .then(|| text.lines().next().unwrap_or("").to_string())
+    }
+
+    /// The taskbar's Start button, once it is there.
+    fn start_button(&self) -> Found {
+        found(&poll("the taskbar's Start button", || {
+            self.probe(&["start-button"])
+        }))
+    }
+
+    /// The open popup menu and its items, once one is open.
+    fn menu(&self) -> (Found, Vec<String>) {
+        let menu = found(&poll("an open menu", || self.probe(&["menu"])));
+        let items = menu
+            .text
+            .split('|')
+            .filter(|i| !i.is_empty())
+            .map(|i| i.replace('&', ""))
+            .collect();
+        (menu, items)
+    }
+
+    /// A top-level window of this desktop whose title contains `title`, once it is there.
+    fn window(&self, title: &str) -> Found {
+        found(&poll(&format!("a window titled {title:?}"), || {
+            self.probe(&["find", title])
+        }))
+    }
+
+    /// `franz_shell.exe run --scenario FILE` with the scripted model at `url`; its output.
+    fn run_scenario(&self, name: &str, url: &str, runs: &std::path::Path) -> std::process::Output {
+        let file = scenario(name);
+        finish(
+            self.command(SHELL_FRANZ)
+                .args(["run", "--scenario", &file, "--api-url", url])
+                .args(["--model", "scripted", "--runs-dir", runs.to_str().unwrap()])
+                .args(["--motion", "fast", "--step-delay", "0"]),
+            3 * T,
+        )
+    }
+}
+
+impl Drop for ShellDesktop {
+    fn drop(&mut self) {
+        let _ = self.probe(&["close-desktop"]);
+        // The desktop's X window goes with it: later tests see the plain screen again.
+        let display = env("DISPLAY");
+        let deadline = Instant::now() + T;
+        while Instant::now() < deadline {
+            let up = franz_desktop::windows::top_windows(&display)
+                .map(|ws| ws.iter().any(|w| w.title.ends_with("Wine desktop")))
+                .unwrap_or(false);
+            if !up {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+/// The `run_finished` event of the one run under `runs`.
+fn run_finished(runs: &std::path::Path) -> Value {
+    let events = std::fs::read_dir(runs)
+        .unwrap()
+        .map(|e| e.unwrap().path().join("events.jsonl"))
+        .find(|p| p.exists())
+        .expect("a run directory");
+    std::fs::read_to_string(events)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|e| e.to_string().contains("\"run_finished\""))
+        .expect("a run_finished event")
+}
+
+/// The last screenshot a model request carried, decoded.
+fn sent_image(req: &franz_core::model::scripted_server::RecordedRequest) -> image::RgbaImage {
+    use base64::Engine as _;
+    let at = req
+        .body
+        .rfind("data:image/")
+        .expect("an image in the request");
+    let b64 = req.body[at..].split_once(',').unwrap().1;
+    let end = b64.find('"').unwrap_or(b64.len());
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(&b64[..end])
+        .unwrap();
+    image::load_from_memory(&bytes).unwrap().to_rgba8()
+}
+
+/// The share of the pixels of screen rect `f` that differ between two screenshots (scaled to
+/// the images' size).
+fn changed_share(a: &image::RgbaImage, b: &image::RgbaImage, f: &Found) -> f64 {
+    let (w, _) = screen();
+    let scale = f64::from(a.width()) / f64::from(w);
+    let at = |v: i32| (f64::from(v) * scale) as u32;
+    let (x0, y0, x1, y1) = (at(f.x), at(f.y), at(f.x + f.w), at(f.y + f.h));
+    let (mut changed, mut all) = (0, 0);
+    for y in y0..y1.min(a.height()) {
+        for x in x0..x1.min(a.width()) {
+            all += 1;
+            changed += usize::from(a.get_pixel(x, y) != b.get_pixel(x, y));
+        }
+    }
+    changed as f64 / all.max(1) as f64
+}
+
+#[test]
+fn start_menu_scenario_opens_the_start_menu_and_reports_its_items() {
+    use franz_core::model::{Script, ScriptedReply, ScriptedServer};
+    let desktop = std::sync::Arc::new(ShellDesktop::open());
+    let model = desktop.clone();
+    let menu = std::sync::Arc::new(std::sync::Mutex::new(None));
+    let seen = menu.clone();
+    let turns = AtomicUsize::new(0);
+    let server = ScriptedServer::start(Script::func(move |_| {
+        let reply = match turns.fetch_add(1, Ordering::SeqCst) {
+            0 => {
+                let (x, y) = centre(&model.start_button());
+                format!("left_click({x}, {y})\nThe taskbar's Start button is at the bottom left.")
+            }
+            _ => {
+                let (open, items) = model.menu();
+                *seen.lock().unwrap() = Some((open, items));
+                // What a model reads off the screenshot: Wine's menu (see the scenario file).
+                "done(\"The Start menu shows: Control Panel, Run...\")".into()
+            }
+        };
+        ScriptedReply::text(reply).into()
+    }))
+    .unwrap();
+    let runs = tempfile::tempdir().unwrap();
+    let out = desktop.run_scenario("start-menu", &server.url(), runs.path());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2, "{stderr}");
+    // The click opened the menu, right above the Start button ...
+    let (open, items) = menu
+        .lock()
+        .unwrap()
+        .take()
+        .expect("the menu was looked for");
+    let start = desktop.start_button();
+    assert!(
+        open.x <= start.x + start.w && (open.y + open.h - start.y).abs() <= 4,
+        "{open:?} {start:?}"
+    );
+    // ... with Wine's items where another process's menu can be read (Wine 8 keeps a menu in
+    // the process that made it: the list is then empty) ...
+    assert!(
+        items.is_empty() || items == ["Control Panel", "Run..."],
+        "{items:?}"
+    );
+    // ... and the model was shown it: the second screenshot differs there from the first.
+    let (before, after) = (sent_image(&requests[0]), sent_image(&requests[1]));
+    let share = changed_share(&before, &after, &open);
+    assert!(
+        share > 0.5,
+        "only {share} of the menu's pixels changed on the screenshot"
+    );
+    let finished = run_finished(runs.path()).to_string();
+    assert!(finished.contains("Control Panel, Run..."), "{finished}");
+}
+
+/// The prefix's Desktop folder (a link to the home folder in a fresh Wine prefix) as Linux
+/// and as Windows name it.
+fn wine_desktop() -> (PathBuf, String) {
+    let users = PathBuf::from(env("WINEPREFIX")).join("drive_c/users");
+    let user = std::fs::read_dir(&users)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .find(|u| u != "Public")
+        .expect("a user folder in the prefix");
+    let dir = users.join(&user).join("Desktop");
+    (dir, format!("C:\\users\\{user}\\Desktop"))
+}
+
+#[test]
+fn notepad_steps_scenario_opens_notepad_from_the_start_menu_and_saves_the_line() {
+    use franz_core::model::{Script, ScriptedReply, ScriptedServer};
+    let (desktop_dir, desktop_name) = wine_desktop();
+    let file = desktop_dir.join("franz.txt");
+    assert!(
+        !file.exists(),
+        "{} exists: move it away, the scenario saves there",
+        file.display()
+    );
+    let desktop = std::sync::Arc::new(ShellDesktop::open());
+    let model = desktop.clone();
+    let saved = file.clone();
+    let turns = AtomicUsize::new(0);
+    let server = ScriptedServer::start(Script::func(move |_| {
+        let reply = match turns.fetch_add(1, Ordering::SeqCst) {
+            0 => {
+                let (x, y) = centre(&model.start_button());
+                format!("left_click({x}, {y})\nNotepad is not open; the Start menu has Run...")
+            }
+            1 => {
+                // Run... is the last item of Wine's menu: just above its bottom edge
+                let (menu, _) = model.menu();
+                let (x, _) = centre(&menu);
+                let (_, y) = centre(&Found {
+                    y: menu.y + menu.h - 16,
+                    h: 16,
+                    ..menu
+                });
+                format!("left_click({x}, {y})\nThe menu is open; Run... is its last item.")
+            }
+            2 => {
+                model.window("Run");
+                "type(\"notepad\")\nThe Run dialog asks for a program.".into()
+            }
+            3 => "press_key(\"enter\")".into(),
+            4 => {
+                model.window("Notepad");
+                "type(\"Hello from franz\")\nNotepad is open and empty.".into()
+            }
+            5 => "press_key(\"ctrl+s\")".into(),
+            6 => {
+                model.window("Save");
+                let name = format!("{desktop_name}\\franz.txt").replace('\\', "\\\\");
+                format!("type(\"{name}\")\nThe Save dialog is open; the Desktop, as franz.txt.")
+            }
+            7 => "press_key(\"enter\")".into(),
+            _ => {
+                poll("franz.txt on the Desktop", || {
+                    let text = std::fs::read(&saved).ok()?;
+                    (text == b"Hello from franz").then_some(())
+                });
+                "done(\"Saved 'Hello from franz' as franz.txt on the Desktop.\")".into()
+            }
+        };
+        ScriptedReply::text(reply).into()
+    }))
+    .unwrap();
+    let runs = tempfile::tempdir().unwrap();
+    let out = desktop.run_scenario("notepad-steps", &server.url(), runs.path());
+    let text = std::fs::read(&file);
+    let _ = std::fs::remove_file(&file);
+    // Notepad runs in the desktop, not under this test: ended with it.
+    let _ = finish(
+        Command::new(env("FRANZ_WINE"))
+            .args(["taskkill", "/f", "/im", "notepad.exe"])
+            .env("WINEDEBUG", "-all"),
+        T,
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert_eq!(text.unwrap_or_default(), b"Hello from franz", "{stderr}");
+    assert_eq!(server.requests().len(), 9, "one request per step: {stderr}");
+}

@@ -14,6 +14,11 @@
 //! - `win_probe combo LABEL`: `X Y W H SHOWN` of the ComboBox that follows the control
 //!   captioned LABEL in any visible window (e.g. Notepad's `Encoding:` in its Save dialog),
 //!   and the item it shows (exit status 1: none).
+//! - `win_probe start-button`: `X Y W H` of the Start button of a Wine virtual desktop's
+//!   taskbar (exit status 1: none).
+//! - `win_probe menu`: `X Y W H ITEM|ITEM|...` of the open popup menu (exit status 1: none).
+//! - `win_probe close-desktop`: posts WM_CLOSE to the desktop window (ends a Wine virtual
+//!   desktop started by `explorer /desktop`).
 //!
 //! Both are per-monitor DPI aware, so every number is a physical pixel.
 
