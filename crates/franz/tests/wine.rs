@@ -1038,9 +1038,22 @@ impl Drop for ShellDesktop {
                 .map(|ws| ws.iter().any(|w| w.title.ends_with("Wine desktop")))
                 .unwrap_or(false);
             if !up {
-                return;
+                break;
             }
             std::thread::sleep(Duration::from_millis(50));
+        }
+        // Ending that explorer ends the default desktop's too: the next program restarts it,
+        // and it would inherit (and hold open) that program's output pipes. This one has none.
+        if let Ok(mut child) = wine("win_probe.exe")
+            .args(["find", "franz"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+        {
+            while Instant::now() < deadline && matches!(child.try_wait(), Ok(None)) {
+                std::thread::sleep(Duration::from_millis(50));
+            }
         }
     }
 }
