@@ -786,21 +786,18 @@ fn unshifted() -> Vec<(char, u16)> {
 
 /// The US layout's shifted characters and the virtual key they are typed with.
 fn shifted() -> Vec<(char, u16)> {
-    let digits = "!@#$%^&*()".chars().zip(
-        [
-            vk::VK_1,
-            vk::VK_2,
-            vk::VK_3,
-            vk::VK_4,
-            vk::VK_5,
-            vk::VK_6,
-            vk::VK_7,
-            vk::VK_8,
-            vk::VK_9,
-            vk::VK_0,
-        ]
-        .into_iter(),
-    );
+    let digits = "!@#$%^&*()".chars().zip([
+        vk::VK_1,
+        vk::VK_2,
+        vk::VK_3,
+        vk::VK_4,
+        vk::VK_5,
+        vk::VK_6,
+        vk::VK_7,
+        vk::VK_8,
+        vk::VK_9,
+        vk::VK_0,
+    ]);
     let mut keys: Vec<(char, u16)> = digits.collect();
     keys.extend([
         ('_', vk::VK_OEM_MINUS),
@@ -1042,8 +1039,9 @@ impl Drop for ShellDesktop {
             }
             std::thread::sleep(Duration::from_millis(50));
         }
-        // Ending that explorer ends the default desktop's too: the next program restarts it,
-        // and it would inherit (and hold open) that program's output pipes. This one has none.
+        // After that the default desktop's explorer was found restarted by the next program
+        // (Wine 8), inheriting and holding open that program's output pipes: let it be
+        // restarted by one that has none.
         if let Ok(mut child) = wine("win_probe.exe")
             .args(["find", "franz"])
             .stdin(Stdio::null())
