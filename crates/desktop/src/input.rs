@@ -50,6 +50,51 @@ impl EnigoInput {
     }
 }
 
+#[cfg(windows)]
+impl EnigoInput {
+    /// Windows: a character's own key on the current layout (`win32::key_for_char`), pressed
+    /// with the modifiers the layout needs for it and released in reverse (`!` is shift+`1` on
+    /// a US keyboard). enigo's `Key::Unicode` sends the layout's answer whole as the virtual
+    /// key, shift state included (`0x131` for `!`), which is no key; a character on no key
+    /// goes as Unicode (VK_PACKET), typed once.
+    fn char_key(&mut self, c: char, press: Press) -> Result<(), DesktopError> {
+        let Some((vk, state)) = crate::win32::key_for_char(c) else {
+            // enigo types such a character whole (down and up) on every call, a release
+            // included: once, on the press.
+            if press == Press::Up {
+                return Ok(());
+            }
+            return self
+                .enigo
+                .key(enigo::Key::Unicode(c), Direction::Click)
+                .map_err(input_err);
+        };
+        let mods: Vec<enigo::Key> = [
+            (1, enigo::Key::Shift),
+            (2, enigo::Key::Control),
+            (4, enigo::Key::Alt),
+        ]
+        .into_iter()
+        .filter(|(bit, _)| state & bit != 0)
+        .map(|(_, k)| k)
+        .collect();
+        let key = enigo::Key::Other(u32::from(vk));
+        if press != Press::Up {
+            for m in &mods {
+                self.enigo.key(*m, Direction::Press).map_err(input_err)?;
+            }
+            self.enigo.key(key, Direction::Press).map_err(input_err)?;
+        }
+        if press != Press::Down {
+            self.enigo.key(key, Direction::Release).map_err(input_err)?;
+            for m in mods.iter().rev() {
+                self.enigo.key(*m, Direction::Release).map_err(input_err)?;
+            }
+        }
+        Ok(())
+    }
+}
+
 fn input_err(e: enigo::InputError) -> DesktopError {
     DesktopError::Input(e.to_string())
 }
@@ -207,7 +252,9 @@ impl Input for EnigoInput {
                     .raw(u16::from(stroke.keycode), direction(press))
                     .map_err(input_err)
             }
-            #[cfg(not(target_os = "linux"))]
+            #[cfg(windows)]
+            Key::Char(c) => self.char_key(c, press),
+            #[cfg(target_os = "macos")]
             Key::Char(c) => self
                 .enigo
                 .key(enigo::Key::Unicode(c), direction(press))

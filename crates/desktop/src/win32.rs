@@ -139,6 +139,28 @@ fn absolute(v: i32, len: i32) -> i32 {
     ((v * 65535 + last / 2 * v.signum()) / last) as i32
 }
 
+/// The virtual key that types `c` on the keyboard layout of the foreground window and the
+/// modifiers it needs with it (`VkKeyScanExW`'s shift state: 1 shift, 2 ctrl, 4 alt; AltGr is
+/// ctrl+alt), e.g. `VK_1` with shift for `!` on a US keyboard; `None` when no key types `c`.
+pub fn key_for_char(c: char) -> Option<(u16, u8)> {
+    use windows_sys::Win32::UI::Input::KeyboardAndMouse::{GetKeyboardLayout, VkKeyScanExW};
+    use windows_sys::Win32::UI::WindowsAndMessaging::{
+        GetForegroundWindow, GetWindowThreadProcessId,
+    };
+    let mut units = [0u16; 2];
+    let [unit] = *c.encode_utf16(&mut units) else {
+        return None;
+    };
+    // SAFETY: plain queries; a null window gives thread 0, the calling thread's layout.
+    let scan = unsafe {
+        let thread = GetWindowThreadProcessId(GetForegroundWindow(), std::ptr::null_mut());
+        VkKeyScanExW(unit, GetKeyboardLayout(thread))
+    };
+    let (vk, state) = ((scan as u16) & 0xff, ((scan as u16) >> 8) as u8);
+    // -1 in both bytes: no key; states beyond shift, ctrl and alt (kana, ...): not pressable here.
+    (vk != 0xff && state & !7 == 0).then_some((vk, state))
+}
+
 /// Deletes a GDI object when dropped.
 struct Gdi(*mut c_void);
 

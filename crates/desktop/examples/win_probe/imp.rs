@@ -37,9 +37,13 @@ pub fn main() -> i32 {
             form(n[0], n[1], n[2], n[3], &args[6])
         }
         Some("foreground") if args.len() == 2 => foreground(),
+        Some("start-button") if args.len() == 2 => start_button(),
+        Some("menu") if args.len() == 2 => menu(),
+        Some("close-desktop") if args.len() == 2 => close_desktop(),
         _ => {
             eprintln!(
-                "usage: win_probe grab OUT.bgra | witness X Y W H | find TITLE | combo LABEL | form X Y W H TITLE | foreground"
+                "usage: win_probe grab OUT.bgra | witness X Y W H | find TITLE | combo LABEL \
+                 | form X Y W H TITLE | foreground | start-button | menu | close-desktop"
             );
             2
         }
@@ -452,4 +456,80 @@ fn foreground() -> i32 {
     let (x, y, w, h) = rect(hwnd);
     println!("{x} {y} {w} {h} {}", caption(hwnd));
     0
+
+/// `start-button`: the Start button of a Wine virtual desktop's taskbar (the window of class
+/// `Shell_TrayWnd`): its owner-drawn button whose control id is 0 (the taskbar's other buttons
+/// carry their window's handle as id), as `X Y W H`; exit status 1 when there is none.
+fn start_button() -> i32 {
+    for top in enumerate(None) {
+        if class(top) != "Shell_TrayWnd" {
+            continue;
+        }
+        for hwnd in enumerate(Some(top)) {
+            // SAFETY: plain query.
+            if unsafe { GetDlgCtrlID(hwnd) } == 0 && class(hwnd).eq_ignore_ascii_case("Button") {
+                let (x, y, w, h) = rect(hwnd);
+                println!("{x} {y} {w} {h}");
+                return 0;
+            }
+        }
+    }
+    1
+}
+
+/// `menu`: the open popup menu (window class `#32768`) as `X Y W H ITEM|ITEM|...` (the
+/// items' text, `&` marks left in); exit status 1 when no menu is open.
+fn menu() -> i32 {
+    for hwnd in enumerate(None) {
+        if class(hwnd) != "#32768" {
+            continue;
+        }
+        // SAFETY: MN_GETHMENU takes no arguments and answers the menu's handle.
+        let hmenu = unsafe { SendMessageW(hwnd, MN_GETHMENU, 0, 0) } as HMENU;
+        // SAFETY: plain query; a null or foreign handle gives -1.
+        let count = unsafe { GetMenuItemCount(hmenu) };
+        let items: Vec<String> = (0..count.max(0))
+            .map(|i| {
+                let mut buf = [0u16; 256];
+                // SAFETY: `buf` holds `buf.len()` units.
+                let n = unsafe {
+                    GetMenuStringW(
+                        hmenu,
+                        i as u32,
+                        buf.as_mut_ptr(),
+                        buf.len() as i32,
+                        MF_BYPOSITION,
+                    )
+                };
+                String::from_utf16_lossy(&buf[..n.max(0) as usize])
+            })
+            .filter(|t| !t.is_empty())
+            .collect();
+        let (x, y, w, h) = rect(hwnd);
+        println!("{x} {y} {w} {h} {}", items.join("|"));
+        return 0;
+    }
+    1
+}
+
+/// `close-desktop`: ends this process's desktop when it is a Wine virtual desktop
+/// (`explorer /desktop`): WM_CLOSE to the desktop window, then its process (that explorer) is
+/// terminated, which a shell desktop needs; exit status 1 when that fails.
+fn close_desktop() -> i32 {
+    use windows_sys::Win32::Foundation::CloseHandle;
+    use windows_sys::Win32::System::Threading::{OpenProcess, PROCESS_TERMINATE, TerminateProcess};
+    // SAFETY: plain calls on the desktop window and a process handle opened here.
+    unsafe {
+        let desktop = GetDesktopWindow();
+        let mut pid = 0u32;
+        GetWindowThreadProcessId(desktop, &mut pid);
+        PostMessageW(desktop, WM_CLOSE, 0, 0);
+        let process = OpenProcess(PROCESS_TERMINATE, 0, pid);
+        if pid == 0 || process.is_null() {
+            return 1;
+        }
+        let ended = TerminateProcess(process, 0);
+        CloseHandle(process);
+        if ended != 0 { 0 } else { 1 }
+    }
 }

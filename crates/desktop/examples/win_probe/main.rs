@@ -19,6 +19,11 @@
 //!   `GetWindowRect` and text, then `active 0|1` when its activation changes and `clicked TEXT`
 //!   per button click (the elements and window tools tests).
 //! - `win_probe foreground`: `X Y W H TITLE` of `GetForegroundWindow` (exit status 1: none).
+//! - `win_probe start-button`: `X Y W H` of the Start button of a Wine virtual desktop's
+//!   taskbar (exit status 1: none).
+//! - `win_probe menu`: `X Y W H ITEM|ITEM|...` of the open popup menu (exit status 1: none).
+//! - `win_probe close-desktop`: posts WM_CLOSE to the desktop window (ends a Wine virtual
+//!   desktop started by `explorer /desktop`).
 //!
 //! All are per-monitor DPI aware, so every number is a physical pixel.
 
