@@ -456,6 +456,7 @@ fn foreground() -> i32 {
     let (x, y, w, h) = rect(hwnd);
     println!("{x} {y} {w} {h} {}", caption(hwnd));
     0
+}
 
 /// `start-button`: the Start button of a Wine virtual desktop's taskbar (the window of class
 /// `Shell_TrayWnd`): its owner-drawn button whose control id is 0 (the taskbar's other buttons
