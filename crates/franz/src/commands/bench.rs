@@ -44,6 +44,14 @@ pub fn run(g: &GlobalArgs, cmd: &BenchCommand) -> anyhow::Result<ExitCode> {
         .into()),
         BenchCommand::Merge(args) => board::merge(args),
         BenchCommand::Mcp(args) => mcp::bench(g, args),
+        #[cfg(target_os = "linux")]
+        BenchCommand::Turn(args) if args.stream => early::bench(g, args),
+        #[cfg(not(target_os = "linux"))]
+        BenchCommand::Turn(args) if args.stream => Err(Exit(
+            exit::USAGE,
+            "bench turn --stream needs Linux (the witness window sees the input)".into(),
+        )
+        .into()),
         BenchCommand::Turn(args) => turn::turn(g, args),
         BenchCommand::Soak(args) => turn::soak(g, args),
     }

@@ -51,17 +51,8 @@ struct Ran {
     turns: usize,
 }
 
+/// `bench turn` without `--stream` (with it: `early.rs`).
 pub fn turn(g: &GlobalArgs, args: &BenchTurnArgs) -> anyhow::Result<ExitCode> {
-    if args.stream {
-        #[cfg(target_os = "linux")]
-        return super::early::bench(g, args);
-        #[cfg(not(target_os = "linux"))]
-        return Err(Exit(
-            exit::USAGE,
-            "bench turn --stream needs Linux (the witness window sees the input)".into(),
-        )
-        .into());
-    }
     let turns = args.turns.max(WARM_UP + 1);
     let ran = in_scratch(args.dir.as_deref(), "turn", |root| {
         let pool = if args.fresh_buffers { 0 } else { 4 };
