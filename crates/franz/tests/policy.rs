@@ -383,43 +383,63 @@ fn policy_check_says_what_the_policy_would_do() {
     );
 }
 
-#[test]
-fn a_run_tells_the_model_and_stops_with_exit_4_after_policy_violations_max() {
+/// `franz --sandbox=640x400 [--policy FILE] run TASK` against a scripted model that answers
+/// `reply` every turn: its exit code, stderr, the model calls it made and its events.
+struct Refused {
+    code: Option<i32>,
+    err: String,
+    chats: Vec<franz_core::model::RecordedRequest>,
+    events: Vec<Value>,
+}
+
+fn run_refused(policy: Option<&str>, reply: &str, task: &str) -> Refused {
     use franz_core::model::{Script, ScriptedReply, ScriptedServer};
-    let server = ScriptedServer::start(Script::repeat(ScriptedReply::text(
-        "Closing the window.\npress_key(\"alt+f4\")",
-    )))
-    .unwrap();
+    let server = ScriptedServer::start(Script::repeat(ScriptedReply::text(reply))).unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let file = tmp.path().join("policy.toml");
-    std::fs::write(&file, "deny_keys = [\"alt+f4\"]\n").unwrap();
     let runs = tmp.path().join("runs");
-    let out = common::franz(&[
-        "--sandbox=640x400",
-        "--policy",
-        file.to_str().unwrap(),
-        "run",
-        "--api-url",
-        &server.url(),
-        "--model",
-        "scripted",
-        "--runs-dir",
-        runs.to_str().unwrap(),
-        "--motion",
-        "fast",
-        "--step-delay",
-        "0",
-        "--max-steps",
-        "10",
-        "Close the window.",
-    ]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(4), "{err}");
-    let chats: Vec<_> = server
+    let url = server.url();
+    let mut args = vec!["--sandbox=640x400"];
+    if let Some(p) = policy {
+        std::fs::write(&file, p).unwrap();
+        args.extend(["--policy", file.to_str().unwrap()]);
+    }
+    args.extend(["run", "--api-url", &url, "--model", "scripted"]);
+    args.extend(["--runs-dir", runs.to_str().unwrap(), "--motion", "fast"]);
+    args.extend(["--step-delay", "0", "--max-steps", "10", task]);
+    let out = common::franz(&args);
+    let chats = server
         .requests()
         .into_iter()
         .filter(|r| r.path.ends_with("/chat/completions"))
         .collect();
+    let dir = std::fs::read_dir(&runs)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    Refused {
+        code: out.status.code(),
+        err: String::from_utf8_lossy(&out.stderr).into_owned(),
+        chats,
+        events: common::events_in(&dir),
+    }
+}
+
+#[test]
+fn a_run_tells_the_model_and_stops_with_exit_4_after_policy_violations_max() {
+    let Refused {
+        code,
+        err,
+        chats,
+        events,
+    } = run_refused(
+        Some("deny_keys = [\"alt+f4\"]\n"),
+        "Closing the window.\npress_key(\"alt+f4\")",
+        "Close the window.",
+    );
+    assert_eq!(code, Some(4), "{err}");
     // the default policy_violations_max: 3 refusals, 3 turns
     assert_eq!(chats.len(), 3);
     assert!(
@@ -427,13 +447,6 @@ fn a_run_tells_the_model_and_stops_with_exit_4_after_policy_violations_max() {
         "the model was not told: {}",
         chats[1].body
     );
-    let dir = std::fs::read_dir(&runs)
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    let events = common::events_in(&dir);
     let denied = events
         .iter()
         .filter(|e| e["kind"] == "policy_denied" || e["result"]["kind"] == "policy_denied")
@@ -446,37 +459,14 @@ fn a_run_tells_the_model_and_stops_with_exit_4_after_policy_violations_max() {
 /// is told, and the refusals end the run with exit 4 like any other rule's (no policy file).
 #[test]
 fn a_run_refuses_clicks_outside_the_working_area_and_stops_with_exit_4() {
-    use franz_core::model::{Script, ScriptedReply, ScriptedServer};
-    let server = ScriptedServer::start(Script::repeat(ScriptedReply::text(
+    let Refused {
+        code, err, chats, ..
+    } = run_refused(
+        None,
         "Clicking the edge.\nleft_click(1001, 500)",
-    )))
-    .unwrap();
-    let tmp = tempfile::tempdir().unwrap();
-    let runs = tmp.path().join("runs");
-    let out = common::franz(&[
-        "--sandbox=640x400",
-        "run",
-        "--api-url",
-        &server.url(),
-        "--model",
-        "scripted",
-        "--runs-dir",
-        runs.to_str().unwrap(),
-        "--motion",
-        "fast",
-        "--step-delay",
-        "0",
-        "--max-steps",
-        "10",
         "Click the edge.",
-    ]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(4), "{err}");
-    let chats: Vec<_> = server
-        .requests()
-        .into_iter()
-        .filter(|r| r.path.ends_with("/chat/completions"))
-        .collect();
+    );
+    assert_eq!(code, Some(4), "{err}");
     assert_eq!(chats.len(), 3, "{err}");
     assert!(
         chats[1]
