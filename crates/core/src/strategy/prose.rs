@@ -97,7 +97,7 @@ fn has_markup(t: &str) -> bool {
 /// A traceback or an exception, a server's error page or status line, a crash.
 static ERROR_DUMP: LazyLock<Option<Regex>> = LazyLock::new(|| {
     re(
-        r#"(?m)(Traceback \(most recent call last\)|^\s*File ".*", line [0-9]+|^\s*at [\w.$<>\[\]]+ ?\(.*:[0-9]+|^\s*at .*:[0-9]+:[0-9]+\)?\s*$|panicked at|stack backtrace|Exception in thread|^\s*[A-Za-z_.]*[A-Za-z](Error|Exception)(:|\s*$)|^\s*#[0-9]+\s+0x[0-9a-f]+|Segmentation fault|core dumped|HTTP/[0-9.]+ [0-9]{3}|^\s*([0-9]{3} )?(Bad Gateway|Service Unavailable|Internal Server Error|Gateway Timeout|Not Found)\s*$)"#,
+        r#"(?m)(Traceback \(most recent call last\)|^\s*File ".*", line [0-9]+|^\s*at [\w.$<>\[\]]+ ?\(.*:[0-9]+|^\s*at .*:[0-9]+:[0-9]+\)?\s*$|panicked at|stack backtrace|goroutine [0-9]+ \[|Exception in thread|^\s*[A-Za-z_.]*[A-Za-z](Error|Exception)(:|\s*$)|^\s*#[0-9]+\s+0x[0-9a-f]+|Segmentation fault|core dumped|HTTP/[0-9.]+ [0-9]{3}|^\s*([0-9]{3} )?(Bad Gateway|Service Unavailable|Internal Server Error|Gateway Timeout|Not Found)\s*$)"#,
     )
 });
 
@@ -173,13 +173,18 @@ fn content_words(t: &str) -> Vec<String> {
         .collect()
 }
 
-/// Whether `answer` only restates the task or copies the prompt: three words or more that
-/// are all the task's (labels such as "TASK:" aside), or three quarters of it in runs of four
-/// words or more found in the task or in `prompts` (the system prompt, the user messages).
+/// Whether `answer` only restates the task or copies the prompt: only words of the task
+/// (labels such as "TASK:" aside), three or more of them or most of the task's, or three
+/// quarters of it in runs of four words or more found in the task or in `prompts` (the
+/// system prompt, the user messages).
 pub fn restates(answer: &str, task: &str, prompts: &[&str]) -> bool {
     let said = content_words(answer);
     let task_words: HashSet<String> = content_words(task).into_iter().collect();
-    if said.len() >= 3 && said.iter().all(|w| task_words.contains(w)) {
+    let distinct: HashSet<&String> = said.iter().collect();
+    // only the task's words: three or more, or most of a short task ("Open Firefox")
+    let most = distinct.len() * 4 >= task_words.len() * 3;
+    if !said.is_empty() && (said.len() >= 3 || most) && said.iter().all(|w| task_words.contains(w))
+    {
         return true;
     }
     if said.len() < RUN {
@@ -264,6 +269,10 @@ mod tests {
             "```text\nThe file is sa",
             "Traceback (most recent call last):\n  File \"agent.py\", line 3, in <module>\n    main()\nKeyError: 'x'",
             "thread 'main' panicked at src/main.rs:3:5:\nindex out of bounds",
+            "java.lang.NullPointerException\n\tat com.example.App.run(App.java:12)",
+            "Error: ENOENT: no such file or directory\n    at Object.openSync (node:fs:601:3)",
+            "panic: runtime error: index out of range\n\ngoroutine 1 [running]:",
+            "<response>\n  <action>click</action>\n  <x>50",
             "TypeError: Cannot read properties of undefined (reading 'x')\n    at Object.<anonymous> (/app/index.js:1:2)",
             "left_click(500, 3",
             "click(start_box='(100,200)')",
@@ -305,6 +314,11 @@ mod tests {
             assert!(!restates(answer, task, &[system]), "{answer}");
         }
         assert!(!restates("5", "Which is larger, 3 or 5?", &[]));
+        assert!(restates("TASK: Open Firefox", "Open Firefox", &[]));
+        assert!(!restates("Firefox", "Open Firefox", &[]));
+        let long = "Click the OK button in the Save dialog, then close the window";
+        assert!(restates("Click the OK button", long, &[]));
+        assert!(!restates("OK button", task, &[]));
     }
 
     #[test]
