@@ -40,6 +40,11 @@ pub enum Source {
     Scenario(PathBuf),
     Env(String),
     Flag(String),
+    /// Not given: the value of setting `key`, which was given (from `from`).
+    Follows {
+        key: String,
+        from: Box<Source>,
+    },
 }
 
 impl fmt::Display for Source {
@@ -50,6 +55,7 @@ impl fmt::Display for Source {
             Source::Scenario(p) => write!(f, "scenario {}", p.display()),
             Source::Env(n) => write!(f, "environment {n}"),
             Source::Flag(n) => write!(f, "flag {n}"),
+            Source::Follows { key, from } => write!(f, "{key}'s value ({from})"),
         }
     }
 }
@@ -263,6 +269,7 @@ impl ConfigBuilder {
             let resolved = self.resolve(s)?;
             values.insert(s.key, resolved);
         }
+        follow(&mut values);
         values.insert(OVERLAY, self.overlay()?);
         values.insert(POLICY, self.policy()?);
         let table: toml::Table = values
@@ -440,6 +447,33 @@ impl ConfigBuilder {
             }
         }
         Ok(None)
+    }
+}
+
+/// Settings that take another setting's value when they are not given themselves and the
+/// other one is (docs/config.md): the commander's two requests follow `max_tokens`, so that
+/// `--max-tokens` bounds every request of a run.
+pub const FOLLOWS: [(&str, &str); 2] = [
+    ("leader_max_tokens", "max_tokens"),
+    ("operator_max_tokens", "max_tokens"),
+];
+
+/// Applies [`FOLLOWS`] to resolved values.
+fn follow(values: &mut BTreeMap<&'static str, Resolved>) {
+    for (key, leader) in FOLLOWS {
+        let Some(given) = values.get(leader).filter(|r| r.source != Source::Default) else {
+            continue;
+        };
+        let value = Resolved {
+            value: given.value.clone(),
+            source: Source::Follows {
+                key: leader.to_string(),
+                from: Box::new(given.source.clone()),
+            },
+        };
+        if let Some(r) = values.get_mut(key).filter(|r| r.source == Source::Default) {
+            *r = value;
+        }
     }
 }
 

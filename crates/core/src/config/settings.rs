@@ -506,7 +506,7 @@ pub const SETTINGS: &[Setting] = &[
             max: 1_000_000,
         },
         "1200",
-        "commander: the leader's max completion tokens",
+        "commander: the leader's max completion tokens; when not given, max_tokens's value if that is given",
     ),
     s(
         Group::Commander,
@@ -523,7 +523,7 @@ pub const SETTINGS: &[Setting] = &[
             max: 1_000_000,
         },
         "1024",
-        "commander: the operator's max completion tokens",
+        "commander: the operator's max completion tokens; when not given, max_tokens's value if that is given",
     ),
     s(
         Group::Commander,

@@ -602,7 +602,7 @@ impl Engine<'_> {
         let parse_start = Instant::now();
         let mut reading = self.strategy.read(&reply, ctx);
         if let Some(ran) = &early {
-            early::settle(&mut reading, ran);
+            early::settle(&mut reading, ran, reply.truncated());
         }
         self.overhead.parse_ms = ms(parse_start);
         self.emit(turn, reply_event(&reply, model_start, Some(&reading)));

@@ -1512,3 +1512,6 @@ fn an_action_performed_early_is_recorded_when_the_reply_then_fails() {
     assert!(said, "{names:?}");
     assert_eq!(names.last(), Some(&"run_finished"));
 }
+
+#[path = "tests_finish.rs"]
+mod finish;

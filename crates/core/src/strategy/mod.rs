@@ -9,11 +9,13 @@
 
 mod budget;
 pub mod commander;
+pub mod finish;
 pub mod grammar;
 mod name;
 mod narrative;
 mod plain;
 mod prompts;
+mod prose;
 pub mod schema;
 #[cfg(test)]
 mod test_support;

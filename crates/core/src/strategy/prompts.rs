@@ -12,7 +12,8 @@ Answer with exactly ONE action, written as a function call on its own line:
   drag(x1, y1, x2, y2)     scroll(x, y, "down", 3)  type("text to type")
   press_key("ctrl+s")      wait(2)                  done("answer")      fail("reason")
 Then write the new story: a short narrative of what has happened so far, what you see now and what you plan next.
-The story replaces the old one in full, so keep everything you still need in it."#;
+The story replaces the old one in full, so keep everything you still need in it.
+When the goal is reached, answer with done and, as its text, what on the screen shows it (or the answer the goal asks for)."#;
 
 pub const NARRATIVE_USER: &str = "GOAL: {task}\n\nSTORY SO FAR:\n{story}\n\nLAST ACTION:\n{last}\n\nLook at the screenshot and answer with one action and the new story.";
 
@@ -24,7 +25,8 @@ Answer with ONE JSON object and nothing else:
  "bboxes": [{"x1": 0, "y1": 0, "x2": 0, "y2": 0}],
  "actions": [{"name": "click", "x1": 0, "y1": 0}]}
 Action names: move, click, right_click, double_click (x1, y1), drag (x1, y1, x2, y2), type (text), key (keys, e.g. "ctrl+s"), scroll (x1, y1, direction, amount), wait (seconds), done (text), fail (text).
-Give several actions when you are sure of them; they run in order."#;
+Give several actions when you are sure of them; they run in order.
+When the task is done, give the action done with, as its text, what on the screen shows it (or the answer the task asks for)."#;
 
 pub const VISION_USER: &str = "TASK: {task}\n\nYOUR LAST OBSERVATION:\n{notes}\n\nRESULTS OF YOUR LAST ACTIONS:\n{last}\n\nLook at the screenshot and answer with the JSON object.";
 
@@ -44,7 +46,7 @@ Coordinates are numbers from 0 to 1000 on each axis of the screenshot: x 0 is th
 Give a box as a point [x, y] (preferred for small targets) or [x1, y1, x2, y2].
 Protocol: observe the screen, think, call exactly ONE tool, then verify the result on the next screenshot.
 Rules: one tool call per step (extra calls are rejected); click an input field before typing into it; always check that your action worked.
-When the task is complete, answer in plain text without calling a tool: that answer ends the task."#;
+When the task is complete, answer in plain text without calling a tool, saying what on the screen shows it is done (or giving the answer the task asks for): that answer ends the task."#;
 
 /// docs/seeds.md (commander): the leader (text only, never sees the screen).
 pub const LEADER_SYSTEM: &str = r#"You are the TEAM LEADER of a desktop automation unit. You never see the screen: your Operator specialist does, and reports to you in SITREPs.

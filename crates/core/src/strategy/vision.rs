@@ -1,8 +1,8 @@
 //! The vision strategy (docs/seeds.md (vision loop)): the reply is JSON `{observation, bboxes,
 //! actions}` with several actions a turn; the model's notes (its `observation` text) come back to
 //! it in the next turn's prompt and the bboxes are drawn on the next screenshot. A boot reply can
-//! start the loop without asking the model. A reply cut off at max_tokens never ends the run: its
-//! `done` is dropped.
+//! start the loop without asking the model. How a turn ends the run (a cut-off reply, a finish,
+//! a plain answer) is `finish.rs`'s rule.
 
 use super::grammar::{self, Space};
 use super::{Prompt, ReadOptions, Reading, Strategy, TurnContext, prompts};
@@ -15,7 +15,7 @@ pub struct Vision {
     /// The model's notes of its last reply (what it saw and means to do), for the next prompt.
     notes: String,
     last: String,
-    evidence: super::plain::EvidenceRule,
+    finish: super::finish::Finish,
 }
 
 impl Vision {
@@ -27,7 +27,7 @@ impl Vision {
             options,
             notes: "(none yet)".into(),
             last: "(none)".into(),
-            evidence: Default::default(),
+            finish: Default::default(),
         }
     }
 }
@@ -51,30 +51,18 @@ impl Strategy for Vision {
             Some(s) => (s.as_str(), grammar::prompts::VISION_USER),
             None => (prompts::VISION_SYSTEM, prompts::VISION_USER),
         };
-        super::one_shot_prompt(&self.options, system, user, &vars, ctx)
+        let prompt = super::one_shot_prompt(&self.options, system, user, &vars, ctx);
+        self.finish.prompted(&prompt.messages);
+        prompt
     }
 
     fn read(&mut self, reply: &Reply, ctx: &TurnContext<'_>) -> Reading {
         let parsed = super::parse(reply, &self.options, ctx);
-        let mut actions = parsed.actions;
-        let mut errors = parsed.errors;
-        if actions.is_empty()
-            && let Some(done) = grammar::finish_by_answer(reply, &self.options, ctx)
-        {
-            actions.push(done);
-            errors.clear();
-        }
-        super::plain::no_completion_if_cut(reply, &mut actions);
-        self.evidence.check(&mut actions, &mut errors);
-        Reading {
-            actions,
-            text: parsed.text.trim().to_string(),
-            bboxes: parsed.bboxes,
-            errors,
-        }
+        self.finish.reading(reply, &self.options, ctx, parsed, None)
     }
 
     fn record(&mut self, reading: &Reading, results: &[ActionResult]) {
+        self.finish.record(&reading.actions, results);
         if !reading.text.is_empty() {
             self.notes = reading.text.clone();
         }

@@ -16,6 +16,7 @@ pub static GRAMMAR: Grammar = Grammar {
     tool_actions,
     text_where: "before the <tool_call> block",
     finish: None,
+    bare_finish: false,
 };
 
 const ACTIONS: [&str; 16] = [

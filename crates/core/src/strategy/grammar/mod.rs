@@ -94,6 +94,10 @@ pub struct Grammar {
     /// (Anthropic, OpenAI), and as in the family's own loop a plain answer without an action
     /// ends the task, in every strategy ([`finish_by_answer`]).
     pub finish: Option<&'static str>,
+    /// The finish form carries no answer (Qwen's `terminate` with a status, pyautogui's
+    /// `DONE`): written as the prompt shows it, it is complete, and the reply's text around it
+    /// is its answer (`strategy/finish.rs`).
+    pub bare_finish: bool,
 }
 
 impl Grammar {
@@ -106,7 +110,7 @@ impl Grammar {
     /// How a prompt says to finish.
     pub fn finish_wording(&self) -> &'static str {
         self.finish
-            .unwrap_or("answer in plain text without an action: that answer ends the task")
+            .unwrap_or("answer in plain text without an action, saying what on the screen shows it (or giving the answer the task asks for): that answer ends the task")
     }
 
     /// The action section for a request that carries the tool schema (`with_tools`) or not.
@@ -132,17 +136,18 @@ pub fn of(dialect: Option<Dialect>) -> Option<&'static Grammar> {
 }
 
 /// A reply of the narrative or vision strategy without an action, in a grammar that has no
-/// finish action: a plain answer (see `read_plain`) ends the task as `done` with its text.
+/// finish action: the plain answer (see `read_plain`) that would end the task as `done` with
+/// its text, if `strategy/finish.rs` lets it.
 pub fn finish_by_answer(
     reply: &crate::model::Reply,
     options: &ReadOptions,
     ctx: &super::TurnContext<'_>,
-) -> Option<crate::action::Action> {
+) -> Option<String> {
     if of(options.dialect)?.finish.is_some() {
         return None;
     }
     match super::read_plain(reply, options, ctx, "") {
-        super::PlainReply::Answer(text) => Some(crate::action::ActionKind::Done { text }.into()),
+        super::PlainReply::Answer(text) => Some(text),
         _ => None,
     }
 }

@@ -17,6 +17,7 @@ pub static GRAMMAR: Grammar = Grammar {
     tool_actions,
     text_where: "before the JSON action objects",
     finish: None,
+    bare_finish: false,
 };
 
 const TYPES: [&str; 9] = [

@@ -14,7 +14,8 @@ pub static GRAMMAR: Grammar = Grammar {
     actions,
     tool_actions: actions,
     text_where: "in a comment before the code block",
-    finish: Some("return ```DONE```"),
+    finish: Some("say in the comment what on the screen shows it, then return ```DONE```"),
+    bare_finish: true,
 };
 
 /// No tool schema: pyautogui code is written in the text.

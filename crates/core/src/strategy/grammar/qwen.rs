@@ -17,8 +17,9 @@ pub static GRAMMAR: Grammar = Grammar {
     tool_actions,
     text_where: "before the <tool_call> block",
     finish: Some(
-        "call computer_use with action \"terminate\" and status \"success\" (or \"answer\" with the answer's text)",
+        "say in one sentence what on the screen shows it, then call computer_use with action \"terminate\" and status \"success\" (or, when the task asks a question, action \"answer\" with the answer's text)",
     ),
+    bare_finish: true,
 };
 
 const ACTIONS: &str = "The action to perform. The available actions are:

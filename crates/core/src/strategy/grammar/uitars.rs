@@ -14,7 +14,10 @@ pub static GRAMMAR: Grammar = Grammar {
     actions,
     tool_actions: actions,
     text_where: "in the Thought part",
-    finish: Some("write Action: finished(content='...') with the answer"),
+    finish: Some(
+        "write Action: finished(content='...') with what on the screen shows it (or the answer the task asks for)",
+    ),
+    bare_finish: false,
 };
 
 /// No tool schema: UI-TARS acts in its text.
