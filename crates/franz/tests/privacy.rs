@@ -1,8 +1,9 @@
 //! Privacy end to end (issue 17 point 4): `franz run` on a private Xvfb with the witness
 //! window (white) over it, driven by the scripted model server. A masked region is black in
 //! the image sent to the model, in every PNG of the run directory and in the report; a
-//! `{secret:NAME}` text reaches the window exactly and is written nowhere in the run
-//! directory; `keep_runs` deletes the oldest run directories.
+//! declared `{secret:NAME}` text reaches the window exactly and is written nowhere in the run
+//! directory, an undeclared one (`FRANZ_API_KEY`, `HOME`) types nothing and the model is told;
+//! `keep_runs` deletes the oldest run directories, never one whose run is still going.
 
 #![cfg(target_os = "linux")]
 
@@ -139,7 +140,7 @@ fn a_secret_reaches_the_window_exactly_and_is_written_nowhere() {
     .unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let runs = tmp.path().join("runs");
-    let out = run(sb.display(), &server, &runs, &[]);
+    let out = run(sb.display(), &server, &runs, &["--secrets", "FRANZ_E2E_PW"]);
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -172,6 +173,61 @@ fn a_secret_reaches_the_window_exactly_and_is_written_nowhere() {
     let text =
         String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
     assert!(!text.contains(secret), "the secret was printed: {text}");
+}
+
+#[test]
+fn an_undeclared_secret_types_nothing_and_the_model_is_told() {
+    let (sb, w) = sandbox(800, 600);
+    let server = ScriptedServer::start(Script::list([
+        ScriptedReply::text("type(\"{secret:FRANZ_API_KEY}\")\nTyping the key."),
+        ScriptedReply::text("type(\"at {secret:HOME}\")\nTyping home."),
+        ScriptedReply::text("type(\"{secret:FRANZ_E2E_PW}\")\nNot declared here either."),
+        ScriptedReply::text("type(\"ok\")\nTyping ok."),
+        ScriptedReply::text("done(\"ok\")\nDone."),
+    ]))
+    .unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let runs = tmp.path().join("runs");
+    let out = Command::new(env!("CARGO_BIN_EXE_franz"))
+        .args(["run", "--api-url", &server.url(), "--model", "scripted"])
+        .arg("--runs-dir")
+        .arg(&runs)
+        .args(["--motion", "fast", "--step-delay", "0", "--max-steps", "6"])
+        .arg("Do the task.")
+        .env("DISPLAY", sb.display())
+        .env("FRANZ_API_KEY", "sk-h28-apikey")
+        .env("HOME", "/home/h28-home")
+        .env("FRANZ_E2E_PW", "qz7hunterk")
+        .env_remove("FRANZ_LOG")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    // the allowed text arrives; before it, nothing
+    let (ok, ev) = w.wait_for(
+        |e| e.iter().filter(|e| e.is(K::KeyPress)).count() >= 2,
+        Duration::from_secs(20),
+    );
+    assert!(ok, "{ev:?}");
+    let typed: String = ev
+        .iter()
+        .filter(|e| e.is(K::KeyPress))
+        .filter_map(|e| char::from_u32(e.keysym))
+        .collect();
+    assert_eq!(typed, "ok");
+    // the model is told, each time, and never sees a value
+    let told: Vec<String> = server
+        .requests()
+        .iter()
+        .map(|r| r.body.clone())
+        .filter(|b| b.contains("not a declared secret"))
+        .collect();
+    assert!(told.len() >= 3, "{told:?}");
+    for body in server.requests().iter().map(|r| &r.body) {
+        for value in ["sk-h28-apikey", "h28-home", "qz7hunterk"] {
+            assert!(!body.contains(value), "{value} was sent to the model");
+        }
+    }
 }
 
 #[test]

@@ -38,6 +38,7 @@ fn kind(k: Kind) -> String {
         Kind::Size => "`WxH`, or empty".into(),
         Kind::Crop => "`x1,y1,x2,y2` in 0..1000".into(),
         Kind::Percent { max } => format!("percent, 0 to {max} (`50` or `50%`)"),
+        Kind::Names => "names, `A,B` (a list in the file)".into(),
     }
 }
 

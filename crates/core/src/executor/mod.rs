@@ -53,6 +53,9 @@ pub struct ExecConfig {
     pub max_actions_per_turn: usize,
     /// Stop when the pointer is in the top-left corner and franz did not put it there.
     pub failsafe: bool,
+    /// The environment variables `{secret:NAME}` may type besides `FRANZ_SECRET_*`
+    /// (`secrets`; secret.rs).
+    pub secrets: Vec<String>,
 }
 
 /// The settings table's defaults (`config/settings.rs`): human motion, 8 actions a turn, the
@@ -71,6 +74,7 @@ impl ExecConfig {
             motion: Motion::of(c.motion).tuned(c),
             max_actions_per_turn: usize::try_from(c.max_actions).unwrap_or(usize::MAX),
             failsafe: c.failsafe,
+            secrets: c.secrets.clone(),
         }
     }
 
@@ -490,7 +494,7 @@ impl Executor {
             }
             ActionKind::Type { text } => {
                 // a secret is resolved here, at execution, and kept nowhere
-                let text = secret::resolve(text)?;
+                let text = secret::resolve(text, &self.config.secrets)?;
                 if !self.dry_run {
                     self.type_text(desktop, &text)?;
                 }
