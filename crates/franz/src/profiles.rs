@@ -3,6 +3,7 @@
 //! with the reason. Also the image size rule a profile gives, with `--size` checked against
 //! the family's resize rule.
 
+use crate::terminal::errln;
 use crate::exit::usage;
 use franz_core::config::{Config, Effective, Source};
 use franz_core::engine::ContextOptions;
@@ -49,7 +50,7 @@ pub fn served(effective: &mut Effective, client: &franz_core::model::ModelClient
     };
     let default = effective.config.model.clone();
     if models.listed.len() == 1 && !models.listed.contains(&default) {
-        eprintln!(
+        errln!(
             "franz: model {id} (the only model the server lists; the default {default} is not \
              among them)"
         );
@@ -81,7 +82,7 @@ pub fn franz_rule() -> Applied {
 
 /// One stderr line: which profile, and why.
 pub fn announce(c: &Chosen) {
-    eprintln!(
+    errln!(
         "franz: profile {} ({})",
         c.selection.profile.name, c.selection.reason
     );

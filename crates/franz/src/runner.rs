@@ -2,6 +2,7 @@
 //! `franz run` and `franz demo`; its clients: the printer, the panel (`--panel`), the terminal
 //! approver (`--approve`) and the terminal's answers to `ask_user`.
 
+use crate::terminal::errln;
 use crate::approve::Reply;
 use crate::cli::RunArgs;
 use crate::exit::usage;
@@ -152,6 +153,6 @@ fn panel(
     let state = crate::panel::PanelState::new(crate::panel::new_token(), handle.clone(), config);
     let served = crate::panel::start(addr, a.panel_allow_remote, state.clone())
         .map_err(|e| usage(e.to_string()))?;
-    eprintln!("panel: {}", served.url);
+    errln!("panel: {}", served.url);
     Ok(Some(state))
 }

@@ -1,6 +1,7 @@
 //! Turning the global flags into a live desktop: the sandbox (when asked for), launched
 //! programs, the monitor, and Ctrl+C handling shared by every command.
 
+use crate::terminal::errln;
 use crate::cli::GlobalArgs;
 use crate::exit::{self, Exit};
 #[cfg(target_os = "linux")]
@@ -26,10 +27,10 @@ pub fn interrupt_flag() -> Cancel {
 pub fn install_interrupt_handler() {
     let result = ctrlc::set_handler(|| {
         if INTERRUPTED.cancel_again() {
-            eprintln!("franz: interrupted again, exiting now");
+            errln!("franz: interrupted again, exiting now");
             std::process::exit(exit::INTERRUPTED as i32);
         }
-        eprintln!("franz: interrupted, stopping now (Ctrl+C again to exit at once)");
+        errln!("franz: interrupted, stopping now (Ctrl+C again to exit at once)");
     });
     if let Err(e) = result {
         tracing::warn!("cannot install the Ctrl+C handler: {e}");
@@ -185,7 +186,7 @@ pub fn with_default_wm(g: &GlobalArgs, wanted_by: Option<&str>) -> GlobalArgs {
 /// Opens the desktop the global flags describe.
 pub fn open_session(g: &GlobalArgs) -> anyhow::Result<Session> {
     if let Some(note) = take_wayland_note(g) {
-        eprintln!("franz: note: {note}");
+        errln!("franz: note: {note}");
     }
     #[cfg(target_os = "linux")]
     {

@@ -11,6 +11,7 @@
 //! It honours the global flags and the run configuration (`--api-url`, `--model`, environment,
 //! config file). Exit 0 when every check passes, 1 otherwise.
 
+use crate::terminal::outln;
 use crate::cli::{DoctorArgs, GlobalArgs};
 use crate::setup;
 use franz_core::config::Config;
@@ -45,12 +46,13 @@ impl Check {
             fix: fix.into(),
         }
     }
-    fn print(&self) {
+    fn print(&self) -> std::io::Result<()> {
         let mark = if self.ok { "ok  " } else { "FAIL" };
-        println!("{mark} {}: {}", self.name, self.detail);
+        outln!("{mark} {}: {}", self.name, self.detail)?;
         if !self.ok {
-            println!("     fix: {}", self.fix);
+            outln!("     fix: {}", self.fix)?;
         }
+        Ok(())
     }
 }
 
@@ -61,14 +63,14 @@ pub fn run(g: &GlobalArgs, a: &DoctorArgs) -> anyhow::Result<ExitCode> {
     checks.extend(model_checks(&effective.config, &mut served));
     checks.push(profile_check(&mut effective, served));
     for c in &checks {
-        c.print();
+        c.print()?;
     }
     let failed = checks.iter().filter(|c| !c.ok).count();
     if failed == 0 {
-        println!("all {} checks passed", checks.len());
+        outln!("all {} checks passed", checks.len())?;
         Ok(ExitCode::SUCCESS)
     } else {
-        println!("{failed} of {} checks failed", checks.len());
+        outln!("{failed} of {} checks failed", checks.len())?;
         Ok(ExitCode::from(crate::exit::FAILED))
     }
 }

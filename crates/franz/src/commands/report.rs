@@ -1,6 +1,7 @@
 //! `franz report RUN_DIR [-o FILE.html]`: one self-contained HTML file for a run, built by
 //! `franz_core::report` from what `runlog::read_run` can read (a running or crashed run too).
 
+use crate::terminal::outln;
 use crate::cli::ReportArgs;
 use crate::reporting::write_report;
 use std::process::ExitCode;
@@ -11,12 +12,12 @@ pub fn run(args: &ReportArgs) -> anyhow::Result<ExitCode> {
         .clone()
         .unwrap_or_else(|| args.run_dir.join("report.html"));
     let t = write_report(&args.run_dir, &out)?;
-    println!(
+    outln!(
         "{}: {} turns, {} actions, {} errors",
         out.display(),
         t.turns,
         t.actions,
         t.errors
-    );
+    )?;
     Ok(ExitCode::SUCCESS)
 }

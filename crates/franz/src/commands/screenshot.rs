@@ -5,6 +5,7 @@
 //! defaults), so `crop`, `cursor` and a configured `size` or `scale` apply here too; `W H`
 //! beat them and take the same bounds as `--size` (1 to 16384 each).
 
+use crate::terminal::outln;
 use crate::cli::{GlobalArgs, ScreenshotArgs};
 use crate::setup;
 use anyhow::Context;
@@ -47,13 +48,13 @@ pub fn run(g: &GlobalArgs, args: &ScreenshotArgs) -> anyhow::Result<ExitCode> {
     let obs = pipeline.observe(session.desktop.as_mut(), |_| {})?;
     std::fs::write(&args.out, &obs.encoded)
         .with_context(|| format!("cannot write {}", args.out.display()))?;
-    println!(
+    outln!(
         "{} {}x{} ({} bytes)",
         args.out.display(),
         obs.size.width,
         obs.size.height,
         obs.encoded.len()
-    );
+    )?;
     if setup::interrupted() {
         return Err(setup::interrupted_error());
     }

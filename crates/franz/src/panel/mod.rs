@@ -12,6 +12,7 @@ mod tests;
 
 pub use state::PanelState;
 
+use crate::terminal::errln;
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
@@ -59,7 +60,7 @@ pub fn start(addr: &str, allow_remote: bool, state: Arc<PanelState>) -> anyhow::
                 "--panel {addr} is not a loopback address: pass --panel-allow-remote to serve it to other machines"
             );
         }
-        eprintln!(
+        errln!(
             "WARNING: the panel listens on {addr}: anyone who can reach it and has the token can watch and steer this run"
         );
     }

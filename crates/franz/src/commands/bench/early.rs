@@ -4,6 +4,7 @@
 //! display whose screen is the witness window, and prints the median time from each turn's
 //! request (its `model_request` event) to the first input event the witness saw.
 
+use crate::terminal::outln;
 use super::turn::{median_p95, options, pipeline};
 use crate::acting::{config, executor};
 use crate::cli::{BenchTurnArgs, GlobalArgs};
@@ -46,24 +47,24 @@ pub fn bench(g: &GlobalArgs, args: &BenchTurnArgs) -> anyhow::Result<ExitCode> {
             ..ServerOptions::default()
         },
     )?;
-    println!(
+    outln!(
         "early execution: narrative, {TURNS} turns each way, scripted server streaming {rate} tokens/s, fast motion"
-    );
+    )?;
     let mut medians = Vec::new();
     for early in [true, false] {
         let mut firsts = first_inputs(g, &server, early)?;
         let (median, p95) = median_p95(&mut firsts);
         let what = if early { "with" } else { "without" };
-        println!(
+        outln!(
             "  {what:<8} early execution: request to first input median {median:7.1} ms, p95 {p95:7.1} ms ({} turns)",
             firsts.len()
-        );
+        )?;
         medians.push(median);
     }
-    println!(
+    outln!(
         "early execution: first input after {:.0} ms, without {:.0} ms",
         medians[0], medians[1]
-    );
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 

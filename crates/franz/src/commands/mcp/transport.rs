@@ -7,6 +7,7 @@
 //! token printed at start (`Authorization: Bearer TOKEN`, or `?token=`), else 401; a request
 //! whose `Origin` is not a loopback origin gets 403 unless `--allow-remote`.
 
+use crate::terminal::errln;
 use super::shared::Shared;
 use super::tools::FranzMcp;
 use axum::extract::{Request, State};
@@ -136,7 +137,7 @@ pub async fn http(
                 "--http {addr} is not a loopback address: pass --allow-remote to serve it to other machines"
             )));
         }
-        eprintln!(
+        errln!(
             "WARNING: franz mcp listens on {addr}: anyone who can reach it and has the token can drive this desktop"
         );
     }
@@ -166,8 +167,8 @@ pub async fn http(
             .rsplit_once(':')
             .map_or(String::new(), |(h, _)| h.to_string())
     };
-    eprintln!("mcp: http://{host}:{}/mcp", bound.port());
-    eprintln!(
+    errln!("mcp: http://{host}:{}/mcp", bound.port());
+    errln!(
         "mcp token: {} (send it as Authorization: Bearer TOKEN)",
         g.token
     );

@@ -10,6 +10,7 @@ mod plan;
 mod progress;
 mod scripted;
 
+use crate::terminal::outln;
 use super::board::{self, RUNS_DIR, Row};
 use crate::cli::{BenchTasksArgs, GlobalArgs};
 use crate::exit::usage;
@@ -43,11 +44,11 @@ pub fn run(g: &GlobalArgs, args: &BenchTasksArgs) -> anyhow::Result<ExitCode> {
         return Err(crate::setup::interrupted_error());
     }
     let ok = rows.iter().filter(|r| r.success).count();
-    println!(
+    outln!(
         "{ok}/{} task runs succeeded; leaderboard: {}",
         rows.len(),
         args.out.join(board::INDEX_FILE).display()
-    );
+    )?;
     Ok(if ok == rows.len() {
         ExitCode::SUCCESS
     } else {
