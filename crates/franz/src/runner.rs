@@ -65,9 +65,8 @@ pub fn run_engine(
         answers: handle.controls().answering(),
         ..assembled.config
     };
-    // Ctrl+C stops this session at once
-    let cancel = handle.cancel_token().clone();
-    setup::interrupt_flag().on_cancel(move || cancel.cancel());
+    // a signal (Ctrl+C) stops this session at once, naming the signal
+    setup::interrupt_flag().forward_to(handle.cancel_token().clone());
     let (desktop, keep) = session.into_parts();
     let events = Session::spawn_with(&handle, config, desktop, Arc::new(assembled.client))?;
     let summary = follow(

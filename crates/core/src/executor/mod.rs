@@ -211,6 +211,13 @@ impl Executor {
         self.cancel.as_ref().is_some_and(Cancel::is_cancelled)
     }
 
+    /// What cut an action short: `interrupted (SIGTERM)`.
+    fn interrupted_by(&self) -> String {
+        self.cancel
+            .as_ref()
+            .map_or_else(|| "interrupted".into(), Cancel::interrupted)
+    }
+
     /// A motion pause inside an action: an error (the action stops there) when cancelled.
     fn pause(&self, ms: u64, what: &str) -> Result<(), Fault> {
         if ms > 0 {
@@ -226,7 +233,10 @@ impl Executor {
     fn cut_short(&self, what: &str, when: String) -> Fault {
         Fault::Action(ActionError::new(
             ErrorKind::ExecutionFailed,
-            format!("{what}: interrupted (Ctrl+C) {when}; everything held was released"),
+            format!(
+                "{what}: {} {when}; everything held was released",
+                self.interrupted_by()
+            ),
         ))
     }
 
@@ -336,8 +346,9 @@ impl Executor {
                 ActionResult::Error(ActionError::new(
                     ErrorKind::ExecutionFailed,
                     format!(
-                        "{}: not performed: franz was interrupted (Ctrl+C)",
-                        action.kind.name()
+                        "{}: not performed: franz was {}",
+                        action.kind.name(),
+                        self.interrupted_by()
                     ),
                 ))
             } else if i >= self.config.max_actions_per_turn {
