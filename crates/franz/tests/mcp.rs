@@ -787,7 +787,7 @@ fn read_only_exposes_only_the_looking_tools() {
 }
 
 #[test]
-fn http_needs_the_token_and_a_loopback_origin() {
+fn http_needs_the_token_a_loopback_origin_and_a_loopback_host() {
     let (sb, _witness) = sandbox(400, 300);
     let server = HttpServer::start(sb.display(), &[]);
     let http = reqwest::blocking::Client::new();
@@ -824,8 +824,15 @@ fn http_needs_the_token_and_a_loopback_origin() {
         ("Origin", "http://localhost:3000".into()),
     ]);
     assert_eq!(ok.status().as_u16(), 200, "{}", ok.text().unwrap());
-    let ok = post(&[("Authorization", bearer)]);
+    let ok = post(&[("Authorization", bearer.clone())]);
     assert_eq!(ok.status().as_u16(), 200);
+    // DNS rebinding: a page of evil.example that resolves to 127.0.0.1 sends its own Host
+    let port = server.url.rsplit(':').next().unwrap().split('/').next().unwrap();
+    let r = post(&[
+        ("Authorization", bearer),
+        ("Host", format!("evil.example:{port}")),
+    ]);
+    assert_eq!(r.status().as_u16(), 403);
 
     // a non-loopback address needs --allow-remote
     let out = Command::new(env!("CARGO_BIN_EXE_franz"))
