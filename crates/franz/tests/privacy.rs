@@ -254,3 +254,84 @@ fn keep_runs_deletes_the_oldest_run_directories() {
     let shown = common::franz(&["config", "--keep-runs", "2"]);
     assert!(String::from_utf8_lossy(&shown.stdout).contains("keep_runs = 2"));
 }
+
+#[test]
+fn keep_runs_never_deletes_the_directory_of_a_run_still_going() {
+    use std::sync::{Arc, Condvar, Mutex};
+    let (sb, _w) = sandbox(640, 400);
+    // the first run's model holds its first answer until the gate opens
+    let gate = Arc::new((Mutex::new(false), Condvar::new()));
+    let held = gate.clone();
+    let slow = ScriptedServer::start(Script::func(move |_| {
+        let (open, cv) = &*held;
+        let mut open = open.lock().unwrap();
+        while !*open {
+            open = cv.wait(open).unwrap();
+        }
+        ScriptedReply::text("done(\"ok\")\nDone.").into()
+    }))
+    .unwrap();
+    let fast =
+        ScriptedServer::start(Script::repeat(ScriptedReply::text("done(\"ok\")\nDone."))).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let runs = tmp.path().join("runs");
+    let first = Command::new(env!("CARGO_BIN_EXE_franz"))
+        .args(["run", "--api-url", &slow.url(), "--model", "scripted"])
+        .arg("--runs-dir")
+        .arg(&runs)
+        .args(["--motion", "fast", "--step-delay", "0", "--max-steps", "5"])
+        .arg("Wait for the model.")
+        .env("DISPLAY", sb.display())
+        .env_remove("FRANZ_LOG")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    assert!(
+        slow.wait_for_requests(1, Duration::from_secs(60)),
+        "the first run never asked its model"
+    );
+    // it looks old: only its lock says it is alive
+    let live = runs.join("run_0001");
+    let mut old = vec![live.clone()];
+    old.extend(std::fs::read_dir(&live).unwrap().map(|e| e.unwrap().path()));
+    let touched = Command::new("touch")
+        .args(["-d", "2 hours ago"])
+        .args(&old)
+        .status()
+        .unwrap();
+    assert!(touched.success());
+    let second = run(
+        sb.display(),
+        &fast,
+        &runs,
+        &["--keep-runs", "1", "--max-time", "60"],
+    );
+    assert_eq!(
+        second.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&second.stderr)
+    );
+    assert!(live.is_dir(), "keep_runs deleted the directory of a run still going");
+    // the first run goes on and finishes in its own directory
+    *gate.0.lock().unwrap() = true;
+    gate.1.notify_all();
+    let out = first.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let events = std::fs::read_to_string(live.join("events.jsonl")).unwrap();
+    assert!(events.contains("\"run_finished\""), "{events}");
+    // finished, both go at the next run
+    let third = run(sb.display(), &fast, &runs, &["--keep-runs", "1"]);
+    assert_eq!(third.status.code(), Some(0));
+    let names: Vec<String> = run_dirs(&runs)
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["run_0003"]);
+}
