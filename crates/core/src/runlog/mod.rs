@@ -11,6 +11,7 @@
 //!   config.toml        the effective configuration, secrets as ***
 //!   run.json           what else replaying needs: the screen size (RunMeta)
 //!   run.lock           locked while the run lives (prune.rs: `keep_runs` never deletes it)
+//!   checkers.json      a bench task's checkers' verdict, written after the run (verdict.rs)
 //! ```
 //!
 //! Crash safety: every line is one `write` of a whole record; `finish_turn` returns only when
@@ -22,11 +23,13 @@ mod prune;
 mod reader;
 mod record;
 pub mod trace;
+mod verdict;
 
 pub use images::{ImagePool, PooledImage, TurnImage};
 pub use prune::{LOCK_FILE, RunLock, prune_runs};
 pub use reader::{RunLog, TurnView, read_jsonl, read_run};
 pub use record::{AnnotatedRecord, RawRecord, Record, TurnEntry, TurnTimings};
+pub use verdict::{CheckerVerdict, VERDICT_FILE, read_verdict, write_verdict};
 
 use crate::event::{Event, EventKind, unix_ms};
 use serde::{Deserialize, Serialize};
