@@ -249,7 +249,11 @@ mod tests {
         assert!(!c.cancel_again("SIGTERM"));
         t.join().unwrap();
         assert!(c.cancel_again("SIGINT (Ctrl+C)"));
-        assert_eq!(c.interrupted(), "interrupted (SIGTERM)", "the first reason stays");
+        assert_eq!(
+            c.interrupted(),
+            "interrupted (SIGTERM)",
+            "the first reason stays"
+        );
     }
 
     #[test]

@@ -3,8 +3,8 @@
 //! with the reason. Also the image size rule a profile gives, with `--size` checked against
 //! the family's resize rule.
 
-use crate::terminal::errln;
 use crate::exit::usage;
+use crate::terminal::errln;
 use franz_core::config::{Config, Effective, Source};
 use franz_core::engine::ContextOptions;
 use franz_core::geometry::{GeometryError, ImageSize, SizeRule};
@@ -84,7 +84,8 @@ pub fn franz_rule() -> Applied {
 pub fn announce(c: &Chosen) {
     errln!(
         "franz: profile {} ({})",
-        c.selection.profile.name, c.selection.reason
+        c.selection.profile.name,
+        c.selection.reason
     );
 }
 

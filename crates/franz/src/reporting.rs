@@ -1,7 +1,7 @@
 //! Writing a run's HTML report, for `franz report` and `franz demo`.
 
-use crate::terminal::errln;
 use crate::exit::{self, Exit};
+use crate::terminal::errln;
 use anyhow::Context as _;
 use franz_core::report;
 use franz_core::runlog::{self, RunLogError};

@@ -2,10 +2,10 @@
 //! `franz run` and `franz demo`; its clients: the printer, the panel (`--panel`), the terminal
 //! approver (`--approve`) and the terminal's answers to `ask_user`.
 
-use crate::terminal::errln;
 use crate::approve::Reply;
 use crate::cli::RunArgs;
 use crate::exit::usage;
+use crate::terminal::errln;
 use crate::{printer, setup};
 use franz_core::config::Effective;
 use franz_core::engine::{EventStream, Op, RunSummary, Session, SessionConfig, SessionHandle};

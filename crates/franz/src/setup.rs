@@ -2,9 +2,9 @@
 //! programs, the monitor, and the handling of the signals that stop franz (SIGINT, SIGTERM,
 //! SIGHUP; Ctrl+C on Windows) shared by every command.
 
-use crate::terminal::errln;
 use crate::cli::GlobalArgs;
 use crate::exit::{self, Exit};
+use crate::terminal::errln;
 #[cfg(target_os = "linux")]
 use anyhow::Context;
 use franz_core::cancel::Cancel;
@@ -55,7 +55,10 @@ fn listen_for_signals() -> Result<(), String> {
         .build()
         .map_err(|e| e.to_string())?;
     // registered here, before the command runs, so that no signal is missed
-    let listen = |kind| rt.block_on(async { signal(kind) }).map_err(|e| e.to_string());
+    let listen = |kind| {
+        rt.block_on(async { signal(kind) })
+            .map_err(|e| e.to_string())
+    };
     let mut int = listen(SignalKind::interrupt())?;
     let mut term = listen(SignalKind::terminate())?;
     let mut hup = listen(SignalKind::hangup())?;

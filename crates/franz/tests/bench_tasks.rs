@@ -372,10 +372,7 @@ fn export_checks(out: &Path, row: &Value) {
     assert_eq!(lines.len(), actions);
     for l in &lines {
         let code = s(l, "action");
-        assert!(
-            code.starts_with("pyautogui.") || code == "DONE",
-            "{l}"
-        );
+        assert!(code.starts_with("pyautogui.") || code == "DONE", "{l}");
         assert!(s(l, "action_timestamp").contains('@'), "{l}");
         let step = l["step_num"].as_u64().unwrap() as usize;
         assert!((1..=turns).contains(&step), "{l}");

@@ -135,7 +135,11 @@ fn parsed(code: &str) -> Value {
         ]),
         code,
     );
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
@@ -152,10 +156,15 @@ fn actions_are_pyautogui_code_read_back_to_the_same_screen_pixels() {
         .work_area(PixelRect::new(0, 0, SCREEN.0, SCREEN.1))
         .unwrap();
     for (line, action) in lines.iter().zip(&actions) {
-        let code = line["action"].as_str().expect("the action is a code string");
+        let code = line["action"]
+            .as_str()
+            .expect("the action is a code string");
         let want = franz_core::policy::points(&action.kind, None, area, None);
         let got = parsed(code);
-        assert!(got["errors"].as_array().unwrap().is_empty(), "{code}: {got}");
+        assert!(
+            got["errors"].as_array().unwrap().is_empty(),
+            "{code}: {got}"
+        );
         // every pixel the code acts on, in order (a drag is a move, then a drag from there)
         let mut pixels = Vec::new();
         for a in got["actions"].as_array().unwrap() {
@@ -176,7 +185,12 @@ fn actions_are_pyautogui_code_read_back_to_the_same_screen_pixels() {
     assert_eq!(lines[8]["action"], "DONE");
     assert_eq!(lines[8]["done"], true);
     // each step's screenshot is the screen after it; none followed the last turn
-    assert!(lines[0]["screenshot_file"].as_str().unwrap().starts_with("step_1_"));
+    assert!(
+        lines[0]["screenshot_file"]
+            .as_str()
+            .unwrap()
+            .starts_with("step_1_")
+    );
     assert!(lines[8]["screenshot_file"].is_null());
     // the model said done, but no checker judged the run: no result
     assert!(!tmp.path().join("osworld/result.txt").exists());
@@ -200,8 +214,14 @@ fn result_txt_comes_from_a_checker_verdict_only() {
     franz_core::runlog::write_verdict(&judged, &verdict(0.0)).unwrap();
     let out = tmp.path().join("judged");
     export(&judged, &out);
-    assert_eq!(std::fs::read_to_string(out.join("result.txt")).unwrap(), "0.0\n");
+    assert_eq!(
+        std::fs::read_to_string(out.join("result.txt")).unwrap(),
+        "0.0\n"
+    );
     franz_core::runlog::write_verdict(&judged, &verdict(1.0)).unwrap();
     export(&judged, &out);
-    assert_eq!(std::fs::read_to_string(out.join("result.txt")).unwrap(), "1.0\n");
+    assert_eq!(
+        std::fs::read_to_string(out.join("result.txt")).unwrap(),
+        "1.0\n"
+    );
 }

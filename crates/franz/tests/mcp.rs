@@ -790,8 +790,8 @@ fn read_only_exposes_only_the_looking_tools() {
 fn real_run(runs: &Path, name: &str) -> PathBuf {
     let (overlay, mut history) = common::overlay();
     let dir = runs.join(name);
-    let mut w = franz_core::runlog::RunWriter::open_dir(&dir, franz_core::runlog::Layout::Flat)
-        .unwrap();
+    let mut w =
+        franz_core::runlog::RunWriter::open_dir(&dir, franz_core::runlog::Layout::Flat).unwrap();
     common::write_turn(&mut w, &overlay, &mut history, 1);
     w.close().unwrap();
     dir
@@ -828,7 +828,10 @@ fn a_run_file_that_links_outside_the_runs_directory_is_not_served() {
         let r = c.cmd(json!({"op": "read_resource", "uri": uri}));
         let error = r["mcp_error"].as_str().unwrap_or_default();
         assert!(error.contains("outside the runs directory"), "{uri}: {r}");
-        assert!(!r.to_string().contains("root:"), "{uri} served /etc/passwd: {r}");
+        assert!(
+            !r.to_string().contains("root:"),
+            "{uri} served /etc/passwd: {r}"
+        );
     }
     // the run that is wholly inside is served
     let ok = c.cmd(json!({"op": "read_resource", "uri": "franz://runs/run_0004/turns"}));
@@ -876,7 +879,14 @@ fn http_needs_the_token_a_loopback_origin_and_a_loopback_host() {
     let ok = post(&[("Authorization", bearer.clone())]);
     assert_eq!(ok.status().as_u16(), 200);
     // DNS rebinding: a page of evil.example that resolves to 127.0.0.1 sends its own Host
-    let port = server.url.rsplit(':').next().unwrap().split('/').next().unwrap();
+    let port = server
+        .url
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .split('/')
+        .next()
+        .unwrap();
     let r = post(&[
         ("Authorization", bearer),
         ("Host", format!("evil.example:{port}")),

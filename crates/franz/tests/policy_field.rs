@@ -28,7 +28,9 @@ fn xterm_in(dir: &Path) -> Sandbox {
         dir.display()
     ))
     .unwrap();
-    poll("bash in the xterm", T, || dir.join("ready").exists().then_some(()));
+    poll("bash in the xterm", T, || {
+        dir.join("ready").exists().then_some(())
+    });
     assert!(sb.wait_for_windows(1, T), "xterm never mapped");
     sb
 }
@@ -77,7 +79,10 @@ fn no_edit_assembles_a_denied_command_in_a_real_terminal() {
     let policy = "deny_text = ['touch pwned']\npolicy_violations_max = 100\n";
     let (code, lines, err) = act_with_policy(&display, policy, "", &args);
     assert_eq!(code, 1, "{err}");
-    let denied = lines.iter().filter(|l| l["kind"] == "policy_denied").count();
+    let denied = lines
+        .iter()
+        .filter(|l| l["kind"] == "policy_denied")
+        .count();
     assert_eq!(denied, bypasses.len(), "{lines:#?}");
     poll("the allowed command", T, || {
         dir.path().join("allowed").exists().then_some(())

@@ -313,7 +313,10 @@ fn keep_runs_never_deletes_the_directory_of_a_run_still_going() {
         "{}",
         String::from_utf8_lossy(&second.stderr)
     );
-    assert!(live.is_dir(), "keep_runs deleted the directory of a run still going");
+    assert!(
+        live.is_dir(),
+        "keep_runs deleted the directory of a run still going"
+    );
     // the first run goes on and finishes in its own directory
     *gate.0.lock().unwrap() = true;
     gate.1.notify_all();

@@ -669,7 +669,10 @@ fn signal_mid_run(signal: &str) {
     eprintln!("{stderr}");
     let name = format!("SIG{signal}");
     assert_eq!(code, 130, "stderr:\n{stderr}");
-    assert!(stderr.contains(&format!("franz: {name}: stopping now")), "{stderr}");
+    assert!(
+        stderr.contains(&format!("franz: {name}: stopping now")),
+        "{stderr}"
+    );
     assert!(!stderr.contains("Ctrl+C)") || signal == "INT", "{stderr}");
     let events = assert_complete_logs(&run_dir(&runs), 130, 1);
     let last = events.last().unwrap();

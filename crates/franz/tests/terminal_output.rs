@@ -93,7 +93,12 @@ fn escape_sequences_in_a_reply_never_reach_a_pipe() {
         assert!(found.is_empty(), "franz run's {name}: {found:?}");
     }
     // replay prints the stories again, from the run directory
-    let dir = std::fs::read_dir(&runs).unwrap().next().unwrap().unwrap().path();
+    let dir = std::fs::read_dir(&runs)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
     let replay = Command::new(env!("CARGO_BIN_EXE_franz"))
         .arg("replay")
         .arg(&dir)
@@ -114,7 +119,11 @@ fn on_a_terminal_only_franz_own_colours_arrive() {
     let tmp = tempfile::tempdir().unwrap();
     let runs = tmp.path().join("runs").display().to_string();
     let line = std::iter::once(env!("CARGO_BIN_EXE_franz").to_string())
-        .chain(run_args(&server.url(), &runs).into_iter().map(|a| format!("'{a}'")))
+        .chain(
+            run_args(&server.url(), &runs)
+                .into_iter()
+                .map(|a| format!("'{a}'")),
+        )
         .collect::<Vec<_>>()
         .join(" ");
     let mut child = common::on_a_terminal(&format!("env -u FRANZ_LOG -u DISPLAY {line}"));
@@ -124,7 +133,10 @@ fn on_a_terminal_only_franz_own_colours_arrive() {
     assert!(shown.contains("done after"), "{shown}");
     // colour codes (CSI ... m) and the updating line are franz's; no OSC, no bell, no C1
     for bad in ["\x1b]", "\x07", "\u{9d}", "\u{9c}", "\x1bP", "\x1b_"] {
-        assert!(!shown.contains(bad), "{bad:?} reached the terminal: {shown:?}");
+        assert!(
+            !shown.contains(bad),
+            "{bad:?} reached the terminal: {shown:?}"
+        );
     }
 }
 

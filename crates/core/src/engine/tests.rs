@@ -740,7 +740,10 @@ fn a_cancel_wakes_a_paused_session() {
     let summary = events.finish().unwrap();
     assert!(at.elapsed() < Duration::from_secs(2));
     assert_eq!(summary.outcome, Outcome::Interrupted);
-    assert_eq!(summary.reason, "interrupted (SIGTERM)", "the signal is named");
+    assert_eq!(
+        summary.reason, "interrupted (SIGTERM)",
+        "the signal is named"
+    );
     assert!(model.requests().is_empty());
 }
 

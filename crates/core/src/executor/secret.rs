@@ -97,7 +97,10 @@ mod tests {
             std::env::set_var("H28_OTHER", "other");
         }
         let declared = vec!["H28_LISTED".to_string()];
-        let r = resolve("{secret:FRANZ_SECRET_H28_PIN}/{secret:H28_LISTED}", &declared);
+        let r = resolve(
+            "{secret:FRANZ_SECRET_H28_PIN}/{secret:H28_LISTED}",
+            &declared,
+        );
         assert_eq!(r.unwrap(), "4321/listed");
         for name in ["H28_OTHER", "FRANZ_API_KEY", "HOME", "PATH"] {
             let e = resolve(&format!("x {{secret:{name}}}"), &declared).unwrap_err();

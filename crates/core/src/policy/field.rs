@@ -272,7 +272,10 @@ mod tests {
             x: Some(5),
             y: Some(5),
         };
-        assert_eq!(field_after(&[t("touch pw"), moved, t("ned")]), "touch pwned");
+        assert_eq!(
+            field_after(&[t("touch pw"), moved, t("ned")]),
+            "touch pwned"
+        );
         assert_eq!(field_after(&[t("touch pw"), click, t("ned")]), "ned");
         assert_eq!(field_after(&[t("touch pw"), k("ctrl+enter"), t("x")]), "x");
         assert_eq!(field_after(&[t("a\nb\rc")]), "c");
@@ -286,6 +289,9 @@ mod tests {
         let texts = f.texts_after(&t("a\u{8}b\nrm -rf /x\u{8}\u{8}"));
         assert!(texts.contains(&"echo b".to_string()), "{texts:?}");
         assert!(texts.contains(&"rm -rf ".to_string()), "{texts:?}");
-        assert!(texts.contains(&"rm -rf /x\u{8}\u{8}".to_string()), "{texts:?}");
+        assert!(
+            texts.contains(&"rm -rf /x\u{8}\u{8}".to_string()),
+            "{texts:?}"
+        );
     }
 }

@@ -9,7 +9,6 @@ mod stop;
 mod tasks;
 mod turn;
 
-use crate::terminal::outln;
 use crate::cli::{
     BenchActArgs, BenchCommand, BenchObserveArgs, BenchOverlayArgs, BenchRunlogArgs, GlobalArgs,
 };
@@ -17,6 +16,7 @@ use crate::exit::{self, Exit};
 use crate::settings::{resolve, size_rule};
 use crate::setup;
 use crate::stats::stats;
+use crate::terminal::outln;
 use franz_core::action::{Action, ActionKind, ActionResult};
 use franz_core::event::{Event, EventKind};
 use franz_core::geometry::NormBox;
@@ -105,13 +105,17 @@ fn observe(g: &GlobalArgs, args: &BenchObserveArgs) -> anyhow::Result<ExitCode> 
         if *name != "total" {
             outln!(
                 "  {name:<8} median {:>7.3} ms  min {:>7.3}  max {:>7.3}",
-                last.0, last.1, last.2
+                last.0,
+                last.1,
+                last.2
             )?;
         }
     }
     outln!(
         "observe: median {:.2} ms, min {:.2} ms, max {:.2} ms, payload {payload} bytes",
-        last.0, last.1, last.2
+        last.0,
+        last.1,
+        last.2
     )?;
     if let Some(g) = grounded.as_mut() {
         let (median, min, max) = stats(&mut g.ms);

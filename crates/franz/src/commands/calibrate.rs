@@ -4,11 +4,11 @@
 //! within 1 px; 1 otherwise, naming the worst target (a target whose click the safety policy
 //! refused, e.g. one `--test-offset` moved outside the working area, is the worst).
 
-use crate::terminal::outln;
 use crate::calibration::{self, MAX_ERROR_PX};
 use crate::cli::{CalibrateArgs, GlobalArgs};
 use crate::exit::{self, Exit};
 use crate::setup;
+use crate::terminal::outln;
 use std::process::ExitCode;
 
 pub fn run(g: &GlobalArgs, args: &CalibrateArgs) -> anyhow::Result<ExitCode> {

@@ -1,9 +1,9 @@
 //! `franz config`: the effective configuration and where each value came from, without
 //! running anything; with `--markdown`, docs/config.md.
 
-use crate::terminal::{out, outln};
 use crate::cli::{ConfigArgs, GlobalArgs};
 use crate::settings::resolve_run;
+use crate::terminal::{out, outln};
 use std::process::ExitCode;
 
 /// `franz config`.

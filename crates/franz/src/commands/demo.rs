@@ -2,11 +2,11 @@
 //! scripted model (no GPU, no model server): capture, annotation, actions on the app, the run
 //! directory and the report. It says plainly that the model is scripted.
 
-use crate::terminal::{errln, outln};
 use crate::cli::{DemoArgs, GlobalArgs, RunArgs};
 use crate::exit::{self, Exit};
 use crate::flags::RunSettings;
 use crate::setup;
+use crate::terminal::{errln, outln};
 use anyhow::Context;
 use franz_core::event::Outcome;
 use franz_core::model::ScriptedReply;

@@ -11,9 +11,9 @@
 //! It honours the global flags and the run configuration (`--api-url`, `--model`, environment,
 //! config file). Exit 0 when every check passes, 1 otherwise.
 
-use crate::terminal::outln;
 use crate::cli::{DoctorArgs, GlobalArgs};
 use crate::setup;
+use crate::terminal::outln;
 use franz_core::config::Config;
 use franz_core::model::{ChatRequest, ClientConfig, Message, ModelClient, data_url};
 use franz_core::observe::{ImageFormat, RgbaImage, encode_image};

@@ -3,9 +3,9 @@
 //! (`{"id", "role", "name", "states", "bounds" (screen pixels), "box" (0..1000)}`), and a
 //! summary on stderr (how many, how long, whether the budget cut the walk short).
 
-use crate::terminal::{errln, outln};
 use crate::cli::{ElementsArgs, GlobalArgs};
 use crate::setup;
+use crate::terminal::{errln, outln};
 use anyhow::Context;
 use franz_core::grounding;
 use std::process::ExitCode;

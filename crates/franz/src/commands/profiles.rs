@@ -3,9 +3,9 @@
 //! would send for that screen and crop (`name`, `family`, `coords`, `dialect`, `image`,
 //! `image_rule`, `keep_last_screenshots`, `sampling`, `match`).
 
-use crate::terminal::outln;
 use crate::cli::{GlobalArgs, ProfilesArgs, ProfilesCommand};
 use crate::exit::usage;
+use crate::terminal::outln;
 use franz_core::geometry::ImageSize;
 use franz_core::profile::{self, ModelIds, Profile};
 use franz_desktop::PixelRect;

@@ -6,10 +6,10 @@
 //! for every command, so a dry run executes nothing. One JSON line per action, as `franz act`
 //! prints them, or saying why it was skipped.
 
-use crate::terminal::{errln, outln};
 use crate::cli::{GlobalArgs, ReplayArgs};
 use crate::exit::{self, Exit};
 use crate::setup;
+use crate::terminal::{errln, outln};
 use franz_core::action::{ActionKind, ActionResult};
 use franz_core::config::Config;
 use franz_core::executor::MotionProfile;

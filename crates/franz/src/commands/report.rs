@@ -1,9 +1,9 @@
 //! `franz report RUN_DIR [-o FILE.html]`: one self-contained HTML file for a run, built by
 //! `franz_core::report` from what `runlog::read_run` can read (a running or crashed run too).
 
-use crate::terminal::outln;
 use crate::cli::ReportArgs;
 use crate::reporting::write_report;
+use crate::terminal::outln;
 use std::process::ExitCode;
 
 pub fn run(args: &ReportArgs) -> anyhow::Result<ExitCode> {

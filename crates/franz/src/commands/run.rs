@@ -1,12 +1,12 @@
 //! `franz run`: resolves the configuration (flags > environment > scenario > config file >
 //! defaults), opens the desktop, and runs the engine with the chosen strategy (`runner`).
 
-use crate::terminal::{errln, errs};
 use crate::cli::{GlobalArgs, RunArgs};
 use crate::exit::usage;
 use crate::runner::run_engine;
 use crate::settings::resolve_run;
 use crate::setup;
+use crate::terminal::{errln, errs};
 use anyhow::Context;
 use std::io::IsTerminal;
 use std::process::ExitCode;

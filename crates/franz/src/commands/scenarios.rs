@@ -1,7 +1,7 @@
 //! `franz scenarios [DIR]`: lists the scenarios in a folder.
 
-use crate::terminal::outln;
 use crate::cli::ScenariosArgs;
+use crate::terminal::outln;
 use franz_core::config::Config;
 use franz_core::scenario::Scenario;
 use std::process::ExitCode;

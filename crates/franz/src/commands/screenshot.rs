@@ -5,9 +5,9 @@
 //! defaults), so `crop`, `cursor` and a configured `size` or `scale` apply here too; `W H`
 //! beat them and take the same bounds as `--size` (1 to 16384 each).
 
-use crate::terminal::outln;
 use crate::cli::{GlobalArgs, ScreenshotArgs};
 use crate::setup;
+use crate::terminal::outln;
 use anyhow::Context;
 use franz_core::geometry::{GeometryError, ImageSize, SizeRule};
 use franz_core::observe::{ImageFormat, ObserveConfig, Pipeline};

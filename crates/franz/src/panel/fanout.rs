@@ -105,7 +105,10 @@ impl Fanout {
     /// The clients connected now.
     #[cfg(test)]
     pub fn clients(&self) -> usize {
-        self.lock().iter().filter(|c| Arc::strong_count(c) > 1).count()
+        self.lock()
+            .iter()
+            .filter(|c| Arc::strong_count(c) > 1)
+            .count()
     }
 
     /// Clients dropped for falling behind, so far.

@@ -195,7 +195,11 @@ pub async fn screenshot(
     } else {
         "image/jpeg"
     };
-    ([(header::CONTENT_TYPE, kind)], shot.encoded.as_ref().clone()).into_response()
+    (
+        [(header::CONTENT_TYPE, kind)],
+        shot.encoded.as_ref().clone(),
+    )
+        .into_response()
 }
 
 pub async fn events(

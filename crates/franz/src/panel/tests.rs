@@ -122,7 +122,11 @@ fn another_host_is_refused_and_no_response_sends_a_referrer() {
     let s = serve(false, false);
     // DNS rebinding: evil.example resolves to 127.0.0.1, and its page knows the token
     let port = s.base.rsplit(':').next().unwrap().to_string();
-    for host in [format!("evil.example:{port}"), "evil.example".into(), String::new()] {
+    for host in [
+        format!("evil.example:{port}"),
+        "evil.example".into(),
+        String::new(),
+    ] {
         let r = client()
             .post(s.url("/control"))
             .header("host", host.clone())
@@ -187,7 +191,10 @@ fn a_client_that_never_reads_events_is_dropped_and_memory_stays_bounded() {
     });
     let subscribed = std::time::Instant::now();
     while s.state.events.clients() < 2 {
-        assert!(subscribed.elapsed() < Duration::from_secs(30), "no second client");
+        assert!(
+            subscribed.elapsed() < Duration::from_secs(30),
+            "no second client"
+        );
         std::thread::sleep(Duration::from_millis(10));
     }
     let big = "x".repeat(2 << 20);
@@ -203,8 +210,15 @@ fn a_client_that_never_reads_events_is_dropped_and_memory_stays_bounded() {
         };
         s.state.record(&Event::now(turn, reply));
     }
-    assert!(reader.join().unwrap() >= 60, "the reading client got every reply");
-    assert_eq!(s.state.events.dropped(), 1, "the client that never read was dropped");
+    assert!(
+        reader.join().unwrap() >= 60,
+        "the reading client got every reply"
+    );
+    assert_eq!(
+        s.state.events.dropped(),
+        1,
+        "the client that never read was dropped"
+    );
     let bound = super::fanout::CLIENT_BYTES + big.len() + 1024;
     let peak = s.state.events.peak_bytes();
     assert!(peak <= bound, "{peak} bytes queued for one client");

@@ -2,8 +2,8 @@
 //! `index.html` leaderboard built from them, and `franz bench merge`, which joins the output
 //! folders of several runs (e.g. the shards of a Kubernetes Job, docs/scale-out.md).
 
-use crate::terminal::outln;
 use crate::cli::BenchMergeArgs;
+use crate::terminal::outln;
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

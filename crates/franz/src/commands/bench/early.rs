@@ -4,13 +4,13 @@
 //! display whose screen is the witness window, and prints the median time from each turn's
 //! request (its `model_request` event) to the first input event the witness saw.
 
-use crate::terminal::outln;
 use super::turn::{median_p95, options, pipeline};
 use crate::acting::{config, executor};
 use crate::cli::{BenchTurnArgs, GlobalArgs};
 use crate::exit::{self, Exit};
 use crate::flags::InputSettings;
 use crate::setup;
+use crate::terminal::outln;
 use franz_core::config::Choice;
 use franz_core::engine::{Session, SessionConfig, SessionHandle};
 use franz_core::event::EventKind;
@@ -63,7 +63,8 @@ pub fn bench(g: &GlobalArgs, args: &BenchTurnArgs) -> anyhow::Result<ExitCode> {
     }
     outln!(
         "early execution: first input after {:.0} ms, without {:.0} ms",
-        medians[0], medians[1]
+        medians[0],
+        medians[1]
     )?;
     Ok(ExitCode::SUCCESS)
 }

@@ -3,10 +3,10 @@
 //! child process, spoken to in JSON-RPC lines (the stdio transport), so this bench measures
 //! what a client gets and links none of the server's code (commands do not import commands).
 
-use crate::terminal::outln;
 use crate::cli::{BenchMcpArgs, GlobalArgs};
 use crate::exit::{self, Exit};
 use crate::stats::stats;
+use crate::terminal::outln;
 use anyhow::{Context, bail};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Write};

@@ -3,8 +3,8 @@
 //! drag. The in-memory model and the fake desktop stand in for the server and the screen, so
 //! what is measured is the engine's own latency. Prints the median, min and max per case.
 
-use crate::terminal::outln;
 use crate::cli::BenchStopArgs;
+use crate::terminal::outln;
 use franz_core::engine::{Op, RunOptions, Session, SessionConfig};
 use franz_core::event::EventKind;
 use franz_core::executor::{ExecConfig, Executor, motion::Motion};

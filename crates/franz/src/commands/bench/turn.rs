@@ -4,13 +4,13 @@
 //! outside the model, by stage (the engine reports it per turn, engine/overhead.rs); `soak`
 //! runs many turns and checks that memory and the request size stay flat.
 
-use crate::terminal::outln;
 use crate::acting::{config, executor};
 use crate::cli::{BenchSoakArgs, BenchTurnArgs, GlobalArgs};
 use crate::exit::{self, Exit};
 use crate::flags::InputSettings;
 use crate::settings::{crop, size_rule};
 use crate::setup;
+use crate::terminal::outln;
 use franz_core::config::{Choice, Config};
 use franz_core::engine::{RunOptions, Session, SessionConfig, SessionHandle, TurnOverhead};
 use franz_core::event::{Event, EventKind};

@@ -7,8 +7,8 @@ use std::path::Path;
 
 /// Writes one JSON value a line.
 pub fn write(path: &Path, lines: &[Value]) -> anyhow::Result<()> {
-    let mut f = std::fs::File::create(path)
-        .with_context(|| format!("cannot write {}", path.display()))?;
+    let mut f =
+        std::fs::File::create(path).with_context(|| format!("cannot write {}", path.display()))?;
     for l in lines {
         writeln!(f, "{l}").with_context(|| format!("cannot write {}", path.display()))?;
     }

@@ -43,7 +43,12 @@ pub fn write(log: &RunLog, out: &Path) -> anyhow::Result<Written> {
         let step = i + 1;
         let stamp = super::lines::timestamp(turn.raw.t_ms);
         let shot = match log.turns.get(i + 1) {
-            Some(next) => Some(copy_after(log, next, out, &format!("step_{step}_{stamp}.png"))?),
+            Some(next) => Some(copy_after(
+                log,
+                next,
+                out,
+                &format!("step_{step}_{stamp}.png"),
+            )?),
             None => None,
         };
         let response = replies
@@ -56,7 +61,10 @@ pub fn write(log: &RunLog, out: &Path) -> anyhow::Result<Written> {
                 None => json!({ "franz_error": "not performed" }),
                 Some(_) => json!({}),
             };
-            let done = matches!(action.kind, ActionKind::Done { .. } | ActionKind::Fail { .. });
+            let done = matches!(
+                action.kind,
+                ActionKind::Done { .. } | ActionKind::Fail { .. }
+            );
             lines.push(json!({
                 "step_num": step,
                 "action_timestamp": stamp,

@@ -108,10 +108,7 @@ fn key_name(key: Key) -> String {
 /// `press` for one key, `hotkey` for a combo.
 fn press(combo: &str) -> Option<String> {
     let keys = keys::parse_combo(combo).ok()?.keys;
-    let names: Vec<String> = keys
-        .iter()
-        .map(|k| python_str(&key_name(*k)))
-        .collect();
+    let names: Vec<String> = keys.iter().map(|k| python_str(&key_name(*k))).collect();
     Some(match names.as_slice() {
         [one] => format!("pyautogui.press({one})"),
         all => format!("pyautogui.hotkey({})", all.join(", ")),
@@ -121,10 +118,7 @@ fn press(combo: &str) -> Option<String> {
 /// `keyDown` each key, sleep, `keyUp` in reverse.
 fn hold(combo: &str, seconds: f64) -> Option<String> {
     let keys = keys::parse_combo(combo).ok()?.keys;
-    let names: Vec<String> = keys
-        .iter()
-        .map(|k| python_str(&key_name(*k)))
-        .collect();
+    let names: Vec<String> = keys.iter().map(|k| python_str(&key_name(*k))).collect();
     let down = names.iter().map(|n| format!("pyautogui.keyDown({n})"));
     let up = names.iter().rev().map(|n| format!("pyautogui.keyUp({n})"));
     let lines: Vec<String> = down
@@ -165,7 +159,9 @@ mod tests {
 
     #[test]
     fn actions_become_pyautogui_calls_in_screen_pixels() {
-        let area = Crop::FULL.work_area(PixelRect::new(0, 0, 1280, 800)).unwrap();
+        let area = Crop::FULL
+            .work_area(PixelRect::new(0, 0, 1280, 800))
+            .unwrap();
         let code = |v| code(&act(v), area);
         use serde_json::json;
         assert_eq!(
@@ -189,7 +185,10 @@ mod tests {
             code(json!({"type": "key", "keys": "ctrl+shift+t"})),
             "pyautogui.hotkey('ctrl', 'shift', 't')"
         );
-        assert_eq!(code(json!({"type": "key", "keys": "Return"})), "pyautogui.press('enter')");
+        assert_eq!(
+            code(json!({"type": "key", "keys": "Return"})),
+            "pyautogui.press('enter')"
+        );
         assert_eq!(code(json!({"type": "done", "text": "ok"})), "DONE");
         assert!(code(json!({"type": "click", "element": 3})).starts_with("# franz: "));
     }

@@ -7,9 +7,9 @@
 //! token printed at start (`Authorization: Bearer TOKEN`, or `?token=`), else 401; a request
 //! whose `Origin` is not a loopback origin gets 403 unless `--allow-remote`.
 
-use crate::terminal::errln;
 use super::shared::Shared;
 use super::tools::FranzMcp;
+use crate::terminal::errln;
 use axum::extract::{Request, State};
 use axum::http::{StatusCode, header};
 use axum::middleware::Next;

@@ -10,10 +10,10 @@ mod plan;
 mod progress;
 mod scripted;
 
-use crate::terminal::outln;
 use super::board::{self, RUNS_DIR, Row};
 use crate::cli::{BenchTasksArgs, GlobalArgs};
 use crate::exit::usage;
+use crate::terminal::outln;
 use anyhow::Context;
 use franz_core::bench_task::Task;
 use plan::Job;
