@@ -133,7 +133,9 @@ fn run_writer(
         .with_log_images(c.log_images);
     // the new run is among the kept ones
     if c.keep_runs > 0 {
-        franz_core::runlog::prune_runs(&c.runs_dir, c.keep_runs).with_context(|| {
+        // a run without run_finished that changed within max_time may still be going
+        let grace = (c.max_time > 0.0).then(|| Duration::from_secs_f64(c.max_time));
+        franz_core::runlog::prune_runs(&c.runs_dir, c.keep_runs, grace).with_context(|| {
             format!(
                 "cannot delete old runs in {} (keep_runs)",
                 c.runs_dir.display()

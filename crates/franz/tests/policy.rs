@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::sandbox;
+use common::{act_with_policy as act, sandbox};
 use franz_desktop::witness::{Witness, WitnessEvent, WitnessKind as K};
 use serde_json::Value;
 use std::path::PathBuf;
@@ -15,33 +15,6 @@ use std::process::Command;
 use std::time::Duration;
 
 const T: Duration = Duration::from_secs(20);
-
-/// Runs `franz --policy <file with policy> act --motion fast ACTIONS` with `stdin` as its
-/// input; returns the exit code, the result lines and stderr.
-fn act(display: &str, policy: &str, stdin: &str, actions: &[&str]) -> (i32, Vec<Value>, String) {
-    let dir = tempfile::tempdir().unwrap();
-    let file: PathBuf = dir.path().join("policy.toml");
-    std::fs::write(&file, policy).unwrap();
-    let out = common::output_with_stdin(
-        Command::new(env!("CARGO_BIN_EXE_franz"))
-            .arg("--policy")
-            .arg(&file)
-            .args(["act", "--motion", "fast"])
-            .args(actions)
-            .env("DISPLAY", display)
-            .env_remove("FRANZ_LOG"),
-        stdin,
-    );
-    let lines = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    (
-        out.status.code().unwrap_or(-1),
-        lines,
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 fn key_presses(ev: &[WitnessEvent]) -> Vec<u32> {
     ev.iter()

@@ -623,10 +623,17 @@ fn a_model_server_that_dies_mid_run_exits_3_with_complete_logs() {
 }
 
 #[test]
-fn sigint_mid_run_exits_130_with_complete_logs() {
+fn a_signal_mid_run_exits_130_names_the_signal_and_leaves_complete_logs() {
+    for signal in ["INT", "TERM", "HUP"] {
+        signal_mid_run(signal);
+    }
+}
+
+/// `kill -SIGNAL` while franz waits for turn 2's answer.
+fn signal_mid_run(signal: &str) {
     let count = Arc::new(Mutex::new(0usize));
     let c = count.clone();
-    // Turn 1 is answered; turn 2's answer takes long, so the interrupt lands while waiting.
+    // Turn 1 is answered; turn 2's answer takes long, so the signal lands while waiting.
     let server = ScriptedServer::start(Script::func(move |_| {
         let mut n = c.lock().unwrap();
         *n += 1;
@@ -653,18 +660,24 @@ fn sigint_mid_run_exits_130_with_complete_logs() {
         franz.stderr()
     );
     let status = Command::new("kill")
-        .args(["-INT", &franz.child.id().to_string()])
+        .args([&format!("-{signal}"), &franz.child.id().to_string()])
         .status()
         .unwrap();
     assert!(status.success());
     let code = franz.code();
     let stderr = franz.stderr();
     eprintln!("{stderr}");
+    let name = format!("SIG{signal}");
     assert_eq!(code, 130, "stderr:\n{stderr}");
-    assert!(stderr.contains("interrupted"), "{stderr}");
+    assert!(
+        stderr.contains(&format!("franz: {name}: stopping now")),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("Ctrl+C)") || signal == "INT", "{stderr}");
     let events = assert_complete_logs(&run_dir(&runs), 130, 1);
     let last = events.last().unwrap();
     assert_eq!(last["outcome"], "interrupted", "{last}");
+    assert_eq!(last["reason"], format!("interrupted ({name})"), "{last}");
 }
 
 #[test]

@@ -38,6 +38,7 @@ fn kind(k: Kind) -> String {
         Kind::Size => "`WxH`, or empty".into(),
         Kind::Crop => "`x1,y1,x2,y2` in 0..1000".into(),
         Kind::Percent { max } => format!("percent, 0 to {max} (`50` or `50%`)"),
+        Kind::Names => "names, `A,B` (a list in the file)".into(),
     }
 }
 
@@ -113,7 +114,7 @@ check ACTION...` says what it would do with an action. Empty lists allow everyth
 |---|---|---|
 | `deny_regions` | `[[x1, y1, x2, y2], ...]` | boxes in 0..1000 of the whole screen where no pointer action may land |
 | `deny_keys` | `["alt+f4", ...]` | combos never sent, compared after alias normalisation, in any order |
-| `deny_text` | `['rm\s+-rf', ...]` | regular expressions the text typed since the last pointer action or Enter may not match; the action is refused before any of it is typed |
+| `deny_text` | `['rm\s+-rf', ...]` | regular expressions the focused field's text may not match, as the field will hold it after the action: backspace and delete applied, left/right/home/end moving the cursor, characters sent as keys counted; it starts afresh only on a click, a press of a mouse button, `focus_window` or Enter (a move, a scroll or another key keeps it); a `type` is also matched as sent, so text typed and erased is caught; the action is refused before any of it is typed. Not seen: text an application inserts itself (completion, paste, history recall) |
 | `allow_only_windows` | `["^XTerm$", ...]` | regular expressions; pointer actions land only on windows whose class, instance or title matches one |
 | `confirm.regions`, `confirm.keys`, `confirm.text` | as above | the action waits for a person (panel or terminal) instead of being refused, even without `--approve` |
 | `policy_violations_max` | N (default 3) | refusals that end a run (exit 4) |

@@ -145,6 +145,9 @@ pub struct Config {
     pub pixel_budget: u64,
     /// Boxes blacked out in every screenshot: `x1,y1,x2,y2;...` (`observe::mask::parse`).
     pub mask_regions: String,
+    /// The environment variables `{secret:NAME}` may type, besides `FRANZ_SECRET_*`
+    /// (executor/secret.rs).
+    pub secrets: Vec<String>,
     /// Run directories kept (0: all).
     pub keep_runs: u64,
     pub action_delay: f64,

@@ -36,6 +36,9 @@ pub enum Kind {
     Percent {
         max: f64,
     },
+    /// Environment variable names: `A,B` on a flag or in the environment, a list of strings
+    /// (`["A", "B"]`) in a file. Stored as a list.
+    Names,
 }
 
 /// Which commands take a setting's flag: `franz run` and `franz config` take every group;
@@ -580,6 +583,13 @@ pub const SETTINGS: &[Setting] = &[
         "privacy: boxes x1,y1,x2,y2 in 0..1000 of the screen, separated by ;, blacked out in every screenshot before it is sent, logged or shown",
     ),
     s(
+        Group::Input,
+        "secrets",
+        Kind::Names,
+        "",
+        "privacy: the environment variables {secret:NAME} may type (besides any named FRANZ_SECRET_*); any other name is refused and nothing is typed",
+    ),
+    s(
         Group::Run,
         "keep_runs",
         Kind::Int {
@@ -757,6 +767,7 @@ impl Setting {
             Kind::Size => "WxH".into(),
             Kind::Crop => "x1,y1,x2,y2".into(),
             Kind::Percent { .. } => "PCT".into(),
+            Kind::Names => "NAME,...".into(),
         }
     }
 
@@ -873,12 +884,43 @@ impl Setting {
                     .map_err(|e| self.bad(source.clone(), raw, e.to_string()))?;
                 toml::Value::String(v.to_string())
             }
+            Kind::Names => self.names(v, raw, source.clone())?,
         };
         Ok(Resolved { value, source })
     }
 
+    /// `A,B` as a list of environment variable names; each must be one.
+    fn names(&self, v: &str, raw: &str, source: Source) -> Result<toml::Value, ConfigError> {
+        let mut names = Vec::new();
+        for name in v.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            let mut chars = name.chars();
+            let valid = chars
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
+            if !valid {
+                return Err(self.bad(
+                    source,
+                    raw,
+                    format!(
+                        "{name:?} is not an environment variable name: letters, digits and _, not starting with a digit"
+                    ),
+                ));
+            }
+            names.push(toml::Value::String(name.to_string()));
+        }
+        Ok(toml::Value::Array(names))
+    }
+
     /// Parses a value from a TOML file, accepting numbers and booleans as such or as strings.
     pub fn parse_toml(&self, v: &toml::Value, source: Source) -> Result<Resolved, ConfigError> {
+        if let (Kind::Names, toml::Value::Array(items)) = (self.kind, v) {
+            let names: Option<Vec<&str>> = items.iter().map(toml::Value::as_str).collect();
+            let Some(names) = names else {
+                return Err(self.bad(source, &v.to_string(), "expected a list of names"));
+            };
+            return self.parse_str(&names.join(","), source);
+        }
         let text = match v {
             toml::Value::String(s) => s.clone(),
             toml::Value::Integer(i) => i.to_string(),

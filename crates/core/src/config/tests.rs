@@ -468,3 +468,40 @@ fn max_tokens_sets_the_commanders_limits_unless_they_are_given() {
         77
     );
 }
+
+#[test]
+fn secrets_are_names_from_a_list_in_a_file_or_a_comma_list() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("c.toml");
+    std::fs::write(&file, "secrets = [\"MAIL_PW\", \"_PIN2\"]\n").unwrap();
+    let e = ConfigBuilder::new()
+        .config_file(&file)
+        .unwrap()
+        .build()
+        .unwrap();
+    assert_eq!(e.config.secrets, ["MAIL_PW", "_PIN2"]);
+    let e = ConfigBuilder::new()
+        .env(env(&[("FRANZ_SECRETS", "A, B,")]))
+        .build()
+        .unwrap();
+    assert_eq!(e.config.secrets, ["A", "B"]);
+    assert!(
+        ConfigBuilder::new()
+            .build()
+            .unwrap()
+            .config
+            .secrets
+            .is_empty()
+    );
+    for bad in ["1PW", "MY-PW", "A B"] {
+        let err = ConfigBuilder::new()
+            .flag("secrets", "--secrets", bad)
+            .build()
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("not an environment variable name"), "{err}");
+    }
+    std::fs::write(&file, "secrets = [\"A\", 3]\n").unwrap();
+    let err = ConfigBuilder::new().config_file(&file).unwrap().build();
+    assert!(err.is_err());
+}

@@ -154,11 +154,11 @@ impl Engine<'_> {
     pub fn run(mut self) -> RunSummary {
         let (span, no_log) = self.run_span();
         let _in_run = span.enter();
-        // a cancel (Ctrl+C) wakes whatever the engine waits for on its controls
+        // a cancel (a signal) wakes whatever the engine waits for on its controls
         let controls = Arc::downgrade(&self.controls);
-        self.cancel.on_cancel(move || {
+        self.cancel.on_cancel_with(move |why| {
             if let Some(c) = controls.upgrade() {
-                c.stop(hooks::INTERRUPTED);
+                c.stop(crate::cancel::interrupted(why));
             }
         });
         self.emit_started(no_log);
@@ -853,7 +853,7 @@ impl Channel<'_> {
             }
             Err(ModelError::Cancelled) => {
                 let reason = self.controls.stop_requested();
-                let reason = reason.unwrap_or_else(|| hooks::INTERRUPTED.into());
+                let reason = reason.unwrap_or_else(|| self.cancel.interrupted());
                 Err(Stop(Outcome::Interrupted, reason))
             }
             Err(e) => {

@@ -736,11 +736,14 @@ fn a_cancel_wakes_a_paused_session() {
         }
     }
     let at = Instant::now();
-    handle.cancel_token().cancel();
+    handle.cancel_token().cancel_because("SIGTERM");
     let summary = events.finish().unwrap();
     assert!(at.elapsed() < Duration::from_secs(2));
     assert_eq!(summary.outcome, Outcome::Interrupted);
-    assert_eq!(summary.reason, "interrupted (Ctrl+C)");
+    assert_eq!(
+        summary.reason, "interrupted (SIGTERM)",
+        "the signal is named"
+    );
     assert!(model.requests().is_empty());
 }
 

@@ -53,6 +53,9 @@ pub struct ExecConfig {
     pub max_actions_per_turn: usize,
     /// Stop when the pointer is in the top-left corner and franz did not put it there.
     pub failsafe: bool,
+    /// The environment variables `{secret:NAME}` may type besides `FRANZ_SECRET_*`
+    /// (`secrets`; secret.rs).
+    pub secrets: Vec<String>,
 }
 
 /// The settings table's defaults (`config/settings.rs`): human motion, 8 actions a turn, the
@@ -71,6 +74,7 @@ impl ExecConfig {
             motion: Motion::of(c.motion).tuned(c),
             max_actions_per_turn: usize::try_from(c.max_actions).unwrap_or(usize::MAX),
             failsafe: c.failsafe,
+            secrets: c.secrets.clone(),
         }
     }
 
@@ -207,6 +211,13 @@ impl Executor {
         self.cancel.as_ref().is_some_and(Cancel::is_cancelled)
     }
 
+    /// What cut an action short: `interrupted (SIGTERM)`.
+    fn interrupted_by(&self) -> String {
+        self.cancel
+            .as_ref()
+            .map_or_else(|| "interrupted".into(), Cancel::interrupted)
+    }
+
     /// A motion pause inside an action: an error (the action stops there) when cancelled.
     fn pause(&self, ms: u64, what: &str) -> Result<(), Fault> {
         if ms > 0 {
@@ -222,7 +233,10 @@ impl Executor {
     fn cut_short(&self, what: &str, when: String) -> Fault {
         Fault::Action(ActionError::new(
             ErrorKind::ExecutionFailed,
-            format!("{what}: interrupted (Ctrl+C) {when}; everything held was released"),
+            format!(
+                "{what}: {} {when}; everything held was released",
+                self.interrupted_by()
+            ),
         ))
     }
 
@@ -332,8 +346,9 @@ impl Executor {
                 ActionResult::Error(ActionError::new(
                     ErrorKind::ExecutionFailed,
                     format!(
-                        "{}: not performed: franz was interrupted (Ctrl+C)",
-                        action.kind.name()
+                        "{}: not performed: franz was {}",
+                        action.kind.name(),
+                        self.interrupted_by()
                     ),
                 ))
             } else if i >= self.config.max_actions_per_turn {
@@ -490,7 +505,7 @@ impl Executor {
             }
             ActionKind::Type { text } => {
                 // a secret is resolved here, at execution, and kept nowhere
-                let text = secret::resolve(text)?;
+                let text = secret::resolve(text, &self.config.secrets)?;
                 if !self.dry_run {
                     self.type_text(desktop, &text)?;
                 }

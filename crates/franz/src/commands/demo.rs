@@ -6,6 +6,7 @@ use crate::cli::{DemoArgs, GlobalArgs, RunArgs};
 use crate::exit::{self, Exit};
 use crate::flags::RunSettings;
 use crate::setup;
+use crate::terminal::{errln, outln};
 use anyhow::Context;
 use franz_core::event::Outcome;
 use franz_core::model::ScriptedReply;
@@ -24,10 +25,10 @@ pub const DEMO_REPLIES: [&str; 4] = [
 pub const DEMO_TASK: &str = "Click into the terminal, type 'Hello from franz!' and press Enter.";
 
 pub fn run(g: &GlobalArgs, args: &DemoArgs) -> anyhow::Result<ExitCode> {
-    eprintln!(
+    errln!(
         "franz demo: the MODEL IS SCRIPTED here (a local fake server answers with fixed replies),"
     );
-    eprintln!(
+    errln!(
         "so you can watch every other part work: sandbox, capture, annotation, input, run log, report."
     );
     let note = std::env::temp_dir().join(format!("franz-demo-{}.txt", std::process::id()));
@@ -72,9 +73,9 @@ pub fn run(g: &GlobalArgs, args: &DemoArgs) -> anyhow::Result<ExitCode> {
         std::thread::sleep(Duration::from_millis(20));
     }
     let _ = std::fs::remove_file(&note);
-    println!("run directory: {}", run_dir.display());
-    println!("report: {}", report.display());
-    println!("the terminal received: {:?}", typed.trim_end());
+    outln!("run directory: {}", run_dir.display())?;
+    outln!("report: {}", report.display())?;
+    outln!("the terminal received: {:?}", typed.trim_end())?;
     if summary.outcome != Outcome::Done {
         return Err(Exit(
             summary.exit_code(),

@@ -13,6 +13,7 @@
 
 use crate::cli::{DoctorArgs, GlobalArgs};
 use crate::setup;
+use crate::terminal::outln;
 use franz_core::config::Config;
 use franz_core::model::{ChatRequest, ClientConfig, Message, ModelClient, data_url};
 use franz_core::observe::{ImageFormat, RgbaImage, encode_image};
@@ -45,12 +46,13 @@ impl Check {
             fix: fix.into(),
         }
     }
-    fn print(&self) {
+    fn print(&self) -> std::io::Result<()> {
         let mark = if self.ok { "ok  " } else { "FAIL" };
-        println!("{mark} {}: {}", self.name, self.detail);
+        outln!("{mark} {}: {}", self.name, self.detail)?;
         if !self.ok {
-            println!("     fix: {}", self.fix);
+            outln!("     fix: {}", self.fix)?;
         }
+        Ok(())
     }
 }
 
@@ -61,14 +63,14 @@ pub fn run(g: &GlobalArgs, a: &DoctorArgs) -> anyhow::Result<ExitCode> {
     checks.extend(model_checks(&effective.config, &mut served));
     checks.push(profile_check(&mut effective, served));
     for c in &checks {
-        c.print();
+        c.print()?;
     }
     let failed = checks.iter().filter(|c| !c.ok).count();
     if failed == 0 {
-        println!("all {} checks passed", checks.len());
+        outln!("all {} checks passed", checks.len())?;
         Ok(ExitCode::SUCCESS)
     } else {
-        println!("{failed} of {} checks failed", checks.len());
+        outln!("{failed} of {} checks failed", checks.len())?;
         Ok(ExitCode::from(crate::exit::FAILED))
     }
 }

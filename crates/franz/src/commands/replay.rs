@@ -9,6 +9,7 @@
 use crate::cli::{GlobalArgs, ReplayArgs};
 use crate::exit::{self, Exit};
 use crate::setup;
+use crate::terminal::{errln, outln};
 use franz_core::action::{ActionKind, ActionResult};
 use franz_core::config::Config;
 use franz_core::executor::MotionProfile;
@@ -43,9 +44,9 @@ pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> anyhow::Result<ExitCode> {
         shown += 1;
         without_screenshot += usize::from(t.shown_png().is_none());
         let r = &t.raw;
-        println!("turn {}: {}", r.turn, one_line(&r.story));
+        outln!("turn {}: {}", r.turn, one_line(&r.story))?;
         if r.actions.is_empty() {
-            println!("  (no actions)");
+            outln!("  (no actions)")?;
         }
         for (i, a) in r.actions.iter().enumerate() {
             let json = serde_json::to_string(a).unwrap_or_default();
@@ -66,21 +67,21 @@ pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> anyhow::Result<ExitCode> {
                 None => format!("would {}", would(&a.kind)),
                 Some(_) => "--execute skips it".into(),
             };
-            println!("  {}. {json} (was {was}) -> {then}", i + 1);
+            outln!("  {}. {json} (was {was}) -> {then}", i + 1)?;
         }
     }
     if shown == 0 {
-        println!(
+        outln!(
             "no turns in {from}..{} of {} recorded",
             fmt_to(to),
             log.turns.len()
-        );
+        )?;
     }
     if without_screenshot > 0 {
-        println!(
+        outln!(
             "note: {without_screenshot} of {shown} turns kept no screenshot (the run was logged \
              with log_images = none); their actions replay all the same"
-        );
+        )?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -140,7 +141,7 @@ fn recorded(log: &runlog::RunLog) -> Recorded {
     let table = match log.config.as_deref().map(str::parse::<toml::Table>) {
         Some(Ok(t)) => t,
         Some(Err(e)) => {
-            eprintln!(
+            errln!(
                 "franz: warning: {}/{} cannot be read ({e}): replaying with the current crop and motion",
                 log.dir.display(),
                 runlog::CONFIG_FILE
@@ -182,7 +183,7 @@ fn check_screen(
     rescale: bool,
 ) -> anyhow::Result<()> {
     match rec.screen {
-        None => eprintln!(
+        None => errln!(
             "franz: warning: {} does not record its screen size (it is older than run.json): replaying without the size check",
             log.dir.display()
         ),
@@ -196,7 +197,7 @@ fn check_screen(
             .into());
         }
         Some(was) if was != now => {
-            eprintln!("franz: note: --rescale: replaying the run's {was} screen on this {now} one")
+            errln!("franz: note: --rescale: replaying the run's {was} screen on this {now} one")
         }
         Some(_) => {}
     }

@@ -3,6 +3,7 @@
 //! folders of several runs (e.g. the shards of a Kubernetes Job, docs/scale-out.md).
 
 use crate::cli::BenchMergeArgs;
+use crate::terminal::outln;
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -250,11 +251,11 @@ pub fn merge(args: &BenchMergeArgs) -> anyhow::Result<ExitCode> {
     }
     write_all(&args.out, &mut all)?;
     let ok = all.iter().filter(|r| r.success).count();
-    println!(
+    outln!(
         "merged {} task runs ({ok} succeeded) into {}",
         all.len(),
         args.out.join(INDEX_FILE).display()
-    );
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 
