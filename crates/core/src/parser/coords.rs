@@ -14,6 +14,7 @@ use crate::action::{Action, ActionKind};
 use crate::exact::{Exact, Num};
 use crate::geometry::{GeometryError, NORM_MAX, NormBox, Target};
 use crate::keys;
+use crate::placeholder;
 use franz_desktop::ScrollDirection;
 use serde_json::Value;
 
@@ -147,6 +148,18 @@ fn takes_element(kind: &ActionKind) -> bool {
     )
 }
 
+/// The text an action carries that a prompt's example shows as a placeholder.
+fn kind_text(kind: &ActionKind) -> Option<&str> {
+    match kind {
+        ActionKind::Type { text } | ActionKind::Done { text } | ActionKind::Fail { text } => {
+            Some(text)
+        }
+        ActionKind::ReportCompletion { evidence } => Some(evidence),
+        ActionKind::FocusWindow { window } => Some(window),
+        _ => None,
+    }
+}
+
 /// The largest scroll, in notches, a model may ask for in one action.
 pub const MAX_SCROLL_NOTCHES: u32 = 100;
 
@@ -193,6 +206,11 @@ impl<'a> Ctx<'a> {
     pub fn push(&mut self, kind: ActionKind, note: Option<String>) {
         let note = note.map(|n| n.trim().to_string()).filter(|n| !n.is_empty());
         let element = self.element.take();
+        if let Some(text) = kind_text(&kind)
+            && self.refuse_text(kind.name(), text)
+        {
+            return;
+        }
         if element.is_some() && !takes_element(&kind) {
             return self.err(format!(
                 "{}: takes no element; element=N goes with clicks, move and type",
@@ -264,8 +282,35 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// Refuses values that hold names where numbers belong (`x`, `"(x1,y1)"`, `<x>`: a
+    /// prompt's example repeated, docs/actions.md "Placeholders in examples"); true when
+    /// refused (the reason recorded).
+    pub fn refuse_names(&mut self, what: &str, values: &[&Value]) -> bool {
+        let names: Vec<String> = values
+            .iter()
+            .flat_map(|v| placeholder::names_in(v))
+            .collect();
+        if names.is_empty() {
+            return false;
+        }
+        self.err(placeholder::refusal(what, &names));
+        true
+    }
+
+    /// Refuses a text that is a placeholder (`"text"`, `'xxx'`); true when refused.
+    pub fn refuse_text(&mut self, what: &str, text: &str) -> bool {
+        if !placeholder::is_text(text) {
+            return false;
+        }
+        self.err(placeholder::refusal(what, &[text.trim().to_string()]));
+        true
+    }
+
     /// A point from a JSON value in any target form; `None` (with an error) if unusable.
     pub fn point(&mut self, what: &str, v: &Value) -> Option<(i32, i32)> {
+        if self.refuse_names(what, &[v]) {
+            return None;
+        }
         match crate::geometry::target_numbers(v) {
             Ok(nums) => self.point_nums(what, &nums),
             Err(e) => {
@@ -338,6 +383,10 @@ impl<'a> Ctx<'a> {
         x: Option<&Value>,
         y: Option<&Value>,
     ) -> Option<(i32, i32)> {
+        let given: Vec<&Value> = [x, y].into_iter().flatten().collect();
+        if self.refuse_names(what, &given) {
+            return None;
+        }
         match (x.and_then(number), y.and_then(number)) {
             (Some(x), Some(y)) => self.point_nums(what, &[x, y]),
             _ => {
@@ -403,6 +452,14 @@ impl<'a> Ctx<'a> {
     /// A key combo from a string (`"ctrl+s"`, `"ctrl c"`) or an array of names, in canonical
     /// form. Garbled arrays such as `["keys=['ctrl'", "'c']"]` are repaired.
     pub fn keys(&mut self, what: &str, v: &Value) -> Option<String> {
+        let placeholder = match v {
+            Value::String(s) => Some(s.as_str()),
+            Value::Array(items) if items.len() == 1 => items[0].as_str(),
+            _ => None,
+        };
+        if placeholder.is_some_and(|s| self.refuse_text(what, s)) {
+            return None;
+        }
         let result = match v {
             Value::String(s) if s.contains(['[', '\'', '"', '=']) && s.chars().count() > 1 => {
                 keys::parse_combo_parts(&garbled_parts(&[s.as_str()]))
@@ -437,6 +494,11 @@ impl<'a> Ctx<'a> {
 
     /// A scroll direction word.
     pub fn direction(&mut self, what: &str, v: Option<&Value>) -> Option<ScrollDirection> {
+        if v.and_then(Value::as_str)
+            .is_some_and(|s| self.refuse_text(what, s))
+        {
+            return None;
+        }
         let s = v
             .and_then(Value::as_str)
             .map(|s| s.trim().trim_matches(['\'', '"']).to_ascii_lowercase());

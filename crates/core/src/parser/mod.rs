@@ -32,6 +32,7 @@ mod uitars;
 use crate::action::Action;
 use crate::geometry::{ImageSize, NormBox};
 use crate::model::types::Reply;
+use crate::placeholder;
 use coords::Ctx;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -173,6 +174,7 @@ pub fn parse_reply(reply: &Reply, opts: &ParseOptions) -> ParsedReply {
     if reply.truncated() {
         ctx.err("the reply was cut off at max_tokens (finish_reason: length): answer shorter, or raise max_tokens");
     }
+    refuse_echo(&content, &mut ctx);
     if ctx.actions.is_empty() && ctx.errors.is_empty() && !ctx.explicit_none {
         ctx.err(match dialect {
             Dialect::None => {
@@ -188,6 +190,19 @@ pub fn parse_reply(reply: &Reply, opts: &ParseOptions) -> ParsedReply {
         text,
         errors: ctx.errors,
         bboxes: ctx.bboxes,
+    }
+}
+
+/// A reply that acted on nothing and repeats a prompt's example (`{"coordinate": [x, y]}`,
+/// which is no JSON, or a call no dialect read) is told so (docs/actions.md, "Placeholders in
+/// examples"), unless a reader already said it.
+fn refuse_echo(content: &str, ctx: &mut Ctx) {
+    if !ctx.actions.is_empty() || ctx.errors.iter().any(|e| e.contains(placeholder::ECHO)) {
+        return;
+    }
+    let names = placeholder::echoed(content);
+    if !names.is_empty() {
+        ctx.err(placeholder::refusal("", &names));
     }
 }
 
@@ -465,5 +480,7 @@ pub fn strip_think(s: &str) -> String {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_echo;
 #[cfg(test)]
 mod tests_forms;

@@ -230,6 +230,7 @@ impl Args<'_> {
 /// The point in `v`; `None` (with an error) when it is missing or unreadable.
 fn point(what: &str, v: Option<&Value>, ctx: &mut Ctx) -> Option<(i32, i32)> {
     match v {
+        Some(v) if ctx.refuse_names(what, &[v]) => None,
         Some(v) => ctx.point_nums(what, &numbers(&[v])),
         None => ctx.fail(format!(
             "{what}: missing start_box (e.g. start_box='(500,300)')"

@@ -48,16 +48,12 @@ impl Strategy for Narrative {
             ("last", &self.last),
         ];
         // a family's grammar when its dialect is set (strategy/grammar), else franz's own
-        let family = grammar::of(self.options.dialect).map(|g| {
-            grammar::prompts::narrative_system(g, Space::of(&self.options, ctx.screenshot.size))
-        });
-        super::one_shot_prompt(
-            &self.options,
-            family.as_deref().unwrap_or(prompts::NARRATIVE_SYSTEM),
-            prompts::NARRATIVE_USER,
-            &vars,
-            ctx,
-        )
+        let space = Space::of(&self.options, ctx.screenshot.size);
+        let system = match grammar::of(self.options.dialect) {
+            Some(g) => grammar::prompts::narrative_system(g, space),
+            None => prompts::fill(prompts::NARRATIVE_SYSTEM, &[("coords", &space.wording())]),
+        };
+        super::one_shot_prompt(&self.options, &system, prompts::NARRATIVE_USER, &vars, ctx)
     }
 
     fn read(&mut self, reply: &Reply, ctx: &TurnContext<'_>) -> Reading {

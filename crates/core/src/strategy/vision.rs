@@ -45,13 +45,17 @@ impl Strategy for Vision {
         ];
         // a family's grammar when its dialect is set (strategy/grammar), else franz's own
         let space = Space::of(&self.options, ctx.screenshot.size);
-        let family =
-            grammar::of(self.options.dialect).map(|g| grammar::prompts::vision_system(g, space));
-        let (system, user) = match &family {
-            Some(s) => (s.as_str(), grammar::prompts::VISION_USER),
-            None => (prompts::VISION_SYSTEM, prompts::VISION_USER),
+        let (system, user) = match grammar::of(self.options.dialect) {
+            Some(g) => (
+                grammar::prompts::vision_system(g, space),
+                grammar::prompts::VISION_USER,
+            ),
+            None => (
+                prompts::fill(prompts::VISION_SYSTEM, &[("coords", &space.wording())]),
+                prompts::VISION_USER,
+            ),
         };
-        super::one_shot_prompt(&self.options, system, user, &vars, ctx)
+        super::one_shot_prompt(&self.options, &system, user, &vars, ctx)
     }
 
     fn read(&mut self, reply: &Reply, ctx: &TurnContext<'_>) -> Reading {
