@@ -135,10 +135,7 @@ pub(crate) fn numbers(values: &[&Value]) -> Vec<f64> {
     fn walk(v: &Value, out: &mut Vec<f64>) {
         match v {
             Value::Number(n) => out.extend(n.as_f64()),
-            Value::String(s) => out.extend(
-                s.split(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-'))
-                    .filter_map(|p| p.parse::<f64>().ok()),
-            ),
+            Value::String(s) => out.extend(crate::geometry::numbers_in(s).unwrap_or_default()),
             Value::Array(items) => items.iter().for_each(|i| walk(i, out)),
             _ => {}
         }

@@ -431,3 +431,82 @@ fn a_move_needs_a_point_or_an_element() {
         assert!(p.actions.is_empty() && !p.errors.is_empty(), "{bad}: {p:?}");
     }
 }
+
+/// A point that is no target is reported as the model wrote it, not as `[-1, -1]`.
+#[test]
+fn a_negative_point_is_reported_as_written() {
+    let p = parse("click(-5,-7)");
+    assert!(p.actions.is_empty(), "{p:?}");
+    assert!(
+        p.errors[0].contains("no target: [-5, -7] is not a place to act"),
+        "{p:?}"
+    );
+    let p = parse("click(-0.5, -2)");
+    assert!(p.errors[0].contains("[-0.5, -2]"), "{p:?}");
+}
+
+/// Exponents are numbers: `1e-308` is not `"1e" is not a number`, in calls and in strings.
+#[test]
+fn numbers_with_an_exponent_read() {
+    let click = |x, y| crate::action::ActionKind::Click {
+        x: Some(x),
+        y: Some(y),
+    };
+    for text in [
+        "click(1e-308, 5e2)",
+        "click(1E-308, 5E+2)",
+        "{\"action\": \"left_click\", \"coordinate\": \"(1e-308, 5e2)\"}",
+        "Action: click(start_box='(1e-308,5e2)')",
+    ] {
+        let p = parse(text);
+        assert_eq!(
+            p.actions.iter().map(|a| a.kind.clone()).collect::<Vec<_>>(),
+            [click(0, 500)],
+            "{text}: {p:?}"
+        );
+        assert!(p.errors.is_empty(), "{text}: {p:?}");
+    }
+    // the `e` of a tag is no exponent
+    let p = parse("Action: click(start_box='<|box_start|>(235,512)<|box_end|>')");
+    assert_eq!(p.actions[0].kind, click(235, 512), "{p:?}");
+}
+
+/// An unknown scroll direction is an error in the calls dialect, as in json and anthropic:
+/// never a scroll down.
+#[test]
+fn an_unknown_scroll_direction_is_an_error_in_every_dialect() {
+    for word in ["scroll up", "upward", "dwn", "sideways"] {
+        for text in [
+            format!("scroll(500, 500, \"{word}\", 3)"),
+            format!("scroll(\"{word}\")"),
+            format!("scroll(500, 500, direction=\"{word}\")"),
+            format!(
+                "{{\"actions\": [{{\"name\": \"scroll\", \"x1\": 5, \"y1\": 5, \"direction\": \"{word}\"}}]}}"
+            ),
+            format!(
+                "{{\"action\": \"scroll\", \"coordinate\": [5, 5], \"scroll_direction\": \"{word}\", \"scroll_amount\": 3}}"
+            ),
+        ] {
+            let p = parse(&text);
+            assert!(p.actions.is_empty(), "{text}: {p:?}");
+            assert!(
+                p.errors
+                    .iter()
+                    .any(|e| e.contains("is not up, down, left or right")),
+                "{text}: {p:?}"
+            );
+        }
+    }
+    let p = parse("scroll(500, 500, up, 2)");
+    assert!(
+        matches!(
+            p.actions[0].kind,
+            crate::action::ActionKind::Scroll {
+                direction: franz_desktop::ScrollDirection::Up,
+                amount: 2,
+                ..
+            }
+        ),
+        "{p:?}"
+    );
+}
