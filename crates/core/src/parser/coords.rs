@@ -9,6 +9,7 @@
 //! refuses it (crates/core/src/executor/fence.rs), so a wrong point is never acted on by
 //! guess. Only the vision loop's bboxes, which are drawn and not acted on, are clamped.
 
+use super::space::{self, Verdict};
 use super::{CoordMode, ParseOptions};
 use crate::action::{Action, ActionKind};
 use crate::exact::{Exact, Num};
@@ -175,6 +176,9 @@ pub(crate) struct Ctx<'a> {
     exact: Vec<((i32, i32), [Num; 2])>,
     /// The element reference of the action being read ([`Ctx::element`]), for [`Ctx::push`].
     element: Option<u32>,
+    /// Points taken for the edge of the space (`parser/space.rs`) since the last action, with
+    /// their notes, so that [`Ctx::push`] gives the action its `clamped` note.
+    clamps: Vec<((i32, i32), String)>,
 }
 
 impl<'a> Ctx<'a> {
@@ -187,6 +191,7 @@ impl<'a> Ctx<'a> {
             explicit_none: false,
             exact: Vec::new(),
             element: None,
+            clamps: Vec::new(),
         }
     }
 
@@ -218,11 +223,13 @@ impl<'a> Ctx<'a> {
             ));
         }
         let exact = self.exact_of(&kind);
+        let clamped = self.clamped_of(&kind);
         let action = Action {
             kind,
             note,
             exact,
             element,
+            clamped,
         };
         match action.validate() {
             Ok(()) if self.actions.len() < 100 => self.actions.push(action),
@@ -254,6 +261,23 @@ impl<'a> Ctx<'a> {
             to,
             of: [Num(of.width as f64), Num(of.height as f64)],
         })
+    }
+
+    /// The notes of the action's points that were taken for the edge of the space (its point
+    /// and drag end); the notes of points read since the last action are spent.
+    fn clamped_of(&mut self, kind: &ActionKind) -> Option<String> {
+        let clamps = std::mem::take(&mut self.clamps);
+        let to = match kind {
+            ActionKind::Drag { x2, y2, .. } => Some((*x2, *y2)),
+            _ => None,
+        };
+        let notes: Vec<String> = [kind.point(), to]
+            .into_iter()
+            .flatten()
+            .filter_map(|p| clamps.iter().rev().find(|(q, _)| *q == p))
+            .map(|(_, n)| n.clone())
+            .collect();
+        (!notes.is_empty()).then(|| notes.join("; "))
     }
 
     /// Whether the action being read names an element (it may then have no point).
@@ -362,17 +386,32 @@ impl<'a> Ctx<'a> {
         Ok(self.position(what, args)?.map_or((None, None), at))
     }
 
-    /// A point from numbers already pulled out.
+    /// A point from numbers already pulled out, inside the model's space: a point just past
+    /// an edge is taken for the edge (with a note for the action), one further out is refused
+    /// (`parser/space.rs`).
     pub fn point_nums(&mut self, what: &str, nums: &[f64]) -> Option<(i32, i32)> {
-        match Target::from_numbers(nums) {
-            Ok(_) if matches!(self.opts.coords, CoordMode::Exact(_)) => {
-                Some(self.convert_exact(raw_point(nums)))
-            }
-            Ok(t) => Some(self.convert(t)),
+        let t = match Target::from_numbers(nums) {
+            Ok(t) => t,
             Err(e) => {
                 self.target_error(what, e);
-                None
+                return None;
             }
+        };
+        let exact = matches!(self.opts.coords, CoordMode::Exact(_));
+        match space::judge(self.opts.coords, what, raw_point(nums)) {
+            Verdict::Inside if exact => Some(self.convert_exact(raw_point(nums))),
+            Verdict::Inside => Some(self.convert(t)),
+            Verdict::Clamped(v, note) => {
+                let p = if exact {
+                    self.convert_exact(v)
+                } else {
+                    let r = |f: f64| f.round() as i32;
+                    self.convert(Target::Point(crate::NormPoint::new(r(v[0]), r(v[1]))))
+                };
+                self.clamps.push((p, note));
+                Some(p)
+            }
+            Verdict::Refused(e) => self.fail(e),
         }
     }
 

@@ -24,6 +24,7 @@ mod pyautogui;
 mod qwen;
 mod repair;
 mod seed;
+pub mod space;
 pub mod stream;
 mod syntax;
 mod tools;
