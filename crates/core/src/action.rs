@@ -28,6 +28,10 @@ pub struct Action {
     /// executor passes it on in the action's result, as a `clamped` warning.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clamped: Option<String>,
+    /// The dialect the parser read the action in when it is not the one the run asks for
+    /// (docs/actions.md, "Replies in another dialect"); the engine says so in a `note` event.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_in: Option<String>,
 }
 
 impl From<ActionKind> for Action {
@@ -38,6 +42,7 @@ impl From<ActionKind> for Action {
             exact: None,
             element: None,
             clamped: None,
+            read_in: None,
         }
     }
 }

@@ -25,19 +25,12 @@ pub const POINT: [&str; 8] = ["x", "y", "x1", "y1", "x2", "y2", "x3", "y3"];
 pub const NUMBER: [&str; 4] = ["amount", "seconds", "scroll_x", "scroll_y"];
 
 /// Names that stand for a string, written in quotes: the text to type, a key or combination,
-/// a scroll direction, an answer, a reason; `xxx` is UI-TARS's own.
-pub const TEXT: [&str; 7] = [
-    "text",
-    "keys",
-    "direction",
-    "answer",
-    "reason",
-    "evidence",
-    "xxx",
-];
+/// a scroll direction, a result (a `done`'s answer), a reason (a `fail`'s); `xxx` is
+/// UI-TARS's own. None is a value a grammar has (`answer` is a Qwen action, so not here).
+pub const TEXT: [&str; 6] = ["text", "keys", "direction", "result", "reason", "xxx"];
 
 /// Strings older prompts showed as examples: refused like [`TEXT`], never written again.
-const OLD_TEXT: [&str; 3] = ["text to type", "...", "\u{2026}"];
+const OLD_TEXT: [&str; 4] = ["text to type", "answer", "...", "\u{2026}"];
 
 /// Words of the point forms models write (`<point>x y</point>`, `<|box_start|>`): not names.
 const TAG_WORDS: [&str; 4] = ["point", "bbox", "box_start", "box_end"];
@@ -56,13 +49,15 @@ pub fn is_name(name: &str) -> bool {
 }
 
 /// Whether a string value is a placeholder for text: one of [`TEXT`] (or an old example's
-/// text), possibly in angle brackets or braces, any case.
+/// text), possibly in angle brackets or braces, any case. The parser refuses these.
 pub fn is_text(s: &str) -> bool {
-    let t = s.trim();
-    let t = unwrap_brackets(t);
-    TEXT.iter()
-        .chain(OLD_TEXT.iter())
-        .any(|p| p.eq_ignore_ascii_case(t))
+    let t = unwrap_brackets(s.trim());
+    is_current_text(t) || OLD_TEXT.iter().any(|p| p.eq_ignore_ascii_case(t))
+}
+
+/// Whether `t` is one of the [`TEXT`] names prompts write today.
+fn is_current_text(t: &str) -> bool {
+    TEXT.iter().any(|p| p.eq_ignore_ascii_case(t))
 }
 
 /// `<name>` or `{name}` without its brackets.
@@ -206,7 +201,7 @@ pub fn fill(example: &str, value: impl Fn(&str) -> Option<String>) -> String {
 /// Whether the inside of a quoted string is a placeholder: only names and point-form tags
 /// (`x`, `(x1,y1)`, `<point>x y</point>`), or one of the text placeholders.
 fn is_placeholder_string(inner: &str) -> bool {
-    if is_text(inner) {
+    if is_current_text(unwrap_brackets(inner.trim())) {
         return true;
     }
     let mut names = words(inner).filter(|w| !is_tag(w)).peekable();

@@ -11,7 +11,15 @@ fn names_are_placeholders_in_any_case_and_text_in_brackets() {
     for n in ["left", "down", "click", "x4", "ok"] {
         assert!(!is_name(n), "{n}");
     }
-    for t in ["text", "<text>", "{answer}", "text to type", "XXX", "..."] {
+    for t in [
+        "text",
+        "<text>",
+        "{result}",
+        "answer",
+        "text to type",
+        "XXX",
+        "...",
+    ] {
         assert!(is_text(t), "{t}");
     }
     for t in ["x", "hello", "text me", "ctrl+s"] {

@@ -31,6 +31,7 @@ fn write_run(layout: Layout) -> (tempfile::TempDir, std::path::PathBuf, Vec<Vec<
                 exact: None,
                 element: None,
                 clamped: None,
+                read_in: None,
             },
         ],
         vec![

@@ -36,8 +36,16 @@ pub(crate) const NAMES: &[&str] = &[
 
 /// Whether `content` holds a call on its own line: what auto-detection counts as this dialect.
 pub(crate) fn has_calls(content: &str) -> bool {
-    let calls = syntax::find_calls(content, NAMES);
+    let calls = find(content);
     !own_line(content, &calls).is_empty()
+}
+
+/// The calls of `content` with a name of this dialect; a method of a module or an object
+/// (`pyautogui.click(...)`) is another dialect's, not one of these.
+fn find(content: &str) -> Vec<syntax::Call> {
+    let mut calls = syntax::find_calls(content, NAMES);
+    calls.retain(|c| !content[..c.span.start].ends_with('.'));
+    calls
 }
 
 /// The indices of the calls that stand on their own line: between the line's start (or the
@@ -73,7 +81,7 @@ fn own_line(content: &str, calls: &[syntax::Call]) -> Vec<usize> {
 /// Reads the calls of `content`. Under auto-detection (no forced dialect) only calls on their
 /// own line count, the rest is prose; with `--dialect calls` every call counts.
 pub(crate) fn parse(content: &str, ctx: &mut Ctx) -> String {
-    let mut calls = syntax::find_calls(content, NAMES);
+    let mut calls = find(content);
     if ctx.opts.dialect.is_none() {
         let keep = own_line(content, &calls);
         calls = (calls.into_iter().enumerate())
@@ -81,7 +89,7 @@ pub(crate) fn parse(content: &str, ctx: &mut Ctx) -> String {
             .collect();
     }
     if calls.is_empty() {
-        ctx.err("no function call found: write e.g. left_click(500, 300) or type(\"text\")");
+        ctx.err("no function call found: write one such as left_click(x, y) or type(\"text\"), with values in place of the names");
         return content.trim().to_string();
     }
     for c in &calls {
@@ -271,7 +279,7 @@ fn click_or_move(name: &str, values: &[&Value], ctx: &mut Ctx) -> Option<ActionK
     match (x, y) {
         (Some(_), Some(_)) => Some(ActionKind::Move { x, y }),
         _ if ctx.has_element() => Some(ActionKind::Move { x, y }),
-        _ => ctx.fail("move: give the point, e.g. move(500, 300)"),
+        _ => ctx.fail("move: give the point, as in move(x, y) with numbers in place of x and y"),
     }
 }
 

@@ -9,8 +9,9 @@
 //! refuses it (crates/core/src/executor/fence.rs), so a wrong point is never acted on by
 //! guess. Only the vision loop's bboxes, which are drawn and not acted on, are clamped.
 
+use super::fallback;
 use super::space::{self, Verdict};
-use super::{CoordMode, ParseOptions};
+use super::{CoordMode, Dialect, ParseOptions};
 use crate::action::{Action, ActionKind};
 use crate::exact::{Exact, Num};
 use crate::geometry::{GeometryError, NORM_MAX, NormBox, Target};
@@ -149,6 +150,39 @@ fn takes_element(kind: &ActionKind) -> bool {
     )
 }
 
+/// The action's point and drag end, where it has them.
+fn points_of(kind: &ActionKind) -> Vec<(i32, i32)> {
+    let to = match kind {
+        ActionKind::Drag { x2, y2, .. } => Some((*x2, *y2)),
+        _ => None,
+    };
+    kind.point().into_iter().chain(to).collect()
+}
+
+/// The notes of the action's points that were taken for the edge of the space.
+fn clamped_of(kind: &ActionKind, reads: &[PointRead]) -> Option<String> {
+    let notes: Vec<String> = points_of(kind)
+        .into_iter()
+        .filter_map(|p| reads.iter().rev().find(|r| r.at == p))
+        .filter_map(|r| r.clamped.clone())
+        .collect();
+    (!notes.is_empty()).then(|| notes.join("; "))
+}
+
+/// The model's values of the action's points, as it wrote them.
+fn raw_points(kind: &ActionKind, reads: &[PointRead]) -> Vec<[f64; 2]> {
+    points_of(kind)
+        .into_iter()
+        .map(|p| {
+            reads
+                .iter()
+                .rev()
+                .find(|r| r.at == p)
+                .map_or([p.0 as f64, p.1 as f64], |r| r.raw)
+        })
+        .collect()
+}
+
 /// The text an action carries that a prompt's example shows as a placeholder.
 fn kind_text(kind: &ActionKind) -> Option<&str> {
     match kind {
@@ -176,9 +210,24 @@ pub(crate) struct Ctx<'a> {
     exact: Vec<((i32, i32), [Num; 2])>,
     /// The element reference of the action being read ([`Ctx::element`]), for [`Ctx::push`].
     element: Option<u32>,
-    /// Points taken for the edge of the space (`parser/space.rs`) since the last action, with
-    /// their notes, so that [`Ctx::push`] gives the action its `clamped` note.
-    clamps: Vec<((i32, i32), String)>,
+    /// The points read since the last action: each as its 0..1000 point, the model's values
+    /// and, when it was taken for the edge of the space (`parser/space.rs`), the note, so that
+    /// [`Ctx::push`] gives the action its `clamped` note (and a refusal its values).
+    reads: Vec<PointRead>,
+    /// The dialect the run asks for (`None`: detection, which reads every dialect as its own):
+    /// an action read in another is checked by `parser/fallback.rs`.
+    pub asked: Option<Dialect>,
+    /// The dialect reading now.
+    pub current: Dialect,
+    /// A dialect other than the asked one whose actions were read.
+    pub foreign: Option<Dialect>,
+}
+
+/// One point read: its 0..1000 point, the model's values, the note when clamped.
+struct PointRead {
+    at: (i32, i32),
+    raw: [f64; 2],
+    clamped: Option<String>,
 }
 
 impl<'a> Ctx<'a> {
@@ -191,7 +240,10 @@ impl<'a> Ctx<'a> {
             explicit_none: false,
             exact: Vec::new(),
             element: None,
-            clamps: Vec::new(),
+            reads: Vec::new(),
+            asked: opts.dialect,
+            current: opts.dialect.unwrap_or(Dialect::None),
+            foreign: None,
         }
     }
 
@@ -223,18 +275,34 @@ impl<'a> Ctx<'a> {
             ));
         }
         let exact = self.exact_of(&kind);
-        let clamped = self.clamped_of(&kind);
-        let action = Action {
+        let reads = std::mem::take(&mut self.reads);
+        let clamped = clamped_of(&kind, &reads);
+        let mut action = Action {
             kind,
             note,
             exact,
             element,
             clamped,
+            read_in: None,
         };
-        match action.validate() {
-            Ok(()) if self.actions.len() < 100 => self.actions.push(action),
-            Ok(()) => self.err("too many actions in one reply: the rest were dropped"),
-            Err(e) => self.err(e.message),
+        if let Err(e) = action.validate() {
+            return self.err(e.message);
+        }
+        if let Some(asked) = self.asked.filter(|a| *a != self.current) {
+            let points = raw_points(&action.kind, &reads);
+            if !points.is_empty() && !fallback::agrees(self.current, self.opts.coords) {
+                let what = action.kind.name();
+                let e =
+                    fallback::disagreement(what, self.current, asked, self.opts.coords, &points);
+                return self.err(e);
+            }
+            action.read_in = Some(self.current.as_str().to_string());
+            self.foreign.get_or_insert(self.current);
+        }
+        if self.actions.len() < 100 {
+            self.actions.push(action);
+        } else {
+            self.err("too many actions in one reply: the rest were dropped");
         }
     }
 
@@ -261,23 +329,6 @@ impl<'a> Ctx<'a> {
             to,
             of: [Num(of.width as f64), Num(of.height as f64)],
         })
-    }
-
-    /// The notes of the action's points that were taken for the edge of the space (its point
-    /// and drag end); the notes of points read since the last action are spent.
-    fn clamped_of(&mut self, kind: &ActionKind) -> Option<String> {
-        let clamps = std::mem::take(&mut self.clamps);
-        let to = match kind {
-            ActionKind::Drag { x2, y2, .. } => Some((*x2, *y2)),
-            _ => None,
-        };
-        let notes: Vec<String> = [kind.point(), to]
-            .into_iter()
-            .flatten()
-            .filter_map(|p| clamps.iter().rev().find(|(q, _)| *q == p))
-            .map(|(_, n)| n.clone())
-            .collect();
-        (!notes.is_empty()).then(|| notes.join("; "))
     }
 
     /// Whether the action being read names an element (it may then have no point).
@@ -398,21 +449,20 @@ impl<'a> Ctx<'a> {
             }
         };
         let exact = matches!(self.opts.coords, CoordMode::Exact(_));
-        match space::judge(self.opts.coords, what, raw_point(nums)) {
-            Verdict::Inside if exact => Some(self.convert_exact(raw_point(nums))),
-            Verdict::Inside => Some(self.convert(t)),
+        let raw = raw_point(nums);
+        let (at, clamped) = match space::judge(self.opts.coords, what, raw) {
+            Verdict::Inside if exact => (self.convert_exact(raw), None),
+            Verdict::Inside => (self.convert(t), None),
+            Verdict::Clamped(v, note) if exact => (self.convert_exact(v), Some(note)),
             Verdict::Clamped(v, note) => {
-                let p = if exact {
-                    self.convert_exact(v)
-                } else {
-                    let r = |f: f64| f.round() as i32;
-                    self.convert(Target::Point(crate::NormPoint::new(r(v[0]), r(v[1]))))
-                };
-                self.clamps.push((p, note));
-                Some(p)
+                let r = |f: f64| f.round() as i32;
+                let p = Target::Point(crate::NormPoint::new(r(v[0]), r(v[1])));
+                (self.convert(p), Some(note))
             }
-            Verdict::Refused(e) => self.fail(e),
-        }
+            Verdict::Refused(e) => return self.fail(e),
+        };
+        self.reads.push(PointRead { at, raw, clamped });
+        Some(at)
     }
 
     /// A point from two separate fields (`x`, `y`), each a number or a numeric string.

@@ -38,6 +38,7 @@ const ECHOES: &[(&str, Dialect)] = &[
     ("press_key(\"keys\")", Dialect::Calls),
     ("wait(seconds)", Dialect::Calls),
     ("done(\"answer\")", Dialect::Calls),
+    ("done(\"result\")", Dialect::Calls),
     (
         "{\"observation\": \"o\", \"actions\": [{\"name\": \"click\", \"x1\": x1, \"y1\": y1}]}",
         Dialect::Json,

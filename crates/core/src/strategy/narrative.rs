@@ -8,7 +8,6 @@ use super::grammar::{self, Space};
 use super::{Prompt, ReadOptions, Reading, Strategy, TurnContext, prompts};
 use crate::action::ActionResult;
 use crate::model::Reply;
-use crate::parser::Dialect;
 
 pub struct Narrative {
     options: ReadOptions,
@@ -19,9 +18,7 @@ pub struct Narrative {
 
 impl Narrative {
     pub fn new(mut options: ReadOptions) -> Self {
-        if options.dialect.is_none() {
-            options.dialect = Some(Dialect::Calls);
-        }
+        options.dialect = super::StrategyName::Narrative.dialect(options.dialect);
         Self {
             options,
             story: "(nothing yet: this is the first turn)".into(),

@@ -13,8 +13,8 @@ Answer with exactly ONE action, written as a function call on its own line:
   middle_click(x, y)       triple_click(x, y)       move(x, y)
   drag(x1, y1, x2, y2)     scroll(x, y, "direction", amount)
   type("text")             press_key("keys")        wait(seconds)
-  done("answer")           fail("reason")
-Write values in place of the names: x, y is the point (x1, y1 where a drag starts, x2, y2 where it ends); direction is up, down, left or right; amount is a number of wheel notches; text is the text to type; keys is a key or a combination such as enter, tab or ctrl+s; seconds is a number; answer and reason are your own words.
+  done("result")           fail("reason")
+Write values in place of the names: x, y is the point (x1, y1 where a drag starts, x2, y2 where it ends); direction is up, down, left or right; amount is a number of wheel notches; text is the text to type; keys is a key or a combination such as enter, tab or ctrl+s; seconds is a number; result (what shows the goal is reached, or the answer asked for) and reason are your own words.
 Then write the new story: a short narrative of what has happened so far, what you see now and what you plan next.
 The story replaces the old one in full, so keep everything you still need in it."#;
 

@@ -8,7 +8,6 @@ use super::grammar::{self, Space};
 use super::{Prompt, ReadOptions, Reading, Strategy, TurnContext, prompts};
 use crate::action::ActionResult;
 use crate::model::Reply;
-use crate::parser::Dialect;
 
 pub struct Vision {
     options: ReadOptions,
@@ -20,9 +19,7 @@ pub struct Vision {
 
 impl Vision {
     pub fn new(mut options: ReadOptions) -> Self {
-        if options.dialect.is_none() {
-            options.dialect = Some(Dialect::Json);
-        }
+        options.dialect = super::StrategyName::Vision.dialect(options.dialect);
         Self {
             options,
             notes: "(none yet)".into(),
