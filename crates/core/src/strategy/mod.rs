@@ -332,3 +332,5 @@ pub fn last_turn(reading: &Reading, results: &[ActionResult]) -> String {
     }
     last
 }
+#[cfg(test)]
+mod roundtrip_tests;
