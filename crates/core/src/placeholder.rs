@@ -143,18 +143,24 @@ pub struct Example {
     pub placeholders: Vec<String>,
     /// The real numbers among its values (`500`, `'(500,300)'`); an example shows none.
     pub numbers: Vec<String>,
+    /// Bare words among its values that are no placeholder, number or literal (`true`,
+    /// `None`): names the parser does not know as placeholders (`left_click(px, py)`); an
+    /// example shows none.
+    pub names: Vec<String>,
 }
 
 /// The calls (`name(...)`, `pyautogui.click(...)`) and top-level JSON objects of `text`, each
-/// with the placeholders and numbers that stand as its values; only those that hold at least
-/// one of either. The examples a prompt shows are the ones with placeholders.
+/// with the placeholders, numbers and other names that stand as its values; only those that
+/// hold at least one of these. The examples a prompt shows are the ones with placeholders.
 pub fn examples(text: &str) -> Vec<Example> {
     candidates(text)
         .into_iter()
         .filter_map(|span| {
             let part = &text[span.clone()];
-            let (placeholders, numbers) = classify(part, &values(part));
-            if placeholders.is_empty() && numbers.is_empty() {
+            let vals = values(part);
+            let (placeholders, numbers) = classify(part, &vals);
+            let names = other_names(part, &vals);
+            if placeholders.is_empty() && numbers.is_empty() && names.is_empty() {
                 return None;
             }
             let span = with_tags(text, span);
@@ -163,8 +169,27 @@ pub fn examples(text: &str) -> Vec<Example> {
                 span,
                 placeholders,
                 numbers,
+                names,
             })
         })
+        .collect()
+}
+
+/// Bare words that are values and neither a placeholder, a number nor a literal. A word in
+/// angle brackets is a chat template's slot (`{"name": <function-name>}`), which no reader
+/// takes for a value.
+fn other_names(text: &str, values: &[Val]) -> Vec<String> {
+    const LITERALS: [&str; 3] = ["true", "false", "none"];
+    let b = text.as_bytes();
+    let slot = |v: &&Val| {
+        v.span.start > 0 && b[v.span.start - 1] == b'<' && b.get(v.span.end) == Some(&b'>')
+    };
+    let bare = (values.iter()).filter(|v| v.kind == Kind::Bare && !slot(v));
+    bare.map(|v| &text[v.span.clone()])
+        .filter(|w| {
+            !is_name(w) && !is_number(w) && !LITERALS.iter().any(|l| l.eq_ignore_ascii_case(w))
+        })
+        .map(str::to_string)
         .collect()
 }
 

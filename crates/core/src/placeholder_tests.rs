@@ -121,3 +121,13 @@ fn adversarial_text_is_scanned_once() {
     let s = "left_click(x, y) ".repeat(50_000);
     assert_eq!(examples(&s).len(), 50_000);
 }
+
+/// A call whose values are names the parser does not know as placeholders is found too, so
+/// that a prompt showing one fails the round-trip test; a chat template's `<slot>` is no name.
+#[test]
+fn other_names_in_an_example_are_reported() {
+    let found = examples("left_click(px, py) and {\"name\": <function-name>}");
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].names, ["px", "py"]);
+    assert!(examples("{\"a\": true, \"b\": None}").is_empty());
+}

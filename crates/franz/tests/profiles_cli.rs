@@ -227,7 +227,15 @@ fn explicit_coords_and_dialect_win_over_the_profile() {
         &[],
         UITARS,
     ));
-    assert_eq!(v["dialect"], "json");
+    // json is asked, and the UI-TARS reply is read again in its own dialect, with the reminder
+    assert_eq!(v["actions"][0]["read_in"], "uitars", "{v}");
+    assert!(
+        v["errors"][0]
+            .as_str()
+            .unwrap()
+            .contains("not as franz's vision JSON"),
+        "{v}"
+    );
     // relative coordinates under franz's own profile
     let v = json_of(&franz(
         &["parse", "--coords", "relative", "--screen", "1000x500"],

@@ -309,8 +309,22 @@ fn check_combo(c: &Combo, size: ImageSize) -> Checked {
     for e in &examples {
         if !e.numbers.is_empty() {
             failed.push(format!("{:?} shows real values {:?}", e.text, e.numbers));
+        } else if !e.names.is_empty() {
+            failed.push(format!(
+                "{:?} shows names that are no placeholder {:?}",
+                e.text, e.names
+            ));
         } else if let Err(why) = check_example(c, &ctx, &e.text) {
             failed.push(why);
+        }
+    }
+    for tool in &prompt.tools {
+        let schema = serde_json::to_string(tool).unwrap_or_default();
+        if placeholder::examples(&schema)
+            .iter()
+            .any(|e| !e.numbers.is_empty())
+        {
+            failed.push(format!("the tool schema shows real values: {schema}"));
         }
     }
     let mut calls = 0;
