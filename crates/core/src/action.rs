@@ -23,6 +23,15 @@ pub struct Action {
     /// its box's centre (`type` clicks it first). Only on clicks, `move` and `type`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub element: Option<u32>,
+    /// The parser took a point the model gave just past the edge of its space for the edge
+    /// (docs/coordinates.md, "Out-of-range values"): what it gave and where it acts. The
+    /// executor passes it on in the action's result, as a `clamped` warning.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clamped: Option<String>,
+    /// The dialect the parser read the action in when it is not the one the run asks for
+    /// (docs/actions.md, "Replies in another dialect"); the engine says so in a `note` event.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_in: Option<String>,
 }
 
 impl From<ActionKind> for Action {
@@ -32,6 +41,8 @@ impl From<ActionKind> for Action {
             note: None,
             exact: None,
             element: None,
+            clamped: None,
+            read_in: None,
         }
     }
 }

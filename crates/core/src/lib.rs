@@ -21,6 +21,7 @@ pub mod model;
 pub mod observe;
 pub mod overlay;
 pub mod parser;
+pub mod placeholder;
 pub mod policy;
 pub mod profile;
 pub mod report;

@@ -109,16 +109,10 @@ fn read_options(c: &Config, chosen: &Chosen, inputs: &Inputs) -> anyhow::Result<
         None => None,
     };
     Ok(ReadOptions {
-        dialect: c.dialect,
-        // prompts say "pixels" for every pixel space; `exact_space` says how they are mapped
-        pixel_coords: chosen.applied.pixel_coords
-            || chosen.applied.exact_space == Some(franz_core::exact::Space::Pixels),
-        exact_space: chosen.applied.exact_space,
         system_prompt,
         boot_reply: inputs.boot_reply.clone(),
-        ..ReadOptions::default()
-    }
-    .with_config(c))
+        ..ReadOptions::for_profile(c, &chosen.applied)
+    })
 }
 
 /// A new run directory (then old ones beyond `keep_runs` deleted) with the configuration and

@@ -10,6 +10,7 @@ use clap::{Args, Parser, Subcommand};
 use franz_core::ImageSize;
 use franz_core::config::{Choice, Coords};
 use franz_core::parser::Dialect;
+use franz_core::strategy::StrategyName;
 use std::path::PathBuf;
 
 #[derive(Debug, Parser)]
@@ -213,6 +214,11 @@ pub struct ReplayArgs {
 
 #[derive(Debug, Args)]
 pub struct ParseArgs {
+    /// Read the reply as a run of this strategy does: its dialect when the profile's is auto
+    /// (narrative: function-call lines, vision: JSON; tools and commander detect it), then
+    /// every other dialect (default: the `strategy` setting, as `franz run`).
+    #[arg(long, value_parser = PossibleValuesParser::new(StrategyName::NAMES))]
+    pub strategy: Option<String>,
     /// The reply's dialect, or auto to detect it (default: the profile's).
     #[arg(long, value_parser = PossibleValuesParser::new(<Option<Dialect> as Choice>::NAMES))]
     pub dialect: Option<String>,

@@ -121,8 +121,11 @@ check ACTION...` says what it would do with an action. Empty lists allow everyth
 
 A refused action is not performed; its result (`policy_denied`) names the rule and is shown to
 the model. Built in and always in force: the `work_area` deny rule, no pointer action lands
-outside the working area (`--crop`; a point outside 0..1000 is refused, not clamped,
-docs/coordinates.md); its refusals count too. The failsafe is a stop, never a violation.
+outside the working area (`--crop`: a canonical action outside 0..1000, or a click at the
+pointer while the pointer is outside the crop, is refused, docs/coordinates.md); its refusals
+count too. A model's point outside its space is no policy matter: the parser takes one within
+2% of an edge for the edge and refuses one further out as the model's error, which never
+counts here. The failsafe is a stop, never a violation.
 "#;
 
 #[cfg(test)]

@@ -606,7 +606,22 @@ impl Engine<'_> {
         }
         self.overhead.parse_ms = ms(parse_start);
         self.emit(turn, reply_event(&reply, model_start, Some(&reading)));
+        self.note_other_dialects(turn, &reading);
         Ok((reading, early))
+    }
+
+    /// A `note` for each action read in another dialect than the run asks for
+    /// (docs/actions.md, "Replies in another dialect").
+    fn note_other_dialects(&mut self, turn: u32, reading: &Reading) {
+        for a in &reading.actions {
+            if let Some(d) = &a.read_in {
+                let text = format!(
+                    "{} was read in the {d} dialect, not the one this run asks for: its numbers mean the same here",
+                    serde_json::to_string(a).unwrap_or_default()
+                );
+                self.emit(turn, EventKind::Note { text });
+            }
+        }
     }
 
     /// The strategy's own model calls, logged like the turn's; its reading if it made one.
@@ -724,6 +739,7 @@ impl Engine<'_> {
             },
         );
         self.emit_reply_errors(turn, &reading.errors);
+        self.note_other_dialects(turn, reading);
     }
 
     /// Executes the reading's actions (or takes those performed early); returns their

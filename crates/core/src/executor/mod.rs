@@ -384,9 +384,12 @@ impl Executor {
                 let performed = self.perform_action(desktop, action);
                 self.exact = None;
                 match performed {
-                    Ok(warnings) => {
+                    Ok(mut warnings) => {
                         touched_os |= touches_os(&action.kind);
                         self.guard.performed(&action.kind);
+                        if let Some(note) = &action.clamped {
+                            warnings.insert(0, clamped_warning(note));
+                        }
                         ActionResult::Ok { warnings }
                     }
                     Err(Fault::Action(e)) => {
@@ -761,6 +764,18 @@ fn held_name(item: HeldItem) -> String {
 }
 
 /// Whether an action sends input to the OS.
+/// The kind of warning an action whose point the parser took for the edge of the model's
+/// space carries in its result (docs/coordinates.md, "Out-of-range values").
+pub const CLAMPED: &str = "clamped";
+
+/// The warning of an action's `clamped` note.
+fn clamped_warning(note: &str) -> Warning {
+    Warning {
+        kind: CLAMPED.into(),
+        message: note.to_string(),
+    }
+}
+
 fn touches_os(kind: &ActionKind) -> bool {
     !matches!(
         kind,

@@ -20,8 +20,12 @@
 //! written as text are bare JSON objects (see `qwen` above) — as structured tool calls they
 //! run early through the tools strategy (`Strategy::early_call`); under
 //! auto-detection (no forced dialect) the dialect itself may change with more text.
+//!
+//! The prefix is read in the dialect asked for only: a reply read again in another dialect
+//! (`parser/fallback.rs`) is read whole, after it ended, since a later line in the asked
+//! dialect would make the whole reply read that line instead.
 
-use super::{Dialect, ParseOptions, parse_text};
+use super::{Dialect, ParseOptions, parse_asked};
 use crate::action::Action;
 
 /// Tags whose block the whole reply reads apart from the rest: none may be open at a point.
@@ -112,7 +116,11 @@ impl StreamReader {
             _ if !balanced(prefix) => return None,
             _ => prefix.to_string(),
         };
-        parse_text(&text, &self.options).actions.into_iter().next()
+        let reply = crate::model::Reply::text(text);
+        parse_asked(&reply, &self.options)
+            .actions
+            .into_iter()
+            .next()
     }
 }
 
@@ -232,6 +240,7 @@ mod tests {
     use super::*;
     use crate::action::ActionKind;
     use crate::parser::CoordMode;
+    use crate::parser::parse_text;
 
     fn reader(d: Dialect) -> StreamReader {
         StreamReader::new(ParseOptions {

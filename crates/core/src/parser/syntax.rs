@@ -173,10 +173,13 @@ impl Reader<'_> {
             Some(c) if c == '-' || c == '+' || c == '.' || c.is_ascii_digit() => {
                 let start = self.i;
                 self.bump();
-                while self
-                    .peek()
-                    .is_some_and(|c| c.is_ascii_digit() || c == '.' || c == 'e' || c == 'E')
-                {
+                // digits, a point, an exponent with its sign: `1e-308`, `5E+2`
+                while let Some(c) = self.peek() {
+                    let exponent_sign =
+                        matches!(c, '-' | '+') && self.s[..self.i].ends_with(['e', 'E']);
+                    if !(c.is_ascii_digit() || matches!(c, '.' | 'e' | 'E') || exponent_sign) {
+                        break;
+                    }
                     self.bump();
                 }
                 let t = &self.s[start..self.i];
@@ -263,6 +266,8 @@ mod tests {
         assert_eq!(vals(&c[0]), vec![json!(650), json!(420)]);
         assert_eq!(vals(&c[1]), vec![json!("he said \"hi\" (twice)")]);
         assert_eq!(&t[c[2].span.clone()], "drag(1,2,3,4)");
+        let c = find_calls("click(1e-308, 5E+2, -7e1)", &["click"]);
+        assert_eq!(vals(&c[0]), vec![json!(1e-308), json!(500), json!(-70)]);
         let c = find_calls("click(start_box='(10,20)', x = -2.5, dir=down)", &["click"]);
         let a = c[0].args.as_ref().unwrap();
         assert_eq!(a[0].key.as_deref(), Some("start_box"));
