@@ -6,7 +6,7 @@
 # actions are noise. What it tests is the protocol: the server's chat template, its errors,
 # streaming, images and its context limit.
 #
-# Usage: scripts/model-server.sh [--build-only] [--ctx N] [--foreground]
+# Usage: scripts/model-server.sh [--build-only] [--ctx N] [--foreground] [--parent PID]
 #   Installs what is missing (a first run builds llama.cpp from source: about 15 minutes on 2
 #   cores; later runs reuse the kept wheel, model and projector: about a minute, or seconds),
 #   starts the server on a free loopback port and prints, ready for `eval`:
@@ -15,6 +15,7 @@
 #     export FRANZ_MODEL_SERVER_PID=... FRANZ_MODEL_SERVER_LOG=... FRANZ_MODEL_SERVER_CTX=...
 #   The server runs in the background until `kill $FRANZ_MODEL_SERVER_PID`; with --foreground it
 #   runs in this terminal instead. --ctx sets its context length (a multiple of 256; default 4096).
+#   --parent PID stops the server when process PID ends (a test binary that started it).
 # Everything built is kept in ${FRANZ_MODEL_CACHE:-~/.cache/franz/model-server}, outside the
 # repository: the venv, the llama-cpp-python wheel, the model and the projector.
 set -euo pipefail
@@ -26,11 +27,13 @@ model_id="gemma-3-270m"
 ctx=4096
 build_only=0
 foreground=0
+parent=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --build-only) build_only=1 ;;
     --foreground) foreground=1 ;;
     --ctx) ctx="${2:?--ctx needs a number}"; shift ;;
+    --parent) parent="${2:?--parent needs a process id}"; shift ;;
     *) echo "model-server.sh: unknown argument $1 (see the comment at the top)" >&2; exit 2 ;;
   esac
   shift
@@ -60,6 +63,7 @@ ensure_venv() {
 # whose compiler flags promised AMX), and the wheel is kept so later installs take seconds.
 ensure_wheel() {
   if ! ls "$cache/wheels"/llama_cpp_python-"$llama_version"-*.whl >/dev/null 2>&1; then
+    command -v g++ >/dev/null || "$here/deps.sh" g++
     say "building $llama_pin from source (about 15 minutes on 2 cores; kept in $cache/wheels)"
     CMAKE_ARGS="-DGGML_NATIVE=OFF" CMAKE_BUILD_PARALLEL_LEVEL="$(nproc)" \
       "$venv/bin/pip" wheel -q --disable-pip-version-check --no-deps -w "$cache/wheels" "$llama_pin" >&2
@@ -145,6 +149,11 @@ start() {
   # shellcheck disable=SC2046
   setsid "$venv/bin/python" -m llama_cpp.server $(server_args "$port") >"$log" 2>&1 </dev/null &
   pid=$!
+  if [ -n "$parent" ]; then
+    # checks every 2 s that the parent lives: a poll, since nothing signals a non-child's end
+    setsid bash -c 'while kill -0 "$1" 2>/dev/null && kill -0 "$2" 2>/dev/null; do sleep 2; done; kill "$2" 2>/dev/null' \
+      _ "$parent" "$pid" </dev/null >/dev/null 2>&1 &
+  fi
   wait_ready "$url" "$pid" "$log"
   say "serving $model_id at $url (pid $pid, log $log); try it:"
   say "  franz run --sandbox --scenario scenarios/xterm-type.toml --api-url $url --model $model_id"
