@@ -61,7 +61,8 @@ fn chat_collecting_retries(c: &ModelClient, req: &ChatRequest) -> (ModelError, V
 
 #[test]
 fn a_chat_templates_refusal_fails_at_once_with_its_message_and_the_setting() {
-    let server = ScriptedServer::start(Script::repeat(replay("roles_must_alternate.http"))).unwrap();
+    let server =
+        ScriptedServer::start(Script::repeat(replay("roles_must_alternate.http"))).unwrap();
     let (err, retries) = chat_collecting_retries(&client(&server), &two_user_messages(false));
     assert!(
         matches!(
@@ -129,8 +130,16 @@ fn a_stream_ended_by_a_template_error_is_reported_as_the_refusal_not_a_crash() {
     let msg = err.to_string();
     assert!(!msg.contains("crashed"), "{msg}");
     assert!(msg.contains("Conversation roles must alternate"), "{msg}");
-    let bodies: Vec<_> = server.requests().into_iter().filter_map(|r| r.json).collect();
-    assert_eq!(bodies.len(), 2, "the stream, then one request without streaming");
+    let bodies: Vec<_> = server
+        .requests()
+        .into_iter()
+        .filter_map(|r| r.json)
+        .collect();
+    assert_eq!(
+        bodies.len(),
+        2,
+        "the stream, then one request without streaming"
+    );
     assert_eq!(bodies[0]["stream"], true);
     assert_ne!(bodies[1]["stream"], true);
     assert_eq!(retries.len(), 1, "{retries:?}");
@@ -143,7 +152,8 @@ fn a_stream_ended_by_a_template_error_is_reported_as_the_refusal_not_a_crash() {
 
 #[test]
 fn an_overflow_on_the_image_path_is_an_overflow_with_its_numbers() {
-    let server = ScriptedServer::start(Script::repeat(replay("prompt_exceeds_n_ctx.http"))).unwrap();
+    let server =
+        ScriptedServer::start(Script::repeat(replay("prompt_exceeds_n_ctx.http"))).unwrap();
     let (err, retries) = chat_collecting_retries(&client(&server), &two_user_messages(false));
     assert!(
         matches!(
@@ -158,7 +168,10 @@ fn an_overflow_on_the_image_path_is_an_overflow_with_its_numbers() {
     );
     assert_eq!(server.request_count(), 1);
     assert!(retries.is_empty(), "{retries:?}");
-    assert!(err.to_string().contains("set context_tokens to 4096"), "{err}");
+    assert!(
+        err.to_string().contains("set context_tokens to 4096"),
+        "{err}"
+    );
     // streamed: the empty stream, then the whole answer's overflow
     let server = ScriptedServer::start(Script::list([
         replay("prompt_exceeds_n_ctx_stream.http"),
@@ -167,7 +180,13 @@ fn an_overflow_on_the_image_path_is_an_overflow_with_its_numbers() {
     .unwrap();
     let (err, _) = chat_collecting_retries(&client(&server), &two_user_messages(true));
     assert!(
-        matches!(&err, ModelError::ContextOverflow { limit: Some(4096), .. }),
+        matches!(
+            &err,
+            ModelError::ContextOverflow {
+                limit: Some(4096),
+                ..
+            }
+        ),
         "{err:?}"
     );
 }

@@ -184,7 +184,11 @@ fn a_run_learns_the_context_from_the_servers_first_refusal_and_fits_what_it_send
             err.contains("context: 2300 tokens (learned from the server's refusal"),
             "{err}"
         );
-        assert_eq!(err.matches("retrying").count(), 0, "not retried as is: {err}");
+        assert_eq!(
+            err.matches("retrying").count(),
+            0,
+            "not retried as is: {err}"
+        );
         let events = common::events_in(&runs.path().join("run_0001"));
         let asked = of_kind(&events, "model_request");
         assert_eq!(asked.len(), 5, "the refused request again, and four in all");
@@ -211,7 +215,10 @@ fn a_run_learns_the_context_from_the_servers_first_refusal_and_fits_what_it_send
         }
         let fitted = of_kind(&events, "context_fitted");
         assert!(!fitted.is_empty(), "the refused request was made smaller");
-        assert_eq!(fitted[0]["turn"], events[learned]["turn"], "on the turn it was refused");
+        assert_eq!(
+            fitted[0]["turn"], events[learned]["turn"],
+            "on the turn it was refused"
+        );
     }
 }
 
@@ -230,7 +237,11 @@ fn a_refusal_the_learned_context_does_not_cure_ends_the_run_with_the_numbers_and
     let out = run(&server, &runs, &[]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
-    assert_eq!(server.requests().len(), 2, "asked again once, fitted: {err}");
+    assert_eq!(
+        server.requests().len(),
+        2,
+        "asked again once, fitted: {err}"
+    );
     assert!(err.contains("context: 4096 tokens (learned"), "{err}");
     assert!(
         err.contains("does not fit the model server's context"),
@@ -241,7 +252,10 @@ fn a_refusal_the_learned_context_does_not_cure_ends_the_run_with_the_numbers_and
         "{err}"
     );
     assert!(err.contains("set context_tokens to 4096"), "{err}");
-    assert!(err.contains("Prompt exceeds n_ctx"), "the server's own words: {err}");
+    assert!(
+        err.contains("Prompt exceeds n_ctx"),
+        "the server's own words: {err}"
+    );
     assert_eq!(err.matches("retrying").count(), 0, "not retried: {err}");
 }
 

@@ -619,10 +619,14 @@ impl ModelClient {
         attempts: u32,
         on_progress: &mut dyn FnMut(Progress<'_>),
     ) -> Result<Reply, ModelError> {
+        let why = match &broken {
+            ModelError::Stream { reason, .. } => reason.clone(),
+            other => other.to_string(),
+        };
         on_progress(Progress::Retry(&Retry {
             attempt: attempts + 1,
             reason: format!(
-                "{broken}: the stream ended before its first event, so franz asks once more without streaming to learn why"
+                "the reply stream ended before its first event ({why}); asking once more without streaming to learn why"
             ),
         }));
         let mut whole = req.clone();
@@ -643,7 +647,13 @@ impl ModelClient {
                 let status = resp.status().as_u16();
                 let text = error_text(resp).await;
                 let has_key = self.cfg.api_key.is_some();
-                Err(status_error(&self.endpoint.chat, status, &text, attempts + 1, has_key))
+                Err(status_error(
+                    &self.endpoint.chat,
+                    status,
+                    &text,
+                    attempts + 1,
+                    has_key,
+                ))
             }
             Err(e) if e.is_timeout() && !e.is_connect() => Err(self.timeout_error()),
             Err(_) => Err(broken),

@@ -253,9 +253,11 @@ pub fn context_overflow(body: &str) -> Option<Overflow> {
     let find = |after: &[&str]| after.iter().find_map(|m| number_after(&text, m));
     Some(Overflow {
         requested: field("n_prompt_tokens").or_else(|| find(REQUESTED_AFTER)),
-        limit: field("n_ctx")
-            .or_else(|| find(LIMIT_AFTER))
-            .or_else(|| LIMIT_AFTER_COUNT.iter().find_map(|m| limit_after_count(&text, m))),
+        limit: field("n_ctx").or_else(|| find(LIMIT_AFTER)).or_else(|| {
+            LIMIT_AFTER_COUNT
+                .iter()
+                .find_map(|m| limit_after_count(&text, m))
+        }),
     })
 }
 

@@ -36,7 +36,10 @@ pub fn is_llama_cpp_python(models: &Value) -> bool {
 /// The context length from the server's refusal of a prompt longer than any context, when
 /// the server is llama-cpp-python's; `None` otherwise, or when it did not refuse with numbers.
 pub fn context_from_refusal(client: &ModelClient, model: &str) -> Option<ContextInfo> {
-    if !client.models_listing().is_some_and(|v| is_llama_cpp_python(&v)) {
+    if !client
+        .models_listing()
+        .is_some_and(|v| is_llama_cpp_python(&v))
+    {
         return None;
     }
     let mut request = ChatRequest::new(model, vec![Message::user(" x".repeat(PROBE_TOKENS))]);

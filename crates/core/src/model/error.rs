@@ -96,9 +96,7 @@ impl ModelError {
     /// The HTTP status, for status errors.
     pub fn status(&self) -> Option<u16> {
         match self {
-            ModelError::Status { status, .. } | ModelError::Refused { status, .. } => {
-                Some(*status)
-            }
+            ModelError::Status { status, .. } | ModelError::Refused { status, .. } => Some(*status),
             _ => None,
         }
     }

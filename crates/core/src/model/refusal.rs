@@ -71,7 +71,9 @@ pub fn is_transient(status: u16, body: &str) -> bool {
     match status {
         429 | 502..=504 => true,
         501 => false,
-        s if s >= 500 => refusal(body).is_none() && super::context::context_overflow(body).is_none(),
+        s if s >= 500 => {
+            refusal(body).is_none() && super::context::context_overflow(body).is_none()
+        }
         _ => false,
     }
 }
@@ -87,7 +89,8 @@ mod tests {
         assert!(!is_transient(500, gemma));
         let jinja = r#"{"error":{"message":"jinja2.exceptions.UndefinedError: 'dict object' has no attribute 'content'"}}"#;
         assert_eq!(refusal(jinja), Some(Refusal::Template));
-        let pydantic = r#"{"detail":[{"type":"missing","loc":["body","messages"],"msg":"Field required"}]}"#;
+        let pydantic =
+            r#"{"detail":[{"type":"missing","loc":["body","messages"],"msg":"Field required"}]}"#;
         assert_eq!(refusal(pydantic), Some(Refusal::Validation));
         for transient in [
             r#"{"error":{"message":"CUDA error: out of memory"}}"#,
@@ -97,7 +100,10 @@ mod tests {
             assert_eq!(refusal(transient), None, "{transient}");
             assert!(is_transient(500, transient), "{transient}");
         }
-        assert!(is_transient(503, gemma), "503 is unavailable, whatever it says");
+        assert!(
+            is_transient(503, gemma),
+            "503 is unavailable, whatever it says"
+        );
         assert!(is_transient(429, ""));
         assert!(!is_transient(400, ""));
         assert!(!is_transient(501, ""));
