@@ -114,9 +114,11 @@ free_port() {
 
 server_args() {
   # --logits_all false: otherwise it keeps n_ctx x vocabulary floats (gigabytes for Gemma).
+  # --n_threads: every core (the server's default is half of them).
   echo --model "$cache/$model_id.gguf" --model_alias "$model_id" \
     --clip_model_path "$cache/mmproj-gemma3-random.gguf" --chat_format mtmd \
-    --n_ctx "$ctx" --logits_all false --host 127.0.0.1 --port "$1"
+    --n_ctx "$ctx" --logits_all false --n_threads "$(nproc)" --n_threads_batch "$(nproc)" \
+    --host 127.0.0.1 --port "$1"
 }
 
 # Waits until the server lists its model, or it has died; the log says why it failed.
