@@ -12,8 +12,11 @@
 //!   `n_ctx` at the top level in older servers), LM Studio's `GET /api/v0/models`
 //!   (`loaded_context_length`, else `max_context_length`), vLLM's `GET /v1/models`
 //!   (`max_model_len`). See [`ModelClient::context_length`](super::ModelClient::context_length).
-//! - **Overflow errors**: [`context_overflow`] recognises the wordings of llama.cpp, vLLM and
-//!   OpenAI, LM Studio and Ollama, and takes the numbers out where the server gives them.
+//!   llama-cpp-python's server says it only when it refuses a request as too long
+//!   (`context_probe.rs`).
+//! - **Overflow errors**: [`context_overflow`] recognises the wordings of llama.cpp,
+//!   llama-cpp-python, vLLM and OpenAI, LM Studio and Ollama, and takes the numbers out where
+//!   the server gives them.
 
 use super::types::{ChatRequest, Content, ContentPart};
 use serde::{Deserialize, Serialize};
