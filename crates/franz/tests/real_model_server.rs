@@ -340,17 +340,14 @@ fn ending_faults(events: &[Value], code: Option<i32>, text: &str) -> Faults {
     vec![format!("the run ended after {turns} turn(s): {reason}")]
 }
 
+/// Every model request went through at its first attempt (a model error that ended the run
+/// is an ending [`ending_faults`] does not accept).
 fn model_faults(events: &[Value]) -> Faults {
-    let mut faults = Faults::new();
-    for e in events {
-        if e["event"] == "model_request" && e["attempt"].as_u64() != Some(1) {
-            faults.push(format!("a retry: {e}"));
-        }
-        if e["event"] == "error" && e["fatal"] == true {
-            faults.push(format!("a fatal error: {}", e["message"]));
-        }
-    }
-    faults
+    events
+        .iter()
+        .filter(|e| e["event"] == "model_request" && e["attempt"].as_u64() != Some(1))
+        .map(|e| format!("a retry: {e}"))
+        .collect()
 }
 
 /// One strategy, streamed or not, for 3 turns; what went wrong.
