@@ -235,7 +235,7 @@ pub const SETTINGS: &[Setting] = &[
         "retries",
         Kind::Int { min: 0, max: 20 },
         "3",
-        "retries on connection errors, 429 and 5xx",
+        "retries on connection errors, 429 and 5xx that look transient (a chat template's or a validation's refusal is not retried)",
     ),
     s(
         Group::Model,
@@ -269,7 +269,7 @@ pub const SETTINGS: &[Setting] = &[
             max: 100_000_000,
         },
         "0",
-        "the model's context length in tokens; each request is kept inside it less max_tokens (fewer screenshots, then a smaller image). 0: ask the server (llama.cpp /props, LM Studio, vLLM); unknown, no limit is enforced",
+        "the model's context length in tokens; each request is kept inside it less max_tokens (fewer screenshots, then a smaller image). 0: ask the server (llama.cpp /props, LM Studio, vLLM); unknown, learned from the server's first refusal of a request as too long",
     ),
     s(
         Group::Run,

@@ -110,6 +110,9 @@ pub struct Engine<'a> {
     overhead: TurnOverhead,
     /// Elements from the accessibility tree each turn (`ground.rs`); `None`: pure vision.
     grounding: Option<crate::grounding::GroundingSource>,
+    /// Set by [`Channel::ask_with`] when the server refused a request as too long and said a
+    /// context length shorter than the one known (or the first one known).
+    learned_context: Option<u64>,
 }
 
 /// Why the loop stopped early.
@@ -125,6 +128,9 @@ struct Channel<'e> {
     controls: &'e Arc<Remote>,
     context: &'e ContextOptions,
     spent: &'e mut Spent,
+    /// A context length learned from the server's refusal of a request as too long, for the
+    /// turn to fit its request to and ask again (`Engine::ask_fitted`).
+    learned: &'e mut Option<u64>,
 }
 
 impl Engine<'_> {
@@ -137,6 +143,7 @@ impl Engine<'_> {
             controls: &self.controls,
             context: &self.options.context,
             spent: &mut self.spent,
+            learned: &mut self.learned_context,
         }
     }
 
@@ -320,6 +327,42 @@ impl Engine<'_> {
             },
         };
         self.emit(0, EventKind::Note { text });
+    }
+
+    /// The turn's request kept inside the model's context (`fit.rs`) and asked. When the
+    /// server refuses it as too long and says a context length shorter than the one known (or
+    /// the first one, as llama-cpp-python's server, which says it nowhere else), the run learns
+    /// it (a note), and the request is fitted to it and asked once more. Also returns the
+    /// screenshot as sent, when it was shrunk.
+    fn ask_fitted(
+        &mut self,
+        turn: u32,
+        request: &mut ChatRequest,
+        ctx: &TurnContext<'_>,
+    ) -> Result<(Reply, Option<Screenshot>, Option<early::Ran>), Stop> {
+        let mut shrunk: Option<Screenshot> = None;
+        let mut relearned = false;
+        loop {
+            let newest = shrunk.as_ref().unwrap_or(ctx.screenshot);
+            if let Some(smaller) = self.channel().fit(turn, request, Some(newest))? {
+                shrunk = Some(smaller);
+            }
+            let sent = shrunk.as_ref().unwrap_or(ctx.screenshot);
+            match self.ask_early(turn, request, ctx, sent) {
+                Ok((reply, early)) => return Ok((reply, shrunk, early)),
+                Err(stop) => match self.learned_context.take() {
+                    Some(n) if !relearned && !self.interrupted() => {
+                        relearned = true;
+                        self.options.context.tokens = Some(n);
+                        let text = format!(
+                            "the model's context: {n} tokens (learned from the server's refusal of a longer request): the request is fitted to it and sent again"
+                        );
+                        self.emit(turn, EventKind::Note { text });
+                    }
+                    _ => return Err(stop),
+                },
+            }
+        }
     }
 
     /// The tracing span of this run: named after the run directory, logging to its
@@ -577,12 +620,8 @@ impl Engine<'_> {
                 hooks::given_reply(text)
             }
             None => {
-                shrunk = self
-                    .channel()
-                    .fit(turn, &mut request, Some(ctx.screenshot))?;
-                let sent = shrunk.as_ref().unwrap_or(ctx.screenshot);
                 let reply;
-                (reply, early) = self.ask_early(turn, &request, ctx, sent)?;
+                (reply, shrunk, early) = self.ask_fitted(turn, &mut request, ctx)?;
                 reply
             }
         };
@@ -637,6 +676,7 @@ impl Engine<'_> {
             controls: &self.controls,
             context: &options.context,
             spent: &mut self.spent,
+            learned: &mut self.learned_context,
         };
         let mut ask = |prompt: Prompt| {
             if failed.is_some() {
@@ -873,6 +913,11 @@ impl Channel<'_> {
                 Err(Stop(Outcome::Interrupted, reason))
             }
             Err(e) => {
+                if let ModelError::ContextOverflow { limit: Some(n), .. } = &e
+                    && self.context.tokens.is_none_or(|known| *n < known)
+                {
+                    *self.learned = Some(*n);
+                }
                 self.exchange(turn, "error", || serde_json::Value::from(e.to_string()));
                 let outcome = if e.is_unreachable() {
                     Outcome::Unreachable

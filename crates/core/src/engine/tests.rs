@@ -129,6 +129,7 @@ impl Run {
             consulted: None,
             last_raw: None,
             grounding: self.grounding,
+            learned_context: None,
             spent: Default::default(),
             overhead: Default::default(),
         };

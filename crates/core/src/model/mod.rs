@@ -7,8 +7,10 @@
 pub mod backend;
 pub mod client;
 pub mod context;
+pub mod context_probe;
 pub mod error;
 pub mod memory;
+pub mod refusal;
 pub mod sanitize;
 pub mod scripted_server;
 mod scripted_wire;
@@ -23,6 +25,7 @@ pub use client::{
 pub use context::{ContextInfo, ImageCost, ImageTokens, Overflow, RequestCost};
 pub use error::ModelError;
 pub use memory::{Canned, MemoryModel};
+pub use refusal::Refusal;
 pub use scripted_server::{
     ContextReport, Fault, OverflowStyle, RecordedRequest, Script, ScriptedReply, ScriptedServer,
     ServerOptions, Step,
