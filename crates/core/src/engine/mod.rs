@@ -164,7 +164,10 @@ impl Engine<'_> {
         self.emit_started(no_log);
         self.learn_context();
         let mut turn = 0u32;
-        let stop = self.turns(&mut turn);
+        // a stop or --max-time also stops a long read of a reply (crate::parser::work)
+        let cancel = self.cancel.clone();
+        let deadline = self.options.max_time.map(|t| Instant::now() + t);
+        let stop = crate::parser::work::watching(&cancel, deadline, || self.turns(&mut turn));
         self.finish(turn, stop)
     }
 
@@ -222,12 +225,33 @@ impl Engine<'_> {
         if let Some(limit) = self.options.max_time
             && started.elapsed() >= limit
         {
-            return Some(Stop(
-                Outcome::Failed,
-                format!("gave up: reached --max-time {}s", limit.as_secs_f64()),
-            ));
+            return Some(self.out_of_time());
         }
         None
+    }
+
+    /// `--max-time` was reached.
+    fn out_of_time(&self) -> Stop {
+        let limit = self.options.max_time.unwrap_or_default();
+        Stop(
+            Outcome::Failed,
+            format!("gave up: reached --max-time {}s", limit.as_secs_f64()),
+        )
+    }
+
+    /// The strategy's reading of a reply. A stop or `--max-time` that came while it read
+    /// stopped the parser (crate::parser::work): the partial reading is dropped and the run
+    /// ends.
+    fn read_reply(&mut self, reply: &Reply, ctx: &TurnContext<'_>) -> Result<Reading, Stop> {
+        let reading = self.strategy.read(reply, ctx);
+        if !crate::parser::work::stopped() {
+            return Ok(reading);
+        }
+        Err(if self.interrupted() {
+            self.cancelled()
+        } else {
+            self.out_of_time()
+        })
     }
 
     /// Ends the run: releases what is held, emits the fatal error (if any) and
@@ -600,7 +624,7 @@ impl Engine<'_> {
         };
         self.overhead.request_ms = self.spent.own_ms(model_start, before);
         let parse_start = Instant::now();
-        let mut reading = self.strategy.read(&reply, ctx);
+        let mut reading = self.read_reply(&reply, ctx)?;
         if let Some(ran) = &early {
             early::settle(&mut reading, ran);
         }

@@ -26,6 +26,7 @@ pub(crate) fn tagged_calls(content: &str) -> (Vec<TaggedCall>, String) {
     let mut calls = Vec::new();
     let mut rest = String::new();
     let lower = content.to_ascii_lowercase();
+    super::work::charge(content.len());
     let mut i = 0;
     while i < content.len() && calls.len() < 32 {
         let open_tc = lower[i..]

@@ -4,6 +4,7 @@ mod board;
 #[cfg(target_os = "linux")]
 mod early;
 mod mcp;
+mod parse;
 mod stop;
 #[cfg(target_os = "linux")]
 mod tasks;
@@ -54,6 +55,7 @@ pub fn run(g: &GlobalArgs, cmd: &BenchCommand) -> anyhow::Result<ExitCode> {
         .into()),
         BenchCommand::Turn(args) => turn::turn(g, args),
         BenchCommand::Soak(args) => turn::soak(g, args),
+        BenchCommand::Parse(args) => parse::bench(args),
     }
 }
 
