@@ -208,7 +208,8 @@ fn read_png(log: &RunLog, rel: &str) -> Option<Vec<u8>> {
     if rel.split(['/', '\\']).any(|p| p == "..") || rel.starts_with('/') {
         return None;
     }
-    std::fs::read(log.dir.join(rel)).ok()
+    let what = "one file of a run directory";
+    crate::files::read(&log.dir.join(rel), what, crate::files::RUN_FILE_CAP).ok()
 }
 
 /// The turn's screenshot inline, or a note why there is none.

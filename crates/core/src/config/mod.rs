@@ -505,9 +505,9 @@ fn merge(base: &mut toml::Table, given: &toml::Table) {
 }
 
 fn read_table(path: &Path) -> Result<toml::Table, ConfigError> {
-    let text = std::fs::read_to_string(path).map_err(|e| ConfigError::File {
+    let text = crate::files::read_settings(path).map_err(|e| ConfigError::File {
         path: path.to_path_buf(),
-        problem: e.to_string(),
+        problem: e.problem(),
     })?;
     text.parse::<toml::Table>().map_err(|e| ConfigError::File {
         path: path.to_path_buf(),

@@ -386,7 +386,7 @@ fn ms(since: Instant) -> f64 {
 /// median time from the click action starting to the press arriving at the window.
 #[cfg(target_os = "linux")]
 fn act(g: &GlobalArgs, args: &BenchActArgs) -> anyhow::Result<ExitCode> {
-    use crate::acting::{config, executor, fatal};
+    use crate::acting::{executor, fatal};
     use crate::flags::InputSettings;
     use anyhow::Context;
     use franz_core::config::Choice;
@@ -395,7 +395,8 @@ fn act(g: &GlobalArgs, args: &BenchActArgs) -> anyhow::Result<ExitCode> {
     use std::time::Duration;
 
     let fast = InputSettings::default().with("motion", MotionProfile::Fast.name());
-    let config = config(g, &fast.given)?;
+    let what = "times clicks arriving at its witness window";
+    let config = crate::acting::config_that_acts(g, &fast.given, "bench act", what)?;
     let mut session = setup::open_session(g)?;
     let display = session.display().ok_or_else(|| {
         Exit(
