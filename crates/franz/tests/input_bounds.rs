@@ -101,3 +101,47 @@ fn commands_whose_result_is_their_input_refuse_a_dry_run_and_say_where_it_came_f
         stderr(&out)
     );
 }
+
+#[test]
+fn franz_config_refuses_what_franz_run_refuses_with_the_same_message() {
+    let tmp = tempfile::tempdir().unwrap();
+    let overlay = tmp.path().join("overlay.toml");
+    std::fs::write(&overlay, "[overlay.labels]\nfont_px = 1e30\n").unwrap();
+    let overlay = overlay.display().to_string();
+    for (args, says) in [
+        (vec!["--mask-regions", "0,0,2000,2000"], "mask_regions"),
+        (vec!["--config", overlay.as_str()], "labels.font_px"),
+        (vec!["--api-url", "not a url"], "api_url"),
+        (vec!["--profile", "no-such-profile"], "unknown profile"),
+    ] {
+        let config = franz(&[&["config"][..], &args].concat());
+        let run = franz(&[&["run", "--dry-run"][..], &args, &["t"]].concat());
+        let (c, r) = (stderr(&config), stderr(&run));
+        assert_eq!(config.status.code(), Some(2), "config {args:?}: {c}");
+        assert_eq!(run.status.code(), Some(2), "run {args:?}: {r}");
+        assert!(c.contains(says), "{args:?}: {c}");
+        assert_eq!(c, r, "{args:?}: the same message from config and run");
+    }
+}
+
+#[test]
+fn an_api_key_with_a_line_break_is_reported_as_such_by_every_command() {
+    for args in [
+        &["config"][..],
+        &["doctor", "--api-url", "http://127.0.0.1:9"][..],
+        &["run", "--dry-run", "--api-url", "http://127.0.0.1:9", "t"][..],
+    ] {
+        let out = franz_env(args, &[("FRANZ_API_KEY", "sk-secret\nrest")]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("api_key") && err.contains("line break"),
+            "{args:?}: {err}"
+        );
+        assert!(!err.contains("start your model server"), "{args:?}: {err}");
+        assert!(
+            !err.contains("sk-secret"),
+            "{args:?}: the key stays secret: {err}"
+        );
+    }
+}

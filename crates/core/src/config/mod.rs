@@ -13,6 +13,7 @@
 //! value. The API key is a secret: it is shown and written only as `***`. The `[overlay]` table
 //! of the config file or a scenario sets [`OverlayConfig`].
 
+mod checks;
 mod choice;
 mod doc;
 mod settings;
@@ -345,6 +346,7 @@ impl ConfigBuilder {
             let checked: OverlayConfig = toml::Value::Table(merged.clone())
                 .try_into()
                 .map_err(|e: toml::de::Error| bad(e.message().to_string()))?;
+            checked.check().map_err(bad)?;
             // as the overlay reads it: colours as rgba(..)
             merged = overlay_table(&checked);
         }

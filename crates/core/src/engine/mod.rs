@@ -243,8 +243,9 @@ impl Engine<'_> {
     /// stopped the parser (crate::parser::work): the partial reading is dropped and the run
     /// ends.
     fn read_reply(&mut self, reply: &Reply, ctx: &TurnContext<'_>) -> Result<Reading, Stop> {
-        let reading = self.strategy.read(reply, ctx);
+        let mut reading = self.strategy.read(reply, ctx);
         if !crate::parser::work::stopped() {
+            crate::strategy::caps::cap_reading(&mut reading);
             return Ok(reading);
         }
         Err(if self.interrupted() {

@@ -147,8 +147,7 @@ fn takes_element(kind: &ActionKind) -> bool {
     )
 }
 
-/// The largest scroll, in notches, a model may ask for in one action.
-pub const MAX_SCROLL_NOTCHES: u32 = 100;
+pub use crate::action::MAX_SCROLL_NOTCHES;
 
 pub(crate) struct Ctx<'a> {
     pub opts: &'a ParseOptions,

@@ -29,6 +29,7 @@ pub mod stream;
 mod syntax;
 mod tools;
 mod uitars;
+mod values;
 pub mod work;
 
 use crate::action::Action;

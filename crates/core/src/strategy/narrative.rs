@@ -73,8 +73,8 @@ impl Strategy for Narrative {
         super::plain::no_completion_if_cut(reply, &mut actions);
         if actions.len() > 1 {
             errors.push(format!(
-                "{} actions given; the narrative strategy performs one per turn: only the first was performed",
-                actions.len()
+                "{}; the narrative strategy performs one per turn: only the first was performed",
+                super::caps::actions_given(actions.len())
             ));
             actions.truncate(1);
         }

@@ -113,7 +113,7 @@ pub struct DragArgs {
 pub struct ScrollArgs {
     /// up, down, left or right.
     pub direction: String,
-    /// How many wheel notches (default 3).
+    /// How many wheel notches, 1 to 100 (default 3).
     #[serde(default)]
     pub amount: Option<u32>,
     /// X to scroll at (omit x and y to scroll where the pointer is).
@@ -433,7 +433,7 @@ impl FranzMcp {
     }
 
     #[tool(
-        description = "Scroll the mouse wheel: direction up/down/left/right, amount in notches (default 3), at (x, y) or where the pointer is. Returns the result and a fresh screenshot."
+        description = "Scroll the mouse wheel: direction up/down/left/right, amount in notches (1 to 100, default 3), at (x, y) or where the pointer is. Returns the result and a fresh screenshot."
     )]
     async fn scroll(&self, Parameters(Args(a)): Parameters<Args<ScrollArgs>>) -> CallToolResult {
         let points = match one_point(a.x, a.y) {
