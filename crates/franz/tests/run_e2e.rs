@@ -891,3 +891,42 @@ fn ctrl_c_ends_a_run_while_it_reads_16_mb_of_open_braces() {
     assert_eq!(code, 130);
     assert_eq!(events.last().unwrap()["outcome"], "interrupted");
 }
+
+#[test]
+fn a_dry_run_goes_through_its_turns_and_nothing_reaches_the_screen() {
+    let (sb, witness) = common::sandbox(640, 400);
+    witness.focus().unwrap();
+    let replies = [
+        "left_click(500, 500)\nI clicked the middle.",
+        "type(\"hello\")\nI typed a greeting.",
+        "press_key(\"ctrl+s\")\nI saved.",
+        "drag(100, 100, 900, 900)\nI dragged across.",
+        "scroll(500, 500, \"down\", 3)\nI scrolled.",
+        "done(\"all done\")\nEverything is done.",
+    ];
+    let server = ScriptedServer::start(Script::list(replies.map(ScriptedReply::text))).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let runs = tmp.path().join("dry");
+    let (url, runs_s) = (server.url(), runs.display().to_string());
+    let mut args = run_args(&url, &runs_s, "narrative");
+    args.extend(["--dry-run", "Do everything."]);
+    let mut franz = Franz::spawn(&args, Some(sb.display()), &[]);
+    assert_eq!(franz.code(), 0, "stderr:\n{}", franz.stderr());
+    // the run went through every turn and each action was decided and "performed"
+    assert_eq!(server.request_count(), replies.len());
+    let events = assert_complete_logs(&run_dir(&runs), 0, replies.len() as u64);
+    let results: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["event"] == "action_result")
+        .collect();
+    assert_eq!(results.len(), replies.len(), "{results:?}");
+    for r in &results {
+        assert_eq!(r["result"]["status"], "ok", "{r}");
+    }
+    // ... and not one event reached the screen: no motion, no button, no key
+    assert_eq!(
+        witness.events(),
+        vec![],
+        "input reached the screen in a dry run"
+    );
+}
