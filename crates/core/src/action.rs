@@ -23,6 +23,11 @@ pub struct Action {
     /// its box's centre (`type` clicks it first). Only on clicks, `move` and `type`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub element: Option<u32>,
+    /// Where `element` was when the action ran (its box centre, 0..1000 of the working area),
+    /// written by the engine into the run log so that `franz replay` shows it and `replay
+    /// --execute` acts there (docs/actions.md). Never read from a model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub element_at: Option<[i32; 2]>,
 }
 
 impl From<ActionKind> for Action {
@@ -32,6 +37,7 @@ impl From<ActionKind> for Action {
             note: None,
             exact: None,
             element: None,
+            element_at: None,
         }
     }
 }

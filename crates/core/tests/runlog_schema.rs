@@ -30,6 +30,7 @@ fn write_run(layout: Layout) -> (tempfile::TempDir, std::path::PathBuf, Vec<Vec<
                 note: Some("the search box".into()),
                 exact: None,
                 element: None,
+                element_at: None,
             },
         ],
         vec![

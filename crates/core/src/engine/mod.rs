@@ -693,7 +693,10 @@ impl Engine<'_> {
             turn,
             story: reading.text.clone(),
             bboxes: reading.bboxes.clone(),
-            actions: reading.actions.clone(),
+            // an element's point is kept with its action: replay acts there
+            actions: (reading.actions.iter())
+                .map(|a| self.executor.with_element_at(a))
+                .collect(),
             results: results.to_vec(),
             timings,
             error: (!reading.errors.is_empty()).then(|| reading.errors.join("; ")),

@@ -204,6 +204,7 @@ impl<'a> Ctx<'a> {
             note,
             exact,
             element,
+            element_at: None,
         };
         match action.validate() {
             Ok(()) if self.actions.len() < 100 => self.actions.push(action),
