@@ -203,6 +203,18 @@ impl Executor {
         self
     }
 
+    /// Replaces the cancel token (see [`Executor::with_cancel`]): a server that performs
+    /// each call's action under the call's own token (`franz mcp`: a cancelled request stops
+    /// its action).
+    pub fn set_cancel(&mut self, cancel: Cancel) {
+        self.cancel = Some(cancel);
+    }
+
+    /// The cancel token, if any.
+    pub fn cancel_token(&self) -> Option<&Cancel> {
+        self.cancel.as_ref()
+    }
+
     fn interrupted(&self) -> bool {
         self.cancel.as_ref().is_some_and(Cancel::is_cancelled)
     }
@@ -485,7 +497,14 @@ impl Executor {
                 let p = self.at(desktop, *x, *y, kind.name(), &mut warnings)?;
                 self.move_to(desktop, p)?;
                 if !self.dry_run {
-                    desktop.input().scroll(*direction, *amount)?;
+                    // notch by notch: a cancel stops the wheel part way
+                    for turned in 0..*amount {
+                        if self.interrupted() {
+                            let when = format!("after {turned} of {amount} notches");
+                            return Err(self.cut_short("scroll", when));
+                        }
+                        desktop.input().scroll(*direction, 1)?;
+                    }
                 }
             }
             ActionKind::Type { text } => {

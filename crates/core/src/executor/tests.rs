@@ -138,6 +138,9 @@ struct Recorder {
     slam_after_chars: Option<usize>,
     /// Slams the pointer into the corner after the first move franz makes.
     slam_on_move: bool,
+    /// Wheel notches turned so far, and a token set once this many were.
+    notches: u32,
+    cancel_after_notches: Option<(u32, crate::cancel::Cancel)>,
     slammed: bool,
     interrupt_on_down: Option<crate::cancel::Cancel>,
 }
@@ -157,6 +160,8 @@ impl Recorder {
             slam_on_down: false,
             slam_after_chars: None,
             slam_on_move: false,
+            notches: 0,
+            cancel_after_notches: None,
             slammed: false,
             interrupt_on_down: None,
         }
@@ -234,7 +239,13 @@ impl Input for Recorder {
         }
         Ok(())
     }
-    fn scroll(&mut self, _: franz_desktop::ScrollDirection, _: u32) -> Result<(), DesktopError> {
+    fn scroll(&mut self, _: franz_desktop::ScrollDirection, n: u32) -> Result<(), DesktopError> {
+        self.notches += n;
+        if let Some((after, c)) = &self.cancel_after_notches
+            && self.notches >= *after
+        {
+            c.cancel();
+        }
         Ok(())
     }
     fn key(&mut self, key: Key, press: Press) -> Result<(), DesktopError> {
@@ -433,6 +444,23 @@ fn the_failsafe_stops_a_long_word_between_characters_on_every_motion() {
             d.typed()
         );
     }
+}
+
+#[test]
+fn a_cancel_stops_a_scroll_part_way_and_a_call_token_replaces_the_runs() {
+    let call = crate::cancel::Cancel::new();
+    let mut d = Recorder::new();
+    d.cancel_after_notches = Some((5, call.clone()));
+    let mut ex = live().with_cancel(crate::cancel::Cancel::new());
+    ex.set_cancel(call);
+    let results = ex
+        .execute(
+            &mut d,
+            &actions(&[json!({"type": "scroll", "direction": "down", "amount": 100})]),
+        )
+        .unwrap();
+    assert!(!results[0].is_ok(), "{results:?}");
+    assert_eq!(d.notches, 5, "the wheel stopped at the cancel");
 }
 
 #[test]
