@@ -600,7 +600,9 @@ fn an_api_key_with_a_line_break_is_named_as_the_problem_not_a_missing_server() {
         api_key: Some("sk-secret\nrest".into()),
         ..config(&server.url())
     };
-    let err = ModelClient::new(cfg).err().expect("the key cannot be sent");
+    let Err(err) = ModelClient::new(cfg) else {
+        panic!("a key with a line break was accepted");
+    };
     let msg = err.to_string();
     assert!(matches!(err, ModelError::BadHeader { .. }), "{err:?}");
     assert!(!err.is_unreachable(), "{msg}");

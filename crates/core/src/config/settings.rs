@@ -119,8 +119,11 @@ pub struct Setting {
     /// What the value must also be beyond its kind (a mask's boxes, a URL, a key that can be
     /// sent as a header): checked here, when the configuration is resolved, so every command
     /// refuses it with the same message (`franz config` as `franz run`).
-    pub check: Option<fn(&str) -> Result<(), String>>,
+    pub check: Option<Check>,
 }
+
+/// A setting's own check: the value (as text), or why it is refused.
+pub type Check = fn(&str) -> Result<(), String>;
 
 const fn s(
     group: Group,
@@ -141,7 +144,7 @@ const fn s(
     }
 }
 
-const fn checked(mut x: Setting, check: fn(&str) -> Result<(), String>) -> Setting {
+const fn checked(mut x: Setting, check: Check) -> Setting {
     x.check = Some(check);
     x
 }
