@@ -244,15 +244,20 @@ impl Engine<'_> {
     /// ends.
     fn read_reply(&mut self, reply: &Reply, ctx: &TurnContext<'_>) -> Result<Reading, Stop> {
         let mut reading = self.strategy.read(reply, ctx);
-        if !crate::parser::work::stopped() {
-            crate::strategy::caps::cap_reading(&mut reading);
-            return Ok(reading);
+        if crate::parser::work::stopped() {
+            return Err(self.stopped_reading());
         }
-        Err(if self.interrupted() {
+        crate::strategy::caps::cap_reading(&mut reading);
+        Ok(reading)
+    }
+
+    /// Why a reading was stopped part way: a stop, else `--max-time`.
+    fn stopped_reading(&self) -> Stop {
+        if self.interrupted() {
             self.cancelled()
         } else {
             self.out_of_time()
-        })
+        }
     }
 
     /// Ends the run: releases what is held, emits the fatal error (if any) and
@@ -673,7 +678,12 @@ impl Engine<'_> {
         let consulted = self.strategy.consult(ctx, &mut ask);
         match failed {
             Some(stop) => Err(stop),
-            None => Ok(consulted),
+            // a reading the stop or --max-time cut short is dropped (crate::parser::work)
+            None if crate::parser::work::stopped() => Err(self.stopped_reading()),
+            None => Ok(consulted.map(|mut r| {
+                crate::strategy::caps::cap_reading(&mut r);
+                r
+            })),
         }
     }
 
