@@ -48,7 +48,7 @@ fn work_of(reply: &str, dialect: Option<Dialect>, stream: bool) -> u64 {
 
 #[test]
 fn every_reader_works_in_proportion_to_a_hostile_reply() {
-    const N: usize = 48 * 1024;
+    const N: usize = 32 * 1024;
     let mut worst = Vec::new();
     for (class, _) in hostile::CLASSES {
         let small = hostile::reply(class, N).unwrap();

@@ -146,6 +146,10 @@ pub(crate) fn compact_line(content: &str) -> Option<usize> {
 /// The part of a line after any thinking tags that close on it (the compact call may follow
 /// `</think_never_used_…>` directly).
 fn after_think(line: &str) -> &str {
+    // most lines hold no tag: nothing to lower-case
+    if !line.contains('<') {
+        return line;
+    }
     let lower = line.to_ascii_lowercase();
     match lower.rfind("</think") {
         Some(p) => line[p..].find('>').map_or("", |q| &line[p + q + 1..]),

@@ -14,6 +14,10 @@
 //! - `json`: the end of the first object of the top object's `"actions"` array, once a `,` or
 //!   `]` follows it; the prefix is read with its open brackets closed.
 //!
+//! A point is read only when a `)`, `]`, `}` or `>` arrived since the last read there (every
+//! call, object and tag ends with one), and the prefixes read add up to at most twice the reply
+//! plus 64 KiB (see [`StreamReader`]): the reader stays linear in the reply's length.
+//!
 //! Never ready while a `<think>`, `<answer>` or `<tool_call>` block is open (the whole reply
 //! reads them apart). Other dialects are not read early: `pyautogui` refuses the whole code for
 //! a later statement (a loop) and merges held keys into a later press; `anthropic` and `openai`
@@ -55,7 +59,7 @@ pub struct StreamReader {
 }
 
 /// How many times the reply's length the prefixes read at points may add up to.
-pub const REREAD_BUDGET: usize = 4;
+pub const REREAD_BUDGET: usize = 2;
 /// What may be read at points beyond that (so a short reply is read at every point).
 pub const REREAD_FREE: usize = 64 * 1024;
 
@@ -73,6 +77,10 @@ struct Scan {
     /// From the first `{` on: the JSON, and its last character that is not white space.
     json: Option<Json>,
     json_last: char,
+    /// A `)`, `]`, `}` or `>` arrived since the last read at a point: only then can a new
+    /// action be complete (every call, block and tag ends with one), so a reply of bare lines
+    /// is never read again.
+    closed_since_read: bool,
 }
 
 impl StreamReader {
@@ -140,9 +148,11 @@ impl StreamReader {
             Some(Dialect::Qwen | Dialect::Tools) => self.scan.closed_block && self.scan.balanced(),
             _ => (c == '\n' || self.scan.closed_block) && self.scan.balanced(),
         };
-        if !point || self.scan.open_block() || !self.may_reread(end) {
+        if !point || !self.scan.closed_since_read || self.scan.open_block() || !self.may_reread(end)
+        {
             return None;
         }
+        self.scan.closed_since_read = false;
         let action = match closers {
             Some(closers) => {
                 let whole = format!("{}{closers}", &self.text[..end - 1]);
@@ -185,6 +195,7 @@ impl Scan {
     /// Follows `c`, the last character of `text`.
     fn step(&mut self, c: char, text: &str) {
         self.closed_block = false;
+        self.closed_since_read |= matches!(c, ')' | ']' | '}' | '>');
         if c == '>' {
             self.tag(text);
         }
