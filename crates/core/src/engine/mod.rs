@@ -171,7 +171,10 @@ impl Engine<'_> {
         self.emit_started(no_log);
         self.learn_context();
         let mut turn = 0u32;
-        let stop = self.turns(&mut turn);
+        // a stop or --max-time also stops a long read of a reply (crate::parser::work)
+        let cancel = self.cancel.clone();
+        let deadline = self.options.max_time.map(|t| Instant::now() + t);
+        let stop = crate::parser::work::watching(&cancel, deadline, || self.turns(&mut turn));
         self.finish(turn, stop)
     }
 
@@ -229,12 +232,39 @@ impl Engine<'_> {
         if let Some(limit) = self.options.max_time
             && started.elapsed() >= limit
         {
-            return Some(Stop(
-                Outcome::Failed,
-                format!("gave up: reached --max-time {}s", limit.as_secs_f64()),
-            ));
+            return Some(self.out_of_time());
         }
         None
+    }
+
+    /// `--max-time` was reached.
+    fn out_of_time(&self) -> Stop {
+        let limit = self.options.max_time.unwrap_or_default();
+        Stop(
+            Outcome::Failed,
+            format!("gave up: reached --max-time {}s", limit.as_secs_f64()),
+        )
+    }
+
+    /// The strategy's reading of a reply. A stop or `--max-time` that came while it read
+    /// stopped the parser (crate::parser::work): the partial reading is dropped and the run
+    /// ends.
+    fn read_reply(&mut self, reply: &Reply, ctx: &TurnContext<'_>) -> Result<Reading, Stop> {
+        let mut reading = self.strategy.read(reply, ctx);
+        if crate::parser::work::stopped() {
+            return Err(self.stopped_reading());
+        }
+        crate::strategy::caps::cap_reading(&mut reading);
+        Ok(reading)
+    }
+
+    /// Why a reading was stopped part way: a stop, else `--max-time`.
+    fn stopped_reading(&self) -> Stop {
+        if self.interrupted() {
+            self.cancelled()
+        } else {
+            self.out_of_time()
+        }
     }
 
     /// Ends the run: releases what is held, emits the fatal error (if any) and
@@ -639,7 +669,7 @@ impl Engine<'_> {
         };
         self.overhead.request_ms = self.spent.own_ms(model_start, before);
         let parse_start = Instant::now();
-        let mut reading = self.strategy.read(&reply, ctx);
+        let mut reading = self.read_reply(&reply, ctx)?;
         if let Some(ran) = &early {
             early::settle(&mut reading, ran, reply.truncated());
         }
@@ -703,7 +733,12 @@ impl Engine<'_> {
         let consulted = self.strategy.consult(ctx, &mut ask);
         match failed {
             Some(stop) => Err(stop),
-            None => Ok(consulted),
+            // a reading the stop or --max-time cut short is dropped (crate::parser::work)
+            None if crate::parser::work::stopped() => Err(self.stopped_reading()),
+            None => Ok(consulted.map(|mut r| {
+                crate::strategy::caps::cap_reading(&mut r);
+                r
+            })),
         }
     }
 
@@ -723,7 +758,10 @@ impl Engine<'_> {
             turn,
             story: reading.text.clone(),
             bboxes: reading.bboxes.clone(),
-            actions: reading.actions.clone(),
+            // an element's point is kept with its action: replay acts there
+            actions: (reading.actions.iter())
+                .map(|a| self.executor.with_element_at(a))
+                .collect(),
             results: results.to_vec(),
             timings,
             error: (!reading.errors.is_empty()).then(|| reading.errors.join("; ")),

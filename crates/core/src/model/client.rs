@@ -136,6 +136,40 @@ impl ClientConfig {
     }
 }
 
+/// What keeps `value` from being sent as an HTTP header value (a line break, another control
+/// character), naming the character and where it is but never the value; `None` when it can be
+/// sent.
+pub fn header_problem(value: &str) -> Option<String> {
+    if reqwest::header::HeaderValue::from_str(value).is_ok() {
+        return None;
+    }
+    let (at, c) = value
+        .chars()
+        .enumerate()
+        .find(|(_, c)| c.is_control() && *c != '\t')?;
+    let name = match c {
+        '\n' | '\r' => "a line break".to_string(),
+        c => format!("the control character U+{:04X}", c as u32),
+    };
+    Some(format!(
+        "it holds {name} (character {} of {})",
+        at + 1,
+        value.chars().count()
+    ))
+}
+
+/// The API key as the request will carry it, or why it cannot be sent.
+fn checked_key(key: Option<&str>) -> Result<(), ModelError> {
+    let Some(problem) = key.and_then(header_problem) else {
+        return Ok(());
+    };
+    Err(ModelError::BadHeader {
+        what: "API key (api_key, FRANZ_API_KEY or OPENAI_API_KEY)".into(),
+        problem,
+        fix: "a key is one line of visible characters: copy it again without the line break or control character".into(),
+    })
+}
+
 /// `FRANZ_API_KEY`, else `OPENAI_API_KEY`; empty counts as unset.
 pub fn api_key_from_env() -> Option<String> {
     ["FRANZ_API_KEY", "OPENAI_API_KEY"]
@@ -284,6 +318,7 @@ fn unknown_context() -> ContextInfo {
 impl ModelClient {
     pub fn new(cfg: ClientConfig) -> Result<Self, ModelError> {
         let endpoint = Endpoint::parse(&cfg.api_url)?;
+        checked_key(cfg.api_key.as_deref())?;
         let cannot = |e: &dyn std::fmt::Display| ModelError::BadUrl {
             url: cfg.api_url.clone(),
             reason: format!("cannot build an HTTP client: {e}"),
@@ -716,6 +751,14 @@ impl ModelClient {
                 }
                 Err(e) if e.is_timeout() && !e.is_connect() => {
                     return Err(self.timeout_error());
+                }
+                // nothing was sent: a header (or the URL) could not be written
+                Err(e) if e.is_builder() => {
+                    return Err(ModelError::BadHeader {
+                        what: "request".into(),
+                        problem: describe(&e),
+                        fix: "check the API key and the URL".into(),
+                    });
                 }
                 Err(e) => {
                     let reason = describe(&e);

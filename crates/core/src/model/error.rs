@@ -10,6 +10,14 @@ use super::refusal::{Refusal, refusal};
 pub enum ModelError {
     #[error("bad model server URL {url:?}: {reason}: pass --api-url like http://localhost:1234/v1")]
     BadUrl { url: String, reason: String },
+    /// A value franz would send as an HTTP header cannot be one (the API key with a line
+    /// break in it): nothing was sent. Never holds the value.
+    #[error("the {what} cannot be sent in an HTTP header: {problem}: {fix}")]
+    BadHeader {
+        what: String,
+        problem: String,
+        fix: String,
+    },
     #[error(
         "no model server at {url} ({reason}): start your model server (e.g. LM Studio's local server) or pass --api-url"
     )]

@@ -80,7 +80,8 @@ pub fn read_plain(
         let given = super::keep_one(&mut actions);
         if given > 1 {
             errors.push(format!(
-                "{given} actions given; one is performed per turn: only the first was performed"
+                "{}; one is performed per turn: only the first was performed",
+                super::caps::actions_given(given)
             ));
         }
         return PlainReply::Action {

@@ -59,6 +59,8 @@ impl Check {
 
 pub fn run(g: &GlobalArgs, a: &DoctorArgs) -> anyhow::Result<ExitCode> {
     let (mut effective, _) = crate::settings::resolve(g, &a.settings.given, None)?;
+    let what = "checks that input reaches the screen and where clicks land";
+    crate::acting::refuse_dry_run(&effective, "doctor", what)?;
     let mut checks = desktop_checks(g);
     let mut served = Vec::new();
     checks.extend(model_checks(&effective.config, &mut served));
