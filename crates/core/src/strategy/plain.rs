@@ -29,7 +29,7 @@ use crate::parser::{Dialect, detect, strip_think};
 pub enum PlainReply {
     /// An action written in the text, the text around it, and problems (e.g. extra actions).
     Action {
-        action: Action,
+        action: Box<Action>,
         text: String,
         errors: Vec<String>,
     },
@@ -85,7 +85,7 @@ pub fn read_plain(
             ));
         }
         return PlainReply::Action {
-            action: actions.remove(0),
+            action: Box::new(actions.remove(0)),
             text: parsed.text.trim().to_string(),
             errors,
         };
