@@ -27,7 +27,7 @@ pub use error::ModelError;
 pub use memory::{Canned, MemoryModel};
 pub use refusal::Refusal;
 pub use scripted_server::{
-    ContextReport, Fault, OverflowStyle, RecordedRequest, Script, ScriptedReply, ScriptedServer,
+    ContextReport, Fault, OverflowStyle, RecordedRequest, Route, Script, ScriptedReply, ScriptedServer,
     ServerOptions, Step,
 };
 pub use types::{
