@@ -51,7 +51,10 @@ fn doctor_passes_on_a_sandbox_with_the_scripted_server() {
         text.contains("warn profile: franz (auto: no profile matches \"scripted-model\""),
         "{text}"
     );
-    assert!(text.contains("pick its profile with --profile NAME"), "{text}");
+    assert!(
+        text.contains("pick its profile with --profile NAME"),
+        "{text}"
+    );
     assert!(text.contains("qwen2.5-vl, qwen3-vl, ui-tars-1.5"), "{text}");
     assert!(text.contains("ok   calibration: 9 clicks"), "{text}");
     // the scripted server says no context length: unknown is not a failure
@@ -144,13 +147,19 @@ fn lm_studio_with_a_text_model_and_a_4096_context_names_both_and_how_to_fix_them
         turn.contains("the context (4,096 tokens) is smaller than one turn needs: about"),
         "{turn}"
     );
-    assert!(turn.contains("franz profile's image size 1536x864"), "{turn}");
+    assert!(
+        turn.contains("franz profile's image size 1536x864"),
+        "{turn}"
+    );
     assert!(
         fix.contains("in LM Studio, load qwen2.5-7b-instruct with a Context Length of at least")
             && fix.contains("lms load qwen2.5-7b-instruct --context-length"),
         "{fix}"
     );
-    assert!(text.contains("ok   context: 4096 tokens (LM Studio GET /api/v0/models)"), "{text}");
+    assert!(
+        text.contains("ok   context: 4096 tokens (LM Studio GET /api/v0/models)"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -160,12 +169,20 @@ fn a_good_lm_studio_set_up_passes_and_names_the_model_doctor_picked() {
     let (out, text) = doctor_on("1920x1080", &server.url(), &[]);
     assert_eq!(out.status.code(), Some(0), "{text}");
     assert!(
-        text.contains("ok   model: qwen2.5-vl-7b-instruct (no --model given: the only model the server lists"),
+        text.contains(
+            "ok   model: qwen2.5-vl-7b-instruct (no --model given: the only model the server lists"
+        ),
         "{text}"
     );
     assert!(text.contains("ok   profile: qwen2.5-vl"), "{text}");
-    assert!(text.contains("ok   vision: qwen2.5-vl-7b-instruct takes images (LM Studio"), "{text}");
-    assert!(text.contains("ok   turn size: one turn needs about"), "{text}");
+    assert!(
+        text.contains("ok   vision: qwen2.5-vl-7b-instruct takes images (LM Studio"),
+        "{text}"
+    );
+    assert!(
+        text.contains("ok   turn size: one turn needs about"),
+        "{text}"
+    );
     assert!(text.contains("the context holds 32,768"), "{text}");
     // every request asked for the model doctor picked
     for r in server.requests() {
@@ -182,14 +199,20 @@ fn ollama_with_a_text_model_at_its_default_context_names_num_ctx_and_a_vision_mo
     let (out, text) = doctor_on("1920x1080", &server.url(), &["--model", "llama3.1:8b"]);
     assert_eq!(out.status.code(), Some(1), "{text}");
     let (vision, fix) = failed(&text, "vision");
-    assert!(vision.contains("Ollama POST /api/show (capabilities [\"completion\", \"tools\"])"), "{vision}");
+    assert!(
+        vision.contains("Ollama POST /api/show (capabilities [\"completion\", \"tools\"])"),
+        "{vision}"
+    );
     assert!(fix.contains("ollama pull qwen2.5vl:7b"), "{fix}");
     let (turn, fix) = failed(&text, "turn size");
     assert!(
         turn.contains("the context (4,096 tokens, Ollama's default: the model sets no num_ctx)"),
         "{turn}"
     );
-    assert!(fix.contains("set num_ctx to at least") && fix.contains("OLLAMA_CONTEXT_LENGTH="), "{fix}");
+    assert!(
+        fix.contains("set num_ctx to at least") && fix.contains("OLLAMA_CONTEXT_LENGTH="),
+        "{fix}"
+    );
     // with num_ctx set and a vision model, both pass
     let opts = server_shapes::ollama("qwen2.5vl:7b", &["completion", "vision"], Some(32768));
     let server = ScriptedServer::start_with(model_like(Honours::ALL), opts).unwrap();
@@ -209,7 +232,10 @@ fn llama_cpp_without_a_projector_and_a_small_context_names_mmproj_and_c() {
     let (out, text) = doctor_on("1920x1080", &server.url(), &["--model", model]);
     assert_eq!(out.status.code(), Some(1), "{text}");
     let (vision, fix) = failed(&text, "vision");
-    assert!(vision.contains("llama.cpp GET /props (modalities.vision false)"), "{vision}");
+    assert!(
+        vision.contains("llama.cpp GET /props (modalities.vision false)"),
+        "{vision}"
+    );
     assert!(fix.contains("--mmproj"), "{fix}");
     let (turn, fix) = failed(&text, "turn size");
     assert!(turn.contains("qwen2.5-vl profile's image size"), "{turn}");
@@ -227,10 +253,15 @@ fn a_server_that_drops_images_silently_is_caught_by_its_prompt_tokens() {
     assert_eq!(out.status.code(), Some(1), "{text}");
     let (vision, fix) = failed(&text, "vision");
     assert!(
-        vision.contains("with a 64x64 image with 17 prompt tokens and the same request without it with 17"),
+        vision.contains(
+            "with a 64x64 image with 17 prompt tokens and the same request without it with 17"
+        ),
         "{vision}"
     );
-    assert!(vision.contains("drops images without saying so"), "{vision}");
+    assert!(
+        vision.contains("drops images without saying so"),
+        "{vision}"
+    );
     assert!(fix.contains("image projector"), "{fix}");
     // the old check is fooled: the request with an image is accepted
     assert!(text.contains("ok   image request"), "{text}");
@@ -252,6 +283,9 @@ fn a_server_that_ignores_max_tokens_stop_and_temperature_is_named() {
         sampling.contains("the server ignores max_tokens, stop, temperature: max_tokens: asked for at most 1 token"),
         "{sampling}"
     );
-    assert!(sampling.contains("stop: asked to stop at \"7\""), "{sampling}");
+    assert!(
+        sampling.contains("stop: asked to stop at \"7\""),
+        "{sampling}"
+    );
     assert!(fix.contains("max_tokens bounds each reply"), "{fix}");
 }

@@ -276,10 +276,19 @@ fn each_turns_tokens_show_on_the_terminal_line_in_the_panel_and_in_the_report() 
     // the report: per turn, totals, the chart and the gap note (9,876 is far from the estimate)
     let html = run_dir.join("report.html");
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_franz"))
-        .args(["report", run_dir.to_str().unwrap(), "-o", html.to_str().unwrap()])
+        .args([
+            "report",
+            run_dir.to_str().unwrap(),
+            "-o",
+            html.to_str().unwrap(),
+        ])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let report = std::fs::read_to_string(&html).unwrap();
     let row = format!(
         "<tr data-turn=\"1\"><th>1</th><td>{}</td><td>{}</td><td>9,876</td><td>13</td>",

@@ -486,12 +486,18 @@ fn doctor_says_a_real_server_without_its_projector_cannot_see_images() {
         "4096",
     ]);
     assert_eq!(code, Some(1), "{text}");
-    assert!(text.contains("ok   image request"), "the old check is fooled: {text}");
+    assert!(
+        text.contains("ok   image request"),
+        "the old check is fooled: {text}"
+    );
     assert!(
         text.contains("FAIL vision: the model cannot see images: llama-cpp-python answered a request with a 64x64 image with"),
         "{text}"
     );
     assert!(text.contains("--clip_model_path"), "{text}");
     // without --model: the one model the server lists, as franz run picks it
-    assert!(text.contains(&format!("ok   model: {MODEL} (no --model given")), "{text}");
+    assert!(
+        text.contains(&format!("ok   model: {MODEL} (no --model given")),
+        "{text}"
+    );
 }

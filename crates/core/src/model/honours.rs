@@ -156,7 +156,10 @@ mod tests {
         };
         let s = ScriptedServer::start_with(model_like(blind), llama_cpp("m", false, 8192)).unwrap();
         let seen = image_seen(&client(s.url()), "m");
-        assert!(matches!(seen, ImageSeen::Dropped { with, without } if with == without), "{seen:?}");
+        assert!(
+            matches!(seen, ImageSeen::Dropped { with, without } if with == without),
+            "{seen:?}"
+        );
         let s = ScriptedServer::start_with(model_like(Honours::ALL), llama_cpp("m", true, 8192))
             .unwrap();
         let seen = image_seen(&client(s.url()), "m");
@@ -174,8 +177,8 @@ mod tests {
             temperature: false,
             images: true,
         };
-        let s = ScriptedServer::start_with(model_like(careless), llama_cpp("m", true, 8192))
-            .unwrap();
+        let s =
+            ScriptedServer::start_with(model_like(careless), llama_cpp("m", true, 8192)).unwrap();
         let ignored = ignored_settings(&client(s.url()), "m").unwrap();
         let names: Vec<_> = ignored.iter().map(|i| i.setting).collect();
         assert_eq!(names, ["max_tokens", "stop", "temperature"], "{ignored:?}");

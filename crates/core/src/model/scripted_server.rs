@@ -165,7 +165,9 @@ impl Route {
     fn matches(&self, req: &RecordedRequest) -> bool {
         let path = req.path.split('?').next().unwrap_or("");
         req.method.eq_ignore_ascii_case(&self.method)
-            && path.trim_end_matches('/').ends_with(self.path.trim_end_matches('/'))
+            && path
+                .trim_end_matches('/')
+                .ends_with(self.path.trim_end_matches('/'))
     }
 }
 

@@ -49,9 +49,9 @@ impl ServerKind {
             ServerKind::LlamaCpp => {
                 format!("restart llama-server with -c {tokens} (--ctx-size) or more")
             }
-            ServerKind::LlamaCppPython => format!(
-                "restart python -m llama_cpp.server with --n_ctx {tokens} or more"
-            ),
+            ServerKind::LlamaCppPython => {
+                format!("restart python -m llama_cpp.server with --n_ctx {tokens} or more")
+            }
             ServerKind::Other => format!(
                 "raise the server's context length to at least {tokens} tokens (vLLM: \
                  --max-model-len {tokens})"
@@ -114,7 +114,10 @@ impl ServerInfo {
 /// Asks the server's own endpoints about `model`, llama.cpp's first (its server also answers
 /// an Ollama-style `/api/show`), then LM Studio's, then Ollama's.
 pub fn ask(client: &ModelClient, model: &str) -> ServerInfo {
-    if let Some(info) = client.probe_server("/props", None).and_then(|v| from_props(&v)) {
+    if let Some(info) = client
+        .probe_server("/props", None)
+        .and_then(|v| from_props(&v))
+    {
         return info;
     }
     let lm = client.probe_server("/api/v0/models", None);
@@ -256,7 +259,10 @@ mod tests {
         assert_eq!((vlm.vision, vlm.context), (Some(true), None));
         // a name LM Studio does not list: the only loaded model answers
         let only = from_lm_studio(&v, "qwen3-vl-8b-instruct").unwrap();
-        assert!(only.source.contains("meta-llama-3.1-8b-instruct"), "{only:?}");
+        assert!(
+            only.source.contains("meta-llama-3.1-8b-instruct"),
+            "{only:?}"
+        );
         // vLLM's and llama.cpp's /v1/models have no type
         let vllm = json!({"data": [{"id": "m", "object": "model", "max_model_len": 8192}]});
         assert!(from_lm_studio(&vllm, "m").is_none());

@@ -13,7 +13,8 @@ use super::scripted_wire::tokens;
 use serde_json::{Value, json};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-const LM_STUDIO_MODELS: &str = include_str!("../../tests/fixtures/servers/lm_studio_api_v0_models.json");
+const LM_STUDIO_MODELS: &str =
+    include_str!("../../tests/fixtures/servers/lm_studio_api_v0_models.json");
 const OLLAMA_SHOW: &str = include_str!("../../tests/fixtures/servers/ollama_api_show.json");
 const LLAMA_CPP_PROPS: &str = include_str!("../../tests/fixtures/servers/llama_cpp_props.json");
 
@@ -196,9 +197,12 @@ mod tests {
         let lm: Value = serde_json::from_str(&routes(lm_studio("m-1", "llm", 4096))).unwrap();
         let info = server_info::from_lm_studio(&lm, "m-1").unwrap();
         assert_eq!((info.vision, info.context), (Some(false), Some(4096)));
-        let ol: Value =
-            serde_json::from_str(&routes(ollama("m-2", &["completion", "vision"], Some(8192))))
-                .unwrap();
+        let ol: Value = serde_json::from_str(&routes(ollama(
+            "m-2",
+            &["completion", "vision"],
+            Some(8192),
+        )))
+        .unwrap();
         let info = server_info::from_ollama_show(&ol).unwrap();
         assert_eq!((info.vision, info.context), (Some(true), Some(8192)));
         let ll: Value = serde_json::from_str(&routes(llama_cpp("m-3", true, 16384))).unwrap();

@@ -8,8 +8,8 @@ use franz_core::engine::{SessionHandle, ShownScreenshot};
 use franz_core::event::{Event, EventKind};
 use franz_core::geometry::NormBox;
 use franz_core::observe::StageTimings;
-use serde::Serialize;
 use franz_core::turn_tokens::{Sums, Tally, thousands};
+use serde::Serialize;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 /// The body of `GET /state` (the vision loop's fields, docs/seeds.md, plus franz's).

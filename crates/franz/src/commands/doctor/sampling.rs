@@ -10,10 +10,9 @@ const NAME: &str = "sampling";
 
 pub(super) fn check(client: &ModelClient, model: &str) -> Check {
     match honours::ignored_settings(client, model) {
-        Ok(ignored) if ignored.is_empty() => Check::pass(
-            NAME,
-            "the server honours max_tokens, stop and temperature",
-        ),
+        Ok(ignored) if ignored.is_empty() => {
+            Check::pass(NAME, "the server honours max_tokens, stop and temperature")
+        }
         Ok(ignored) => {
             let names: Vec<&str> = ignored.iter().map(|i| i.setting).collect();
             let evidence: Vec<String> = ignored
@@ -22,7 +21,11 @@ pub(super) fn check(client: &ModelClient, model: &str) -> Check {
                 .collect();
             Check::fail(
                 NAME,
-                format!("the server ignores {}: {}", names.join(", "), evidence.join("; ")),
+                format!(
+                    "the server ignores {}: {}",
+                    names.join(", "),
+                    evidence.join("; ")
+                ),
                 "franz needs them: max_tokens bounds each reply and the context it takes, \
                  temperature 0 makes a run repeatable. Update the server (LM Studio, Ollama, \
                  llama.cpp and vLLM honour them), or check that a proxy in between passes them on",

@@ -76,7 +76,10 @@ pub(super) fn check(
         }
     };
     if need.turn() <= context {
-        let text = format!("one turn needs {what}; the context holds {}", thousands(context));
+        let text = format!(
+            "one turn needs {what}; the context holds {}",
+            thousands(context)
+        );
         return Check::pass(NAME, text);
     }
     let suggest = need.with_history().max(need.turn()).div_ceil(1024) * 1024;
@@ -99,8 +102,8 @@ pub(super) fn check(
 /// The first turn's request, built by the run's strategy under the chosen profile.
 fn need(c: &Config, chosen: &Chosen, screen: PixelRect) -> anyhow::Result<Need> {
     let area = crate::settings::crop(c)?.work_area(screen)?;
-    let image = crate::profiles::size_rule(c, chosen.profile())?
-        .resolve(area.rect.width, area.rect.height);
+    let image =
+        crate::profiles::size_rule(c, chosen.profile())?.resolve(area.rect.width, area.rect.height);
     let rule = crate::profiles::context(chosen.profile(), None).image_tokens;
     let shot = screenshot(area, image)?;
     let mut strategy = c
