@@ -26,62 +26,12 @@ use franz_core::observe::{ImageFormat, RgbaImage, encode_image};
 use std::process::ExitCode;
 use std::time::Duration;
 
+mod check;
 mod sampling;
 mod turn_fit;
 mod vision;
 
-/// One check's outcome.
-struct Check {
-    name: &'static str,
-    ok: bool,
-    /// Passed, with something to look at (it does not fail doctor).
-    warn: bool,
-    detail: String,
-    /// What to do about a failure or a warning.
-    fix: String,
-}
-
-impl Check {
-    fn pass(name: &'static str, detail: impl Into<String>) -> Check {
-        Check {
-            name,
-            ok: true,
-            warn: false,
-            detail: detail.into(),
-            fix: String::new(),
-        }
-    }
-    fn warn(name: &'static str, detail: impl Into<String>, fix: impl Into<String>) -> Check {
-        Check {
-            name,
-            ok: true,
-            warn: true,
-            detail: detail.into(),
-            fix: fix.into(),
-        }
-    }
-    fn fail(name: &'static str, detail: impl Into<String>, fix: impl Into<String>) -> Check {
-        Check {
-            name,
-            ok: false,
-            warn: false,
-            detail: detail.into(),
-            fix: fix.into(),
-        }
-    }
-    fn print(&self) -> std::io::Result<()> {
-        let mark = match (self.ok, self.warn) {
-            (false, _) => "FAIL",
-            (true, true) => "warn",
-            (true, false) => "ok  ",
-        };
-        outln!("{mark} {}: {}", self.name, self.detail)?;
-        if !self.ok || self.warn {
-            outln!("     fix: {}", self.fix)?;
-        }
-        Ok(())
-    }
-}
+use check::Check;
 
 pub fn run(g: &GlobalArgs, a: &DoctorArgs) -> anyhow::Result<ExitCode> {
     let (mut effective, _) = crate::settings::resolve(g, &a.settings.given, None)?;

@@ -2,7 +2,7 @@
 //! franz bounds each reply (and the context it needs) with `max_tokens`, and repeatable runs
 //! need temperature 0 to mean it.
 
-use super::Check;
+use super::check::Check;
 use franz_core::model::ModelClient;
 use franz_core::model::honours;
 

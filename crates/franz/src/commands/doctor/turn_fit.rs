@@ -3,7 +3,7 @@
 //! estimates it (`model/context.rs`), plus the reply's `max_tokens`. Where it does not, the
 //! numbers and the setting to raise in the server's own words (`ServerKind::raise_context`).
 
-use super::Check;
+use super::check::Check;
 use crate::profiles::Chosen;
 use franz_core::config::Config;
 use franz_core::geometry::{ImageSize, WorkArea};

@@ -2,7 +2,7 @@
 //! what a request with a small image costs against the same request without it
 //! (`honours::image_seen`): a server that drops images silently answers both alike.
 
-use super::Check;
+use super::check::Check;
 use franz_core::model::ModelClient;
 use franz_core::model::honours::{self, ImageSeen};
 use franz_core::model::server_info::ServerInfo;
