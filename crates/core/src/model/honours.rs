@@ -9,8 +9,8 @@ use crate::observe::{ImageFormat, RgbaImage, encode_image};
 
 /// The fewest prompt tokens an image adds where the model sees it: a 64x64 image is 4 tokens
 /// for Qwen2.5-VL after its 56x56 minimum, 256 for Gemma 3, 576 for LLaVA, and vision
-/// markers come on top. A server that drops the image adds none (llama-cpp-python without a
-/// projector: 15 prompt tokens with or without it, 98 with one).
+/// markers come on top. A server that drops the image adds none (llama-cpp-python with Gemma 3
+/// 270M and no projector: 20 prompt tokens with the image or without it; 103 and 20 with one).
 pub const MIN_IMAGE_TOKENS: u64 = 4;
 
 /// What comparing a request with an image to the same request without one showed.
