@@ -6,7 +6,7 @@
 # actions are noise. What it tests is the protocol: the server's chat template, its errors,
 # streaming, images and its context limit.
 #
-# Usage: scripts/model-server.sh [--build-only] [--ctx N] [--foreground] [--parent PID]
+# Usage: scripts/model-server.sh [--build-only] [--ctx N] [--no-projector] [--foreground] [--parent PID]
 #   Installs what is missing (a first run builds llama.cpp from source: about 15 minutes on 2
 #   cores; later runs reuse the kept wheel, model and projector: about a minute, or seconds),
 #   starts the server on a free loopback port and prints, ready for `eval`:
@@ -16,6 +16,8 @@
 #   The server runs in the background until `kill $FRANZ_MODEL_SERVER_PID`; with --foreground it
 #   runs in this terminal instead. --ctx sets its context length (a multiple of 256; default 4096).
 #   --parent PID stops the server when process PID ends (a test binary that started it).
+#   --no-projector starts it without the image projector: it then drops the image parts of a
+#   request and answers 200, as a server serving a text model does (`franz doctor` must say so).
 # Everything built is kept in ${FRANZ_MODEL_CACHE:-~/.cache/franz/model-server}, outside the
 # repository: the venv, the llama-cpp-python wheel, the model and the projector.
 set -euo pipefail
@@ -27,11 +29,13 @@ model_id="gemma-3-270m"
 ctx=4096
 build_only=0
 foreground=0
+projector=1
 parent=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --build-only) build_only=1 ;;
     --foreground) foreground=1 ;;
+    --no-projector) projector=0 ;;
     --ctx) ctx="${2:?--ctx needs a number}"; shift ;;
     --parent) parent="${2:?--parent needs a process id}"; shift ;;
     *) echo "model-server.sh: unknown argument $1 (see the comment at the top)" >&2; exit 2 ;;
@@ -115,8 +119,9 @@ free_port() {
 server_args() {
   # --logits_all false: otherwise it keeps n_ctx x vocabulary floats (gigabytes for Gemma).
   # --n_threads: every core (the server's default is half of them).
-  echo --model "$cache/$model_id.gguf" --model_alias "$model_id" \
-    --clip_model_path "$cache/mmproj-gemma3-random.gguf" --chat_format mtmd \
+  local images=(--clip_model_path "$cache/mmproj-gemma3-random.gguf" --chat_format mtmd)
+  [ "$projector" = 1 ] || images=()
+  echo --model "$cache/$model_id.gguf" --model_alias "$model_id" "${images[@]}" \
     --n_ctx "$ctx" --logits_all false --n_threads "$(nproc)" --n_threads_batch "$(nproc)" \
     --host 127.0.0.1 --port "$1"
 }

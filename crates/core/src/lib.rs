@@ -26,9 +26,11 @@ pub mod placeholder;
 pub mod policy;
 pub mod profile;
 pub mod report;
+pub mod report_tokens;
 pub mod runlog;
 pub mod scenario;
 pub mod strategy;
+pub mod turn_tokens;
 
 pub use action::{Action, ActionError, ActionKind, ActionResult, ErrorKind, Warning};
 pub use geometry::{Crop, ImageSize, NormBox, NormPoint, SizeRule, Target, WorkArea};

@@ -116,6 +116,7 @@ pub fn build(log: &RunLog) -> String {
         secs(totals.model_ms),
         secs(totals.agent_ms)
     );
+    h.push_str(&crate::report_tokens::section(&log.events));
     h.push_str("<h2>Timeline</h2>");
     for t in &log.turns {
         turn(&mut h, log, t);

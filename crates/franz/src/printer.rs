@@ -3,7 +3,9 @@
 //! reply shows as it comes on one line that updates in place (`model_delta`), cleared before
 //! the next line; elsewhere deltas print nothing. What the model, the server or the task said
 //! is shown cleaned (`terminal::clean`): franz's own codes are the only ones that reach the
-//! terminal.
+//! terminal. A model's reply line carries the call's tokens (`franz_core::turn_tokens`): the
+//! image's and the request's as franz estimated them, and the server's count where it reported
+//! one.
 
 use franz_core::action::ActionResult;
 use franz_core::event::{Event, EventKind};
@@ -24,6 +26,8 @@ pub struct Live {
     terminal: bool,
     /// The reply streamed so far in this model call; `None` while nothing streams.
     text: Option<String>,
+    /// Pairs each reply with its request, for the reply line's token figures.
+    tokens: franz_core::turn_tokens::Tally,
 }
 
 impl Live {
@@ -31,6 +35,7 @@ impl Live {
         Self {
             terminal,
             text: None,
+            tokens: Default::default(),
         }
     }
 
@@ -52,7 +57,8 @@ impl Live {
         if self.text.take().is_some() {
             write!(out, "\r\x1b[K")?;
         }
-        match line(e) {
+        let call = self.tokens.push(e);
+        match line(e, call.as_ref()) {
             Some(line) => writeln!(out, "{}", crate::terminal::clean(&line)),
             None => Ok(()),
         }
@@ -73,7 +79,8 @@ fn short(s: &str, n: usize) -> String {
     }
 }
 
-fn line(e: &Event) -> Option<String> {
+/// The line of `e`; a reply's carries `call`'s tokens.
+fn line(e: &Event, call: Option<&franz_core::turn_tokens::CallTokens>) -> Option<String> {
     let t = e.turn;
     Some(match &e.kind {
         EventKind::RunStarted {
@@ -107,9 +114,10 @@ fn line(e: &Event) -> Option<String> {
         EventKind::ModelReply {
             ms, story, actions, ..
         } => format!(
-            "turn {t}: model answered in {:.1} s with {} action(s){}",
+            "turn {t}: model answered in {:.1} s with {} action(s) ({}){}",
             ms / 1000.0,
             actions.len(),
+            call.map(|c| c.line()).unwrap_or_default(),
             story
                 .as_ref()
                 .map(|s| format!(": {}", short(s, 80)))
@@ -219,6 +227,41 @@ mod tests {
         assert_eq!(
             out,
             "\r\x1b[Kturn 2: model: I see\r\x1b[Kturn 2: model: I see a button\r\x1b[Kturn 2: note: n\n"
+        );
+    }
+
+    #[test]
+    fn a_reply_line_carries_its_requests_tokens_and_the_servers_count() {
+        let mut live = Live::new(false);
+        let mut out = Vec::new();
+        let request = EventKind::ModelRequest {
+            model: "qwen3-vl-8b-instruct".into(),
+            attempt: 1,
+            messages: 2,
+            images: 1,
+            bytes: 9000,
+            reason: None,
+            image: None,
+            image_tokens: 1196,
+            estimated_tokens: 1530,
+            context_tokens: None,
+        };
+        let reply = EventKind::ModelReply {
+            ms: 1200.0,
+            text: "click".into(),
+            story: Some("I click OK.".into()),
+            actions: vec![],
+            bboxes: vec![],
+            prompt_tokens: Some(1604),
+            completion_tokens: Some(31),
+        };
+        for kind in [request, reply] {
+            live.print(&Event::now(3, kind), &mut out).unwrap();
+        }
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            "turn 3: model answered in 1.2 s with 0 action(s) (image 1,196 tokens, request ~1,530 \
+             (franz's estimate), server: 1,604 prompt + 31 completion): I click OK.\n"
         );
     }
 

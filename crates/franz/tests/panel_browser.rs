@@ -2,7 +2,9 @@
 //! on a sandbox: the screenshot follows the turns, the pause and resume buttons steer the
 //! engine, approve mode waits for the approve button, and in panel-annotation mode the loop
 //! advances only once the page has drawn and posted its annotated image; with `--stream` the
-//! page shows the reply as it streams in, without fetching `/state` or the screenshot again.
+//! page shows the reply as it streams in, without fetching `/state` or the screenshot again;
+//! each call's tokens (franz's estimate and the server's `usage`) show in the three places a
+//! person looks: the terminal's turn line, the page, and the run's report.
 
 #[path = "common/browser.rs"]
 mod browser;
@@ -210,4 +212,96 @@ fn with_stream_the_page_shows_the_reply_as_it_streams_without_refetching_state_o
     );
     assert_eq!(later["shot"], 1, "the screenshot of turn 1, once");
     assert_eq!(run.wait_exit().code(), Some(0), "{}", run.stderr_text());
+}
+
+/// The `model_request` event of `turn` in a run directory: (image tokens, estimated tokens).
+fn estimate_of(run_dir: &std::path::Path, turn: u64) -> (u64, u64) {
+    let text = std::fs::read_to_string(run_dir.join("events.jsonl")).unwrap();
+    let e: serde_json::Value = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find(|e| e["event"] == "model_request" && e["turn"] == turn)
+        .expect("a model_request event");
+    let n = |k: &str| e[k].as_u64().unwrap();
+    (n("image_tokens"), n("estimated_tokens"))
+}
+
+fn thousands(n: u64) -> String {
+    franz_core::turn_tokens::thousands(n)
+}
+
+#[test]
+fn each_turns_tokens_show_on_the_terminal_line_in_the_panel_and_in_the_report() {
+    // turn 1: a server that counts 9,876 prompt tokens; turn 2: its own count
+    let script = Script::list([
+        ScriptedReply::text(CLICK).usage(9876, 13),
+        ScriptedReply::text("done(\"counted\")\nAll done."),
+    ]);
+    let mut run = PanelRun::start(script, &["--panel", "--approve"]);
+    let b = Browser::start();
+    b.goto(&run.url);
+    b.wait_body("awaiting", |s| s == "approval");
+    let shown = b.js("return document.getElementById('tokens').textContent");
+    let shown = shown.as_str().unwrap_or("").to_string();
+    b.click("#approve");
+    b.wait_body("turn", |t| t == "2");
+    b.wait_body("awaiting", |s| s == "approval");
+    b.click("#approve");
+    assert_eq!(run.wait_exit().code(), Some(0), "{}", run.stderr_text());
+    let run_dir = std::fs::read_dir(run.runs.path())
+        .unwrap()
+        .map(|d| d.unwrap().path())
+        .find(|p| p.join("events.jsonl").exists())
+        .expect("a run directory");
+    let (image, estimate) = estimate_of(&run_dir, 1);
+    assert!(image > 0 && estimate > image, "{image} of {estimate}");
+    let figures = format!(
+        "image {} tokens, request ~{} (franz's estimate), server: 9,876 prompt + 13 completion",
+        thousands(image),
+        thousands(estimate)
+    );
+    // the panel, while turn 1 waits for approval
+    assert_eq!(shown, format!("last call: {figures}"));
+    // the terminal's turn line
+    let line = loop {
+        let l = run
+            .stderr
+            .recv_timeout(panel::TIMEOUT)
+            .expect("no turn 1 reply line on stderr");
+        if l.starts_with("turn 1: model answered") {
+            break l;
+        }
+    };
+    assert!(line.contains(&format!("({figures})")), "{line}");
+    // the report: per turn, totals, the chart and the gap note (9,876 is far from the estimate)
+    let html = run_dir.join("report.html");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_franz"))
+        .args([
+            "report",
+            run_dir.to_str().unwrap(),
+            "-o",
+            html.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = std::fs::read_to_string(&html).unwrap();
+    let row = format!(
+        "<tr data-turn=\"1\"><th>1</th><td>{}</td><td>{}</td><td>9,876</td><td>13</td>",
+        thousands(image),
+        thousands(estimate)
+    );
+    assert!(report.contains(&row), "{row} not in the report");
+    assert!(report.contains("<tr data-turn=\"2\">"));
+    assert!(report.contains("<tr class=\"total\"><th>total</th>"));
+    assert!(report.contains("<svg id=\"token-chart\""));
+    assert_eq!(report.matches("<rect class=\"server\"").count(), 2);
+    assert!(
+        report.contains("franz's estimate and the server's count differ by"),
+        "no gap note"
+    );
 }

@@ -10,7 +10,9 @@
 //!   (the next turn's request carries each error's words);
 //! - no run ends "done" unless the reply said done; every executed pointer action's point is
 //!   two numbers the reply wrote;
-//! - `franz doctor` against it is all ok, the context length included.
+//! - `franz doctor` against it is all ok, the context length included; against the same server
+//!   started without its projector (which then drops images and answers 200), doctor says the
+//!   model cannot see images.
 //!
 //! The server: `FRANZ_MODEL_SERVER_URL` and `FRANZ_MODEL_SERVER_LOG` (`.ci/run` starts one with
 //! the script), else the test starts one with the script when it is built (or when `CI` is
@@ -74,9 +76,15 @@ fn find_or_start() -> Option<Server> {
     if !built && std::env::var("CI").is_err() {
         return None;
     }
+    Some(start_server(&[]))
+}
+
+/// Starts a server of its own with the script and `args`; it stops when this process ends.
+fn start_server(args: &[&str]) -> Server {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/model-server.sh");
     let out = Command::new("bash")
         .arg(script)
+        .args(args)
         .args(["--parent", &std::process::id().to_string()])
         .stderr(Stdio::inherit())
         .output()
@@ -90,10 +98,10 @@ fn find_or_start() -> Option<Server> {
             .map(str::to_string)
             .unwrap_or_else(|| panic!("the script printed no {key}: {exports}"))
     };
-    Some(Server {
+    Server {
         url: get("FRANZ_MODEL_SERVER_URL"),
         log: get("FRANZ_MODEL_SERVER_LOG").into(),
-    })
+    }
 }
 
 /// One franz process at a time talks to the server, so that each one's lines of the server's
@@ -447,6 +455,9 @@ fn doctor_against_the_real_server_is_all_ok_and_names_its_context_length() {
     assert_eq!(code, Some(0), "{text}");
     assert!(!text.contains("FAIL"), "{text}");
     assert!(text.contains("ok   image request"), "{text}");
+    // no capability endpoint: the image's prompt tokens show that the model sees it
+    assert!(text.contains("ok   vision: a 64x64 image added"), "{text}");
+    assert!(text.contains("ok   sampling: the server honours"), "{text}");
     let ctx = std::env::var("FRANZ_MODEL_SERVER_CTX").unwrap_or_else(|_| "4096".into());
     assert!(
         text.contains(&format!(
@@ -455,4 +466,38 @@ fn doctor_against_the_real_server_is_all_ok_and_names_its_context_length() {
         "{text}"
     );
     assert!(text.contains("checks passed"), "{text}");
+}
+
+#[test]
+fn doctor_says_a_real_server_without_its_projector_cannot_see_images() {
+    // its own server: the same model, no projector
+    if server().is_none() {
+        return;
+    }
+    let blind = start_server(&["--no-projector"]);
+    let _one = one_at_a_time();
+    // the context is given, which spares the long prompt that would probe it
+    let (code, text) = franz(&[
+        "--sandbox=640x480",
+        "doctor",
+        "--api-url",
+        &blind.url,
+        "--context-tokens",
+        "4096",
+    ]);
+    assert_eq!(code, Some(1), "{text}");
+    assert!(
+        text.contains("ok   image request"),
+        "the old check is fooled: {text}"
+    );
+    assert!(
+        text.contains("FAIL vision: the model cannot see images: llama-cpp-python answered a request with a 64x64 image with"),
+        "{text}"
+    );
+    assert!(text.contains("--clip_model_path"), "{text}");
+    // without --model: the one model the server lists, as franz run picks it
+    assert!(
+        text.contains(&format!("ok   model: {MODEL} (no --model given")),
+        "{text}"
+    );
 }

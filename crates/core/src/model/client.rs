@@ -212,6 +212,12 @@ impl Endpoint {
     pub fn models(&self) -> String {
         format!("{}/models", self.base)
     }
+
+    /// The server's root: the base without its `/v1` (where llama.cpp's `/props`, LM Studio's
+    /// `/api/v0` and Ollama's `/api` live).
+    pub fn root(&self) -> &str {
+        self.base.strip_suffix("/v1").unwrap_or(&self.base)
+    }
 }
 
 /// The models a server offers ([`ModelClient::served_models`]).
@@ -521,6 +527,29 @@ impl ModelClient {
             Ok(ServedModels { listed, loaded })
         });
         probed.unwrap_or_default()
+    }
+
+    /// `GET {root}{path}` (e.g. `/props`), or `POST` of `body` when given (Ollama's
+    /// `/api/show`), as a probe: once, without retries, for at most [`PROBE_TIMEOUT`], with
+    /// [`PROBE_HEADER`] "server"; its JSON body, `None` on any failure (`model/server_info.rs`).
+    pub fn probe_server(&self, path: &str, body: Option<&Value>) -> Option<Value> {
+        let url = format!("{}{path}", self.endpoint.root());
+        let probed = self.drive(self.cancel.as_ref(), async {
+            let Some(body) = body else {
+                return Ok(self.probe_get(&url, "server").await);
+            };
+            let mut rb = self.http.post(&url).header(PROBE_HEADER, "server");
+            if let Some(key) = &self.cfg.api_key {
+                rb = rb.bearer_auth(key);
+            }
+            let resp = match rb.json(body).timeout(PROBE_TIMEOUT).send().await {
+                Ok(r) if r.status().is_success() => r,
+                _ => return Ok(None),
+            };
+            let bytes = self.read_body(resp, Instant::now()).await.ok();
+            Ok(bytes.and_then(|b| serde_json::from_slice(&b).ok()))
+        });
+        probed.ok().flatten()
     }
 
     /// One GET with [`PROBE_HEADER`] set to `what`: its JSON body, `None` on any failure;

@@ -9,11 +9,14 @@ pub mod client;
 pub mod context;
 pub mod context_probe;
 pub mod error;
+pub mod honours;
 pub mod memory;
 pub mod refusal;
 pub mod sanitize;
 pub mod scripted_server;
 mod scripted_wire;
+pub mod server_info;
+pub mod server_shapes;
 pub mod sse;
 pub mod types;
 
@@ -27,8 +30,8 @@ pub use error::ModelError;
 pub use memory::{Canned, MemoryModel};
 pub use refusal::Refusal;
 pub use scripted_server::{
-    ContextReport, Fault, OverflowStyle, RecordedRequest, Script, ScriptedReply, ScriptedServer,
-    ServerOptions, Step,
+    ContextReport, Fault, OverflowStyle, RecordedRequest, Route, Script, ScriptedReply,
+    ScriptedServer, ServerOptions, Step,
 };
 pub use types::{
     ChatRequest, Content, ContentPart, Message, Reply, Role, Tool, ToolCall, ToolChoice, Usage,

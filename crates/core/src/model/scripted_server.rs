@@ -16,7 +16,10 @@
 //!   and so is the moment a client closes a connection the server still holds open
 //!   ([`ScriptedServer::wait_for_hangup`]): a thread per connection watches for it, and a
 //!   delay, a hang or a stall ends when it happens;
-//! - `GET .../models` lists [`ServerOptions::models`];
+//! - `GET .../models` lists [`ServerOptions::models`]; other endpoints answer as
+//!   [`ServerOptions::routes`] say (a real server's own API);
+//! - each reply's `usage` counts the request's prompt by the server's own rule
+//!   ([`prompt_tokens`]) unless the reply says otherwise ([`ScriptedReply::usage`]);
 //! - a context window ([`ServerOptions::context_tokens`]): a chat request whose prompt (counted
 //!   by the server's own rule, [`prompt_tokens`]) does not fit is refused with a llama.cpp- or
 //!   vLLM-style error body ([`OverflowStyle`]), and the length is reported where
@@ -135,6 +138,37 @@ pub struct ServerOptions {
     pub overflow_style: OverflowStyle,
     /// Where the server says `context_tokens`.
     pub context_report: ContextReport,
+    /// Fixed answers to other endpoints, asked before any other (a real server's own API,
+    /// e.g. LM Studio's `GET /api/v0/models`: `model/server_shapes.rs`).
+    pub routes: Vec<Route>,
+}
+
+/// A fixed answer to one endpoint: `method` and a path the request's ends with (query aside).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Route {
+    pub method: String,
+    pub path: String,
+    pub status: u16,
+    pub body: String,
+}
+
+impl Route {
+    /// 200 with `body` as JSON.
+    pub fn json(method: &str, path: &str, body: &Value) -> Route {
+        Route {
+            method: method.into(),
+            path: path.into(),
+            status: 200,
+            body: body.to_string(),
+        }
+    }
+    fn matches(&self, req: &RecordedRequest) -> bool {
+        let path = req.path.split('?').next().unwrap_or("");
+        req.method.eq_ignore_ascii_case(&self.method)
+            && path
+                .trim_end_matches('/')
+                .ends_with(self.path.trim_end_matches('/'))
+    }
 }
 
 /// How an over-long request is refused.
@@ -168,6 +202,7 @@ impl Default for ServerOptions {
             context_tokens: None,
             overflow_style: OverflowStyle::default(),
             context_report: ContextReport::default(),
+            routes: Vec::new(),
         }
     }
 }
@@ -511,6 +546,9 @@ fn serve(
     if st.stop.load(Ordering::SeqCst) {
         return Ok(());
     }
+    if let Some(r) = st.opts.routes.iter().find(|r| r.matches(req)) {
+        return respond(out, r.status, "application/json", &r.body, &[]);
+    }
     if req.method == "GET" && req.path.trim_end_matches('/').ends_with("/models") {
         return respond(out, 200, "application/json", &models_body(&st.opts), &[]);
     }
@@ -535,10 +573,13 @@ fn serve(
         let body = r#"{"error":{"message":"not found: the scripted server serves POST /v1/chat/completions and GET /v1/models"}}"#;
         return respond(out, 404, "application/json", body, &[]);
     }
-    let Some(step) = st.script.next(req) else {
+    let Some(mut step) = st.script.next(req) else {
         let body = r#"{"error":{"message":"scripted server: the script is exhausted"}}"#;
         return respond(out, 500, "application/json", body, &[]);
     };
+    if step.reply.prompt_tokens.is_none() {
+        step.reply.prompt_tokens = req.json.as_ref().map(prompt_tokens);
+    }
     if !step.delay.is_zero() && !st.sleep(step.delay, index) {
         return Ok(());
     }

@@ -18,6 +18,11 @@ pub struct ScriptedReply {
     /// A streamed reply pauses this long once its content up to the end of the first
     /// `marker` has been sent (the marker should end a token: a space or newline).
     pub pause: Option<(String, std::time::Duration)>,
+    /// The `usage` the server reports: prompt tokens (default: the server's own count of the
+    /// request, `prompt_tokens`) and completion tokens (default: a quarter of the content's
+    /// characters, plus one).
+    pub prompt_tokens: Option<u64>,
+    pub completion_tokens: Option<u64>,
 }
 
 impl ScriptedReply {
@@ -42,6 +47,12 @@ impl ScriptedReply {
     }
     pub fn finish_reason(mut self, r: impl Into<String>) -> Self {
         self.finish_reason = Some(r.into());
+        self
+    }
+    /// Reports this `usage` (as a server that counts differently from franz would).
+    pub fn usage(mut self, prompt: u64, completion: u64) -> Self {
+        self.prompt_tokens = Some(prompt);
+        self.completion_tokens = Some(completion);
         self
     }
     /// Streamed, pauses for `d` after the content up to the end of the first `marker`.
@@ -85,9 +96,12 @@ impl ScriptedReply {
         }
     }
 
-    fn usage(&self) -> Value {
-        let completion = (self.content.len() / 4 + 1) as u64;
-        json!({"prompt_tokens": 100, "completion_tokens": completion, "total_tokens": 100 + completion})
+    fn usage_json(&self) -> Value {
+        let prompt = self.prompt_tokens.unwrap_or(100);
+        let completion = self
+            .completion_tokens
+            .unwrap_or((self.content.len() / 4 + 1) as u64);
+        json!({"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion})
     }
 }
 
@@ -114,7 +128,7 @@ pub fn chat_json(r: &ScriptedReply) -> Value {
         "created": 0,
         "model": "scripted-model",
         "choices": [{"index": 0, "message": msg, "finish_reason": r.finish()}],
-        "usage": r.usage(),
+        "usage": r.usage_json(),
     })
 }
 
@@ -178,7 +192,7 @@ pub fn sse_events(r: &ScriptedReply) -> Vec<String> {
     ev.push(chunk(json!({}), Some(&r.finish())));
     ev.push(
         json!({"id": "chatcmpl-scripted", "object": "chat.completion.chunk", "choices": [],
-               "usage": r.usage()})
+               "usage": r.usage_json()})
         .to_string(),
     );
     ev

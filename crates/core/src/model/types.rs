@@ -26,6 +26,9 @@ pub struct ChatRequest {
     pub tool_choice: Option<ToolChoice>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub stream: bool,
+    /// Strings that end the reply (`franz doctor` checks that the server honours them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<Vec<String>>,
 }
 
 impl ChatRequest {
@@ -39,6 +42,7 @@ impl ChatRequest {
             tools: Vec::new(),
             tool_choice: None,
             stream: false,
+            stop: None,
         }
     }
 

@@ -5,12 +5,17 @@
 //! - screen capture, and whether it uses MIT-SHM (`Desktop::describe`);
 //! - input injection: a click through the desktop's input into a witness window, which must
 //!   see the press and the release;
-//! - the model server: `/models` answers, the configured model is listed, a request with a
-//!   one-pixel image is accepted, and the model's context length (where the server says it, or
-//!   llama-cpp-python's refusal of a longer prompt says it; unknown is not a failure).
+//! - the model server: `/models` answers, the model is listed (without `--model`, the model
+//!   is chosen as `franz run` chooses it: `profiles::served`), a request with a one-pixel image
+//!   is accepted, and the model's context length (where the server says it, or
+//!   llama-cpp-python's refusal of a longer prompt says it; unknown is not a failure);
+//! - the model sees images (`doctor/vision.rs`), one turn fits the context at the profile's
+//!   image size (`doctor/turn_fit.rs`), and the server honours `max_tokens`, `stop` and
+//!   `temperature` (`doctor/sampling.rs`), each with the fix in the server's own words;
+//! - the profile, with a warning where the model id names none.
 //!
 //! It honours the global flags and the run configuration (`--api-url`, `--model`, environment,
-//! config file). Exit 0 when every check passes, 1 otherwise.
+//! config file). Exit 0 when every check passes (warnings do not fail), 1 otherwise.
 
 use crate::cli::{DoctorArgs, GlobalArgs};
 use crate::setup;
@@ -21,50 +26,19 @@ use franz_core::observe::{ImageFormat, RgbaImage, encode_image};
 use std::process::ExitCode;
 use std::time::Duration;
 
-/// One check's outcome.
-struct Check {
-    name: &'static str,
-    ok: bool,
-    detail: String,
-    /// What to do about a failure.
-    fix: String,
-}
+mod check;
+mod sampling;
+mod turn_fit;
+mod vision;
 
-impl Check {
-    fn pass(name: &'static str, detail: impl Into<String>) -> Check {
-        Check {
-            name,
-            ok: true,
-            detail: detail.into(),
-            fix: String::new(),
-        }
-    }
-    fn fail(name: &'static str, detail: impl Into<String>, fix: impl Into<String>) -> Check {
-        Check {
-            name,
-            ok: false,
-            detail: detail.into(),
-            fix: fix.into(),
-        }
-    }
-    fn print(&self) -> std::io::Result<()> {
-        let mark = if self.ok { "ok  " } else { "FAIL" };
-        outln!("{mark} {}: {}", self.name, self.detail)?;
-        if !self.ok {
-            outln!("     fix: {}", self.fix)?;
-        }
-        Ok(())
-    }
-}
+use check::Check;
 
 pub fn run(g: &GlobalArgs, a: &DoctorArgs) -> anyhow::Result<ExitCode> {
     let (mut effective, _) = crate::settings::resolve(g, &a.settings.given, None)?;
     let what = "checks that input reaches the screen and where clicks land";
     crate::acting::refuse_dry_run(&effective, "doctor", what)?;
-    let mut checks = desktop_checks(g);
-    let mut served = Vec::new();
-    checks.extend(model_checks(&effective.config, &mut served));
-    checks.push(profile_check(&mut effective, served));
+    let (mut checks, screen) = desktop_checks(g);
+    checks.extend(server_checks(&mut effective, screen));
     for c in &checks {
         c.print()?;
     }
@@ -78,7 +52,9 @@ pub fn run(g: &GlobalArgs, a: &DoctorArgs) -> anyhow::Result<ExitCode> {
     }
 }
 
-fn desktop_checks(g: &GlobalArgs) -> Vec<Check> {
+/// The checks of the display, capture, input and calibration; with the monitor's rectangle
+/// when a desktop opened.
+fn desktop_checks(g: &GlobalArgs) -> (Vec<Check>, Option<franz_desktop::PixelRect>) {
     let what = if g.sandbox.is_some() {
         "sandbox"
     } else {
@@ -96,11 +72,12 @@ fn desktop_checks(g: &GlobalArgs) -> Vec<Check> {
             } else {
                 "set DISPLAY to a running X server, or pass --sandbox to run on a virtual one"
             };
-            return vec![
+            let checks = vec![
                 Check::fail(what, format!("{e:#}"), fix),
                 Check::fail("capture", "skipped: no desktop", "fix the display first"),
                 Check::fail("input", "skipped: no desktop", "fix the display first"),
             ];
+            return (checks, None);
         }
     };
     let describe = session.desktop.describe();
@@ -126,7 +103,7 @@ fn desktop_checks(g: &GlobalArgs) -> Vec<Check> {
     });
     out.push(input_check(&mut session));
     out.push(calibration_check(&mut session, g));
-    out
+    (out, Some(session.desktop.monitor().rect))
 }
 
 /// The short calibration: a 3x3 grid on the monitor in use (`franz calibrate` runs 5x5 on
@@ -264,45 +241,94 @@ fn input_check(_session: &mut setup::Session) -> Check {
     Check::pass("input", "not checked on this OS (no witness window)")
 }
 
-/// The profile `--profile` selects, and why (with `auto`, from the model setting or the ids
-/// the server listed).
-fn profile_check(effective: &mut franz_core::config::Effective, served: Vec<String>) -> Check {
-    match crate::profiles::choose(effective, served) {
-        Ok(c) => Check::pass(
-            "profile",
-            format!("{} ({})", c.selection.profile.name, c.selection.reason),
-        ),
-        Err(e) => Check::fail(
-            "profile",
-            e.to_string(),
-            "pass --profile auto, a name from `franz profiles`, or a profile file",
-        ),
+/// The model server's checks, on the configuration as `franz run` would make it: the model
+/// chosen the same way (`profiles::served`), the profile selected and applied, then the
+/// server's, the model's and the turn's checks on that.
+fn server_checks(
+    effective: &mut franz_core::config::Effective,
+    screen: Option<franz_desktop::PixelRect>,
+) -> Vec<Check> {
+    let client = match model_client(&effective.config) {
+        Ok(client) => client,
+        Err(e) => {
+            let fix = "pass a valid --api-url (e.g. http://localhost:1234/v1)";
+            return vec![Check::fail("model server", e.to_string(), fix)];
+        }
+    };
+    let given = effective.config.model.clone();
+    let served = crate::profiles::served(effective, &client);
+    let picked = (effective.config.model != given).then(|| effective.config.model.clone());
+    let mut out = model_checks(&effective.config, &client, picked.as_deref());
+    if out.iter().any(|c| c.name == "model server" && !c.ok) {
+        return out;
     }
+    let (context, known) = context_check(&client, &effective.config);
+    out.push(context);
+    let chosen = match crate::profiles::choose(effective, served) {
+        Ok(chosen) => chosen,
+        Err(e) => {
+            let fix = "pass --profile auto, a name from `franz profiles`, or a profile file";
+            out.push(Check::fail("profile", format!("{e:#}"), fix));
+            return out;
+        }
+    };
+    out.push(profile_check(&effective.config, &chosen));
+    let c = &effective.config;
+    let info = franz_core::model::server_info::ask(&client, &c.model);
+    out.push(vision::check(&client, &c.model, &info));
+    out.push(turn_fit::check(c, &chosen, screen, &info, known));
+    out.push(sampling::check(&client, &c.model));
+    out
 }
 
-fn model_checks(c: &Config, served: &mut Vec<String>) -> Vec<Check> {
-    // a check answers quickly: a short connect, no retries, and never an unbounded request
+/// The profile `--profile` selects, and why (with `auto`, from the model setting or the one
+/// model the server serves); a warning where the model id names no profile, so that franz's
+/// own 0..1000 prompt would be used.
+fn profile_check(c: &Config, chosen: &crate::profiles::Chosen) -> Check {
+    let s = &chosen.selection;
+    let detail = format!("{} ({})", s.profile.name, s.reason);
+    // profile::select says so in these words when auto matched nothing (profile/mod.rs)
+    if !s.reason.starts_with("auto: no ") {
+        return Check::pass("profile", detail);
+    }
+    let names: Vec<String> = franz_core::profile::builtin()
+        .into_iter()
+        .map(|p| p.name)
+        .filter(|n| n != &s.profile.name)
+        .collect();
+    Check::warn(
+        "profile",
+        format!(
+            "{detail}: the model id {:?} names no profile, so franz sends its own 0..1000 prompt",
+            c.model
+        ),
+        format!(
+            "if the model is one of these families, pick its profile with --profile NAME \
+             (or profile = \"NAME\" in the config file): {}; `franz profiles` lists them",
+            names.join(", ")
+        ),
+    )
+}
+
+/// The doctor's client: a short connect, no retries, and never an unbounded request.
+fn model_client(c: &Config) -> Result<ModelClient, franz_core::model::ModelError> {
     let timeout = if c.timeout > 0.0 {
         c.timeout
     } else {
         Config::defaults().timeout
     };
-    let client = match ModelClient::new(ClientConfig {
+    ModelClient::new(ClientConfig {
         connect_timeout: Duration::from_secs_f64(c.connect_timeout.min(5.0)),
         timeout: Duration::from_secs_f64(timeout),
         retries: 0,
         backoff: Duration::from_millis(200),
         ..ClientConfig::from_config(c)
-    }) {
-        Ok(client) => client,
-        Err(e) => {
-            return vec![Check::fail(
-                "model server",
-                e.to_string(),
-                "pass a valid --api-url (e.g. http://localhost:1234/v1)",
-            )];
-        }
-    };
+    })
+}
+
+/// `/models` answers, the model is listed (`picked`: chosen as the only one the server lists,
+/// no `--model` given), and a request with an image is accepted.
+fn model_checks(c: &Config, client: &ModelClient, picked: Option<&str>) -> Vec<Check> {
     let url = client.endpoint().models();
     let models = match client.list_models() {
         Ok(m) => m,
@@ -322,12 +348,14 @@ fn model_checks(c: &Config, served: &mut Vec<String>) -> Vec<Check> {
             ];
         }
     };
-    served.clone_from(&models);
     let mut out = vec![Check::pass(
         "model server",
         format!("{url} lists {} model(s)", models.len()),
     )];
-    if models.iter().any(|m| m == &c.model) {
+    if let Some(id) = picked {
+        let how = "no --model given: the only model the server lists, as franz run picks it";
+        out.push(Check::pass("model", format!("{id} ({how})")));
+    } else if models.iter().any(|m| m == &c.model) {
         out.push(Check::pass("model", format!("{} is listed", c.model)));
     } else {
         out.push(Check::fail(
@@ -344,27 +372,26 @@ fn model_checks(c: &Config, served: &mut Vec<String>) -> Vec<Check> {
             "load the model in your server, or pass --model with one of the listed names",
         ));
     }
-    out.push(image_check(&client, c));
-    out.push(context_check(&client, c));
+    out.push(image_check(client, c));
     out
 }
 
 /// The model's context length: the `context_tokens` setting, else where the server says it
 /// (llama.cpp's `/props`, vLLM's or LM Studio's model lists), else llama-cpp-python's refusal
 /// of a prompt longer than any context (`model/context_probe.rs`). Unknown is not a failure:
-/// a run then learns it from the server's first refusal.
-fn context_check(client: &ModelClient, c: &Config) -> Check {
+/// a run then learns it from the server's first refusal. Returns the length too.
+fn context_check(client: &ModelClient, c: &Config) -> (Check, Option<u64>) {
     const NAME: &str = "context";
     if c.context_tokens > 0 {
         let text = format!("{} tokens (the context_tokens setting)", c.context_tokens);
-        return Check::pass(NAME, text);
+        return (Check::pass(NAME, text), Some(c.context_tokens));
     }
     let said = client.context_length(&c.model);
     let info = match said.tokens {
         Some(_) => said,
         None => context_probe::context_from_refusal(client, &c.model).unwrap_or(said),
     };
-    match info.tokens {
+    let check = match info.tokens {
         Some(n) => Check::pass(NAME, format!("{n} tokens ({})", info.source)),
         None => Check::pass(
             NAME,
@@ -373,7 +400,8 @@ fn context_check(client: &ModelClient, c: &Config) -> Check {
                 info.source
             ),
         ),
-    }
+    };
+    (check, info.tokens)
 }
 
 fn image_check(client: &ModelClient, c: &Config) -> Check {

@@ -8,6 +8,7 @@ use franz_core::engine::{SessionHandle, ShownScreenshot};
 use franz_core::event::{Event, EventKind};
 use franz_core::geometry::NormBox;
 use franz_core::observe::StageTimings;
+use franz_core::turn_tokens::{Sums, Tally, thousands};
 use serde::Serialize;
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -44,6 +45,11 @@ pub struct View {
     pub finished: Option<String>,
     /// The loop breaker's last word (`loop_detected`), e.g. `click ... on turns [1, 2]`.
     pub loop_detected: Option<String>,
+    /// The last model call's tokens, as the terminal's reply line says them
+    /// (`franz_core::turn_tokens`); empty before the first reply.
+    pub tokens: String,
+    /// The run's tokens so far.
+    pub tokens_run: String,
 }
 
 #[derive(Debug, Clone, Default, Serialize)]
@@ -62,6 +68,8 @@ pub struct PanelState {
     view: Mutex<View>,
     /// The latest screenshot, served by `GET /screenshot`.
     shot: Mutex<Option<ShownScreenshot>>,
+    /// Pairs replies with requests, and sums the run's tokens.
+    tokens: Mutex<(Tally, Sums)>,
 }
 
 impl PanelState {
@@ -80,6 +88,7 @@ impl PanelState {
             events,
             view: Mutex::new(view),
             shot: Mutex::new(None),
+            tokens: Mutex::new(Default::default()),
         })
     }
 
@@ -130,6 +139,7 @@ impl PanelState {
         if let EventKind::Observation { .. } = e.kind {
             self.observed();
         }
+        self.count_tokens(e);
         {
             let mut v = self.lock();
             v.msg_id += 1;
@@ -205,6 +215,21 @@ impl PanelState {
 }
 
 impl PanelState {
+    /// The token figures of a `model_reply` (with its request's estimate) into the view.
+    fn count_tokens(&self, e: &Event) {
+        let (line, run) = {
+            let mut t = self.tokens.lock().unwrap_or_else(|p| p.into_inner());
+            let Some(call) = t.0.push(e) else {
+                return;
+            };
+            t.1.add(&call);
+            (call.line(), run_line(&t.1))
+        };
+        let mut v = self.lock();
+        v.tokens = line;
+        v.tokens_run = run;
+    }
+
     /// Shows the session's latest screenshot (the image the model was shown, before any
     /// annotation).
     fn observed(&self) {
@@ -219,4 +244,22 @@ impl PanelState {
         }
         *self.shot.lock().unwrap_or_else(|p| p.into_inner()) = Some(shot);
     }
+}
+
+/// The run's tokens so far on one line.
+fn run_line(s: &Sums) -> String {
+    let mut line = format!(
+        "{} call(s): image {}, requests ~{} (franz's estimate)",
+        s.calls,
+        thousands(s.image_tokens),
+        thousands(s.request_tokens)
+    );
+    if s.counted > 0 {
+        line.push_str(&format!(
+            ", server: {} prompt + {} completion",
+            thousands(s.prompt_tokens),
+            thousands(s.completion_tokens)
+        ));
+    }
+    line
 }
