@@ -4,12 +4,15 @@
 //! A strategy builds a [`ChatRequest`]; the engine asks a [`Model`] (the HTTP [`ModelClient`]
 //! or the in-memory [`MemoryModel`]) and hands the [`Reply`] to the strategy's parser.
 
+pub mod adapt;
 pub mod backend;
 pub mod client;
+pub mod constrain;
 pub mod context;
 pub mod error;
 pub mod memory;
 pub mod sanitize;
+pub mod shape;
 pub mod scripted_server;
 mod scripted_wire;
 pub mod sse;
@@ -22,6 +25,9 @@ pub use client::{
 };
 pub use context::{ContextInfo, ImageCost, ImageTokens, Overflow, RequestCost};
 pub use error::ModelError;
+pub use adapt::Learned;
+pub use constrain::{Constrain, Mode, ReplyFormat};
+pub use shape::{MessageShape, Shape};
 pub use memory::{Canned, MemoryModel};
 pub use scripted_server::{
     ContextReport, Fault, OverflowStyle, RecordedRequest, Script, ScriptedReply, ScriptedServer,

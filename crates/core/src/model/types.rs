@@ -26,6 +26,10 @@ pub struct ChatRequest {
     pub tool_choice: Option<ToolChoice>,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub stream: bool,
+    /// What the reply must be, for servers asked to constrain it (`constrain` setting); the
+    /// client writes it onto the wire (`model/constrain.rs`).
+    #[serde(skip)]
+    pub format: Option<super::constrain::ReplyFormat>,
 }
 
 impl ChatRequest {
@@ -39,6 +43,7 @@ impl ChatRequest {
             tools: Vec::new(),
             tool_choice: None,
             stream: false,
+            format: None,
         }
     }
 
@@ -86,6 +91,10 @@ impl Message {
             tool_call_id: None,
             name: None,
         }
+    }
+    /// A message of `role` with `content`.
+    pub fn new(role: Role, content: Content) -> Self {
+        Self::with(role, content)
     }
     pub fn system(text: impl Into<String>) -> Self {
         Self::with(Role::System, Content::Text(text.into()))

@@ -51,13 +51,16 @@ impl Strategy for Narrative {
         let family = grammar::of(self.options.dialect).map(|g| {
             grammar::prompts::narrative_system(g, Space::of(&self.options, ctx.screenshot.size))
         });
-        super::one_shot_prompt(
+        let mut prompt = super::one_shot_prompt(
             &self.options,
             family.as_deref().unwrap_or(prompts::NARRATIVE_SYSTEM),
             prompts::NARRATIVE_USER,
             &vars,
             ctx,
-        )
+        );
+        let space = Space::of(&self.options, ctx.screenshot.size);
+        prompt.format = super::format::narrative(&self.options, space);
+        prompt
     }
 
     fn read(&mut self, reply: &Reply, ctx: &TurnContext<'_>) -> Reading {

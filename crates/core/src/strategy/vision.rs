@@ -51,7 +51,9 @@ impl Strategy for Vision {
             Some(s) => (s.as_str(), grammar::prompts::VISION_USER),
             None => (prompts::VISION_SYSTEM, prompts::VISION_USER),
         };
-        super::one_shot_prompt(&self.options, system, user, &vars, ctx)
+        let mut prompt = super::one_shot_prompt(&self.options, system, user, &vars, ctx);
+        prompt.format = super::format::vision(&self.options, space);
+        prompt
     }
 
     fn read(&mut self, reply: &Reply, ctx: &TurnContext<'_>) -> Reading {

@@ -187,6 +187,7 @@ impl Commander {
             temperature: Some(self.s.leader_temperature),
             max_tokens: Some(self.s.leader_max_tokens),
             tool_choice: Some(ToolChoice::auto()),
+            format: None,
         }
     }
 
@@ -427,6 +428,7 @@ impl Strategy for Commander {
             temperature: Some(self.s.operator_temperature),
             max_tokens: Some(self.s.operator_max_tokens),
             tool_choice: Some(ToolChoice::auto()),
+            format: None,
         }
     }
 

@@ -1,0 +1,214 @@
+//! What the model client fits to the server before each request is sent, and learns from the
+//! server's refusals for the rest of the run: the messages' shape (`shape.rs`) and the
+//! constrained output (`constrain.rs`). One place, applied to every request the client sends
+//! (docs/config.md, "Message shapes" and "Constrained output").
+//!
+//! A refusal that names what the server wants is answered at once, without the client's
+//! retries (it is deterministic): the request is sent again, once per step, in the next shape
+//! or the next way of constraining, and a retry progress says why. What was learned is shared
+//! by the client's clones, so a run's later requests (and the commander's leader) start there.
+
+use super::backend::Progress;
+use super::client::{ModelClient, Retry};
+use super::constrain::{self, Constrain, Mode, ReplyFormat};
+use super::error::ModelError;
+use super::shape::{self, MessageShape, Shape};
+use super::types::{ChatRequest, Reply};
+use serde_json::Value;
+
+/// What the client sends in now: set from the settings, then learned from refusals.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Learned {
+    /// The messages' shape.
+    pub shape: Shape,
+    /// How formats are constrained; `None`: not at all.
+    pub mode: Option<Mode>,
+    /// The server ignores `tool_choice: "required"`: calls are asked for as JSON content.
+    pub calls_in_content: bool,
+}
+
+impl Learned {
+    /// Where a run starts.
+    pub fn from_settings(shape: MessageShape, constrain: Constrain) -> Learned {
+        Learned {
+            shape: shape.initial(),
+            mode: constrain.initial(),
+            calls_in_content: false,
+        }
+    }
+}
+
+/// At most this many reshaped or re-constrained sends per request.
+const MAX_STEPS: u32 = 4;
+
+/// The JSON body of `request` in `learned`'s shape and constraint.
+pub fn body(request: &ChatRequest, learned: Learned) -> Value {
+    let shaped;
+    let request = if learned.shape == Shape::None {
+        request
+    } else {
+        shaped = shape::apply(request, learned.shape);
+        &shaped
+    };
+    let mut body = request.to_body();
+    if let (Some(format), Some(mode)) = (&request.format, learned.mode) {
+        constrain::apply(&mut body, format, mode, learned.calls_in_content);
+    }
+    body
+}
+
+/// Whether an error body is one that sending the same request again cannot change: a chat
+/// template's refusal of the messages, or a refusal of a constraint.
+pub fn is_deterministic(body: &str) -> bool {
+    shape::is_refusal(body) || constrain::learn(Mode::JsonSchema, body).is_some()
+}
+
+/// The server's words in an error, for learning from them.
+fn refusal_text(e: &ModelError) -> Option<String> {
+    match e {
+        ModelError::Status { message, .. } | ModelError::BadReply { reason: message, .. } => {
+            Some(message.clone())
+        }
+        ModelError::Stream { reason, .. } => Some(reason.clone()),
+        _ => None,
+    }
+}
+
+/// What to send in after `e`, and why; `None` when `e` asks for nothing franz can change
+/// (or the settings fix the shape and the way of constraining).
+fn next_after(
+    e: &ModelError,
+    learned: Learned,
+    shape_setting: MessageShape,
+    constrained: bool,
+) -> Option<(Learned, String)> {
+    let text = refusal_text(e)?;
+    let said = super::snippet(&text);
+    if shape_setting == MessageShape::Auto
+        && let Some(next) = shape::learn(learned.shape, &text)
+    {
+        let why = format!(
+            "the server refused the messages ({said}); sending them again as message_shape {} for the rest of the run",
+            next.name()
+        );
+        return Some((Learned { shape: next, ..learned }, why));
+    }
+    let mode = learned.mode.filter(|_| constrained)?;
+    let next = constrain::learn(mode, &text)?;
+    let why = format!(
+        "the server refused the constrained request ({said}); sending it {} for the rest of the run",
+        next.map_or("unconstrained".to_string(), |m| format!("constrained as {}", m.name()))
+    );
+    Some((Learned { mode: next, ..learned }, why))
+}
+
+impl ModelClient {
+    /// Sends `request` shaped and constrained as learned so far, learning from refusals (see
+    /// the module doc).
+    pub(super) async fn ask_adapted(
+        &self,
+        request: &ChatRequest,
+        on_progress: &mut dyn FnMut(Progress<'_>),
+    ) -> Result<Reply, ModelError> {
+        let mut steps = 0;
+        loop {
+            let learned = self.learned();
+            let sent = body(request, learned);
+            match self.ask(request, &sent, on_progress).await {
+                Ok(reply) => {
+                    self.note_reply(request, learned, &reply);
+                    return Ok(reply);
+                }
+                Err(e) => {
+                    let constrained = request.format.is_some();
+                    let Some((next, why)) =
+                        next_after(&e, learned, self.shape_setting(), constrained)
+                    else {
+                        return Err(e);
+                    };
+                    steps += 1;
+                    if steps > MAX_STEPS {
+                        return Err(e);
+                    }
+                    tracing::warn!("{why}");
+                    self.set_learned(next);
+                    on_progress(Progress::Retry(&Retry {
+                        attempt: steps + 1,
+                        reason: why,
+                    }));
+                }
+            }
+        }
+    }
+
+    /// A call request answered without a call, though `"required"` was asked: the server
+    /// ignores it, and the next call requests ask for the call as content.
+    fn note_reply(&self, request: &ChatRequest, learned: Learned, reply: &Reply) {
+        let asked_required = matches!(request.format, Some(ReplyFormat::Call { .. }))
+            && matches!(learned.mode, Some(Mode::JsonSchema | Mode::Ollama))
+            && !learned.calls_in_content;
+        if asked_required && reply.tool_calls.is_empty() {
+            tracing::warn!(
+                "the server answered a request with tool_choice \"required\" without a tool call: asking for calls as JSON content for the rest of the run"
+            );
+            self.set_learned(Learned {
+                calls_in_content: true,
+                ..learned
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Message;
+
+    fn status(message: &str) -> ModelError {
+        ModelError::Status {
+            url: "u".into(),
+            status: 500,
+            message: message.into(),
+        }
+    }
+
+    #[test]
+    fn a_refusal_steps_the_shape_then_the_constraint() {
+        let start = Learned::from_settings(MessageShape::Auto, Constrain::Auto);
+        let roles = status("failed (500: Conversation roles must alternate user/assistant/...)");
+        let (next, why) = next_after(&roles, start, MessageShape::Auto, true).unwrap();
+        assert_eq!(next.shape, Shape::Alternate);
+        assert!(why.contains("message_shape alternate"), "{why}");
+        // a fixed shape is never changed
+        assert!(next_after(&roles, start, MessageShape::Fixed(Shape::None), false).is_none());
+        let schema = status("failed (500: response_format json_schema is not supported)");
+        let (next, _) = next_after(&schema, start, MessageShape::Auto, true).unwrap();
+        assert_eq!(next.mode, Some(Mode::JsonObject));
+        let (last, why) = next_after(&schema, next, MessageShape::Auto, true).unwrap();
+        assert_eq!(last.mode, None);
+        assert!(why.contains("unconstrained"), "{why}");
+        assert!(next_after(&schema, start, MessageShape::Auto, false).is_none());
+        assert!(next_after(&status("model not loaded"), start, MessageShape::Auto, true).is_none());
+        assert!(is_deterministic("Conversation roles must alternate"));
+        assert!(!is_deterministic("upstream timed out"));
+    }
+
+    #[test]
+    fn the_body_is_shaped_and_constrained() {
+        let mut req = ChatRequest::new("m", vec![Message::system("s"), Message::user("u")]);
+        req.format = Some(ReplyFormat::Text {
+            gbnf: "root ::= \"x\"".into(),
+        });
+        let learned = Learned {
+            shape: Shape::Strict,
+            mode: Some(Mode::JsonObject),
+            calls_in_content: false,
+        };
+        let b = body(&req, learned);
+        assert_eq!(b["messages"].as_array().map(Vec::len), Some(1));
+        assert_eq!(b["messages"][0]["role"], "user");
+        assert_eq!(b["grammar"], "root ::= \"x\"");
+        let plain = body(&req, Learned::from_settings(MessageShape::Auto, Constrain::Off));
+        assert_eq!(plain, req.to_body());
+    }
+}

@@ -1,0 +1,347 @@
+//! The reply formats a server is asked to constrain replies to (`constrain` setting,
+//! docs/config.md, "Constrained output"), derived from the same source as each strategy's
+//! grammar so that the two cannot disagree:
+//!
+//! - the narrative (franz's call dialect): a GBNF grammar of one call line from [`CALLS`], the
+//!   table of the calls its prompt lists, then one line of story;
+//! - the vision loop (franz's JSON dialect): a JSON schema of its object, each action from
+//!   [`VISION_ACTIONS`], the table of the actions its prompt lists;
+//! - tools and the commander: one call of the request's own tools ([`of_tools`]), so the schema
+//!   is the tool schema the request carries (`schema.rs`, or a family's in `grammar/`).
+//!
+//! A family grammar's text formats (UI-TARS' `Action:` lines, pyautogui code, `<tool_call>`
+//! blocks in the narrative) and a replaced system prompt are not constrained: `None`.
+//!
+//! The grammar is built as a small tree ([`G`]) that renders both to GBNF (for the server) and to
+//! a regular expression (for the tests that check every call of the table and every example the
+//! prompt gives against it).
+
+use super::ReadOptions;
+use super::grammar::Space;
+use crate::model::{ReplyFormat, Tool};
+use crate::parser::Dialect;
+use serde_json::{Value, json};
+
+/// An argument of a call in [`CALLS`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Arg {
+    /// A coordinate in the strategy's space.
+    Coord,
+    /// `"up"`, `"down"`, `"left"` or `"right"`.
+    Direction,
+    /// A small whole number (scroll notches, seconds).
+    Count,
+    /// A quoted string.
+    Text,
+    /// A quoted key or combination, `"ctrl+s"`, of the keys `keys.rs` knows.
+    Key,
+}
+
+/// franz's call dialect as the narrative's prompt lists it (`prompts.rs`, NARRATIVE_SYSTEM):
+/// every call and its arguments.
+pub const CALLS: &[(&str, &[Arg])] = {
+    use Arg::{Coord as C, Count as N, Direction as D, Key as K, Text as T};
+    &[
+        ("left_click", &[C, C]),
+        ("right_click", &[C, C]),
+        ("double_left_click", &[C, C]),
+        ("middle_click", &[C, C]),
+        ("triple_click", &[C, C]),
+        ("move", &[C, C]),
+        ("drag", &[C, C, C, C]),
+        ("scroll", &[C, C, D, N]),
+        ("type", &[T]),
+        ("press_key", &[K]),
+        ("wait", &[N]),
+        ("done", &[T]),
+        ("fail", &[T]),
+    ]
+};
+
+/// The vision loop's actions as its prompt lists them (`prompts.rs`, VISION_SYSTEM): each
+/// name and its fields.
+pub const VISION_ACTIONS: &[(&str, &[(&str, Arg)])] = {
+    use Arg::{Coord as C, Count as N, Direction as D, Key as K, Text as T};
+    const POINT: &[(&str, Arg)] = &[("x1", C), ("y1", C)];
+    &[
+        ("move", POINT),
+        ("click", POINT),
+        ("right_click", POINT),
+        ("double_click", POINT),
+        ("drag", &[("x1", C), ("y1", C), ("x2", C), ("y2", C)]),
+        ("type", &[("text", T)]),
+        ("key", &[("keys", K)]),
+        ("scroll", &[("x1", C), ("y1", C), ("direction", D), ("amount", N)]),
+        ("wait", &[("seconds", N)]),
+        ("done", &[("text", T)]),
+        ("fail", &[("text", T)]),
+    ]
+};
+
+/// The longest quoted string and story line the grammars allow (a bound also ends a reply
+/// that would otherwise run to max_tokens).
+const TEXT_MAX: u32 = 200;
+const STORY_MAX: u32 = 400;
+/// At most this many actions in a constrained vision reply.
+const VISION_MAX_ACTIONS: u32 = 4;
+
+/// A grammar tree: renders to GBNF and to a regular expression.
+#[derive(Debug, Clone)]
+pub enum G {
+    Lit(String),
+    /// A character class, written the same in GBNF and in a regex (e.g. `[0-9]`).
+    Class(&'static str),
+    Seq(Vec<G>),
+    Alt(Vec<G>),
+    Rep(Box<G>, u32, u32),
+}
+
+fn lit(s: &str) -> G {
+    G::Lit(s.to_string())
+}
+
+impl G {
+    pub fn gbnf(&self) -> String {
+        match self {
+            G::Lit(s) => format!("\"{}\"", gbnf_escape(s)),
+            G::Class(c) => (*c).to_string(),
+            G::Seq(items) => items.iter().map(G::gbnf).collect::<Vec<_>>().join(" "),
+            G::Alt(items) => format!(
+                "({})",
+                items.iter().map(G::gbnf).collect::<Vec<_>>().join(" | ")
+            ),
+            G::Rep(g, min, max) => format!("({}){{{min},{max}}}", g.gbnf()),
+        }
+    }
+
+    pub fn regex(&self) -> String {
+        match self {
+            G::Lit(s) => regex::escape(s),
+            G::Class(c) => (*c).to_string(),
+            G::Seq(items) => items.iter().map(G::regex).collect(),
+            G::Alt(items) => format!(
+                "(?:{})",
+                items.iter().map(G::regex).collect::<Vec<_>>().join("|")
+            ),
+            G::Rep(g, min, max) => format!("(?:{}){{{min},{max}}}", g.regex()),
+        }
+    }
+}
+
+fn gbnf_escape(s: &str) -> String {
+    s.replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n")
+}
+
+/// A whole number from 0 to the largest coordinate of `space`.
+fn coord(space: Space) -> G {
+    let digits = match space {
+        Space::Norm1000 => return G::Alt(vec![lit("1000"), number(3)]),
+        Space::Pixels(s) => s.width.max(s.height).to_string().len() as u32,
+    };
+    number(digits)
+}
+
+/// 0, or up to `digits` digits without a leading zero.
+fn number(digits: u32) -> G {
+    let more = G::Rep(Box::new(G::Class("[0-9]")), 0, digits.saturating_sub(1));
+    G::Alt(vec![G::Seq(vec![G::Class("[1-9]"), more]), lit("0")])
+}
+
+fn quoted(max: u32) -> G {
+    let ch = G::Alt(vec![
+        G::Class("[^\"\\\\\\n]"),
+        G::Seq(vec![lit("\\"), G::Class("[\"\\\\nt]")]),
+    ]);
+    G::Seq(vec![lit("\""), G::Rep(Box::new(ch), 0, max), lit("\"")])
+}
+
+fn arg(a: Arg, space: Space) -> G {
+    match a {
+        Arg::Coord => coord(space),
+        Arg::Direction => G::Alt(
+            ["up", "down", "left", "right"]
+                .iter()
+                .map(|d| lit(&format!("\"{d}\"")))
+                .collect(),
+        ),
+        Arg::Count => number(2),
+        Arg::Text => quoted(TEXT_MAX),
+        Arg::Key => G::Seq(vec![lit("\""), combo(), lit("\"")]),
+    }
+}
+
+/// One key of `keys.rs`: a named key, f1-f24, a letter or a digit.
+fn key() -> G {
+    let mut names: Vec<G> = crate::keys::named_keys().map(lit).collect();
+    names.push(G::Seq(vec![
+        lit("f"),
+        G::Alt(vec![
+            G::Seq(vec![lit("2"), G::Class("[0-4]")]),
+            G::Seq(vec![lit("1"), G::Class("[0-9]")]),
+            G::Class("[1-9]"),
+        ]),
+    ]));
+    names.push(G::Class("[a-z0-9]"));
+    G::Alt(names)
+}
+
+/// Up to four keys joined by `+`.
+fn combo() -> G {
+    G::Seq(vec![key(), G::Rep(Box::new(G::Seq(vec![lit("+"), key()])), 0, 3)])
+}
+
+/// One call of [`CALLS`], `name(a, b)`.
+fn call(name: &str, args: &[Arg], space: Space) -> G {
+    let mut items = vec![lit(&format!("{name}("))];
+    for (i, a) in args.iter().enumerate() {
+        if i > 0 {
+            items.push(lit(", "));
+        }
+        items.push(arg(*a, space));
+    }
+    items.push(lit(")"));
+    G::Seq(items)
+}
+
+/// The narrative's reply: one call line, then one line of story.
+pub fn narrative_grammar(space: Space) -> G {
+    let calls = CALLS.iter().map(|(n, a)| call(n, a, space)).collect();
+    let story = G::Rep(Box::new(G::Class("[^\\n]")), 1, STORY_MAX);
+    G::Seq(vec![G::Alt(calls), lit("\n"), story])
+}
+
+/// The narrative's format, when its replies are in franz's call dialect.
+pub fn narrative(options: &ReadOptions, space: Space) -> Option<ReplyFormat> {
+    if options.system_prompt.is_some() || options.dialect != Some(Dialect::Calls) {
+        return None;
+    }
+    Some(ReplyFormat::Text {
+        gbnf: format!("root ::= {}\n", narrative_grammar(space).gbnf()),
+    })
+}
+
+fn schema_of(a: Arg, space: Space) -> Value {
+    let top = match space {
+        Space::Norm1000 => 1000,
+        Space::Pixels(s) => s.width.max(s.height).saturating_sub(1),
+    };
+    match a {
+        Arg::Coord => json!({"type": "integer", "minimum": 0, "maximum": top}),
+        Arg::Direction => json!({"type": "string", "enum": ["up", "down", "left", "right"]}),
+        Arg::Count => json!({"type": "integer", "minimum": 0, "maximum": 99}),
+        Arg::Text => json!({"type": "string", "maxLength": TEXT_MAX}),
+        Arg::Key => json!({"type": "string", "pattern": format!("^{}$", combo().regex())}),
+    }
+}
+
+/// The vision loop's JSON object: the observation, at most a few actions of
+/// [`VISION_ACTIONS`], and optional boxes.
+pub fn vision_schema(space: Space) -> Value {
+    let actions: Vec<Value> = VISION_ACTIONS
+        .iter()
+        .map(|(name, fields)| {
+            let mut props = serde_json::Map::new();
+            props.insert("name".into(), json!({"const": name}));
+            for (f, a) in *fields {
+                props.insert((*f).into(), schema_of(*a, space));
+            }
+            let mut required = vec!["name"];
+            required.extend(fields.iter().map(|(f, _)| *f));
+            json!({"type": "object", "properties": props, "required": required, "additionalProperties": false})
+        })
+        .collect();
+    let c = schema_of(Arg::Coord, space);
+    let bbox = json!({"type": "object", "properties": {"x1": c, "y1": c, "x2": c, "y2": c},
+        "required": ["x1", "y1", "x2", "y2"], "additionalProperties": false});
+    json!({
+        "type": "object",
+        "properties": {
+            "observation": {"type": "string", "maxLength": STORY_MAX},
+            "bboxes": {"type": "array", "items": bbox, "maxItems": VISION_MAX_ACTIONS},
+            "actions": {"type": "array", "items": {"anyOf": actions}, "minItems": 1, "maxItems": VISION_MAX_ACTIONS},
+        },
+        "required": ["observation", "actions"],
+        "additionalProperties": false,
+    })
+}
+
+/// The vision loop's format, when its replies are in franz's JSON dialect.
+pub fn vision(options: &ReadOptions, space: Space) -> Option<ReplyFormat> {
+    if options.system_prompt.is_some() || options.dialect != Some(Dialect::Json) {
+        return None;
+    }
+    Some(ReplyFormat::Json {
+        name: "vision_reply".into(),
+        schema: vision_schema(space),
+    })
+}
+
+/// One call of one of `tools`, as the JSON object `{"name", "arguments"}` with each tool's own
+/// parameters; `None` without tools.
+pub fn of_tools(tools: &[Tool]) -> Option<ReplyFormat> {
+    if tools.is_empty() {
+        return None;
+    }
+    let calls: Vec<Value> = tools
+        .iter()
+        .map(|t| {
+            json!({
+                "type": "object",
+                "properties": {
+                    "name": {"const": t.function.name},
+                    "arguments": every_argument(&t.function.parameters),
+                },
+                "required": ["name", "arguments"],
+            })
+        })
+        .collect();
+    Some(ReplyFormat::Call {
+        schema: json!({"anyOf": calls}),
+    })
+}
+
+/// A tool's parameters with every argument required, except those its description says stand
+/// in for another ("instead of ...") or are needed only by some actions ("Required only by
+/// ..."): a call that leaves out an argument the tool needs is not readable (a click without
+/// its box), and a constrained reply should not be able to be one.
+fn every_argument(params: &Value) -> Value {
+    let mut out = params.clone();
+    let Some(props) = params.get("properties").and_then(Value::as_object) else {
+        return out;
+    };
+    let optional = |p: &Value| {
+        let d = p.get("description").and_then(Value::as_str).unwrap_or("");
+        d.starts_with("instead of") || d.starts_with("Required only by")
+    };
+    let required: Vec<&String> = props.iter().filter(|(_, p)| !optional(p)).map(|(k, _)| k).collect();
+    if let Some(map) = out.as_object_mut() {
+        map.insert("required".into(), json!(required));
+    }
+    out
+}
+
+/// The tools strategy's reply: one call of one of `tools` as the JSON object
+/// `{"name", "arguments"}`, or `{"answer": "..."}`, its plain final answer (docs/seeds.md (tool
+/// calling)), which a forced tool call would not allow; `None` without tools.
+pub fn tools_reply(tools: &[Tool]) -> Option<ReplyFormat> {
+    let Some(ReplyFormat::Call { schema }) = of_tools(tools) else {
+        return None;
+    };
+    let mut alts = schema["anyOf"].as_array().cloned().unwrap_or_default();
+    alts.push(json!({
+        "type": "object",
+        "properties": {"answer": {"type": "string", "minLength": 1, "maxLength": STORY_MAX}},
+        "required": ["answer"],
+        "additionalProperties": false,
+    }));
+    Some(ReplyFormat::Json {
+        name: "tool_call_or_answer".into(),
+        schema: json!({"anyOf": alts}),
+    })
+}
+
+#[cfg(test)]
+#[path = "format_tests.rs"]
+mod tests;
