@@ -66,9 +66,10 @@ pub fn is_deterministic(body: &str) -> bool {
 /// The server's words in an error, for learning from them.
 fn refusal_text(e: &ModelError) -> Option<String> {
     match e {
-        ModelError::Status { message, .. } | ModelError::BadReply { reason: message, .. } => {
-            Some(message.clone())
-        }
+        ModelError::Status { message, .. }
+        | ModelError::BadReply {
+            reason: message, ..
+        } => Some(message.clone()),
         ModelError::Stream { reason, .. } => Some(reason.clone()),
         _ => None,
     }
@@ -91,15 +92,30 @@ fn next_after(
             "the server refused the messages ({said}); sending them again as message_shape {} for the rest of the run",
             next.name()
         );
-        return Some((Learned { shape: next, ..learned }, why));
+        return Some((
+            Learned {
+                shape: next,
+                ..learned
+            },
+            why,
+        ));
     }
     let mode = learned.mode.filter(|_| constrained)?;
     let next = constrain::learn(mode, &text)?;
     let why = format!(
         "the server refused the constrained request ({said}); sending it {} for the rest of the run",
-        next.map_or("unconstrained".to_string(), |m| format!("constrained as {}", m.name()))
+        next.map_or("unconstrained".to_string(), |m| format!(
+            "constrained as {}",
+            m.name()
+        ))
     );
-    Some((Learned { mode: next, ..learned }, why))
+    Some((
+        Learned {
+            mode: next,
+            ..learned
+        },
+        why,
+    ))
 }
 
 impl ModelClient {
@@ -208,7 +224,10 @@ mod tests {
         assert_eq!(b["messages"].as_array().map(Vec::len), Some(1));
         assert_eq!(b["messages"][0]["role"], "user");
         assert_eq!(b["grammar"], "root ::= \"x\"");
-        let plain = body(&req, Learned::from_settings(MessageShape::Auto, Constrain::Off));
+        let plain = body(
+            &req,
+            Learned::from_settings(MessageShape::Auto, Constrain::Off),
+        );
         assert_eq!(plain, req.to_body());
     }
 }

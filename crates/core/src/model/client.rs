@@ -351,7 +351,10 @@ impl ModelClient {
                 on_retry(r);
             }
         };
-        self.drive(self.cancel.as_ref(), self.ask_adapted(req, &mut on_progress))
+        self.drive(
+            self.cancel.as_ref(),
+            self.ask_adapted(req, &mut on_progress),
+        )
     }
 
     /// Streams a request (SSE), calling `on_text` with each piece of content as it arrives.
@@ -377,7 +380,10 @@ impl ModelClient {
             Progress::Retry(r) => on_retry(r),
             Progress::ToolCall(_) => {}
         };
-        self.drive(self.cancel.as_ref(), self.ask_adapted(&req, &mut on_progress))
+        self.drive(
+            self.cancel.as_ref(),
+            self.ask_adapted(&req, &mut on_progress),
+        )
     }
 
     /// `GET {base}/models`: the ids of the models the server offers.

@@ -128,7 +128,14 @@ pub fn apply(body: &mut Value, format: &ReplyFormat, mode: Mode, calls_in_conten
             map.insert("response_format".into(), json_object(schema));
         }
         (ReplyFormat::Call { schema }, _) if calls_in_content => {
-            apply(body, &ReplyFormat::Call { schema: schema.clone() }, Mode::JsonObject, false);
+            apply(
+                body,
+                &ReplyFormat::Call {
+                    schema: schema.clone(),
+                },
+                Mode::JsonObject,
+                false,
+            );
         }
         (ReplyFormat::Call { .. }, _) => {
             map.insert("tool_choice".into(), Value::String("required".into()));
@@ -179,22 +186,32 @@ mod tests {
         apply(&mut b, &json, Mode::JsonSchema, false);
         assert_eq!(b["response_format"]["type"], "json_schema");
         assert_eq!(b["response_format"]["json_schema"]["name"], "vision");
-        assert_eq!(b["response_format"]["json_schema"]["schema"]["type"], "object");
+        assert_eq!(
+            b["response_format"]["json_schema"]["schema"]["type"],
+            "object"
+        );
         let mut b = json!({});
         apply(&mut b, &json, Mode::JsonObject, false);
-        assert_eq!(b["response_format"], json!({"type": "json_object", "schema": {"type": "object"}}));
+        assert_eq!(
+            b["response_format"],
+            json!({"type": "json_object", "schema": {"type": "object"}})
+        );
         let mut b = json!({});
         apply(&mut b, &json, Mode::Ollama, false);
         assert_eq!(b["format"], json!({"type": "object"}));
 
-        let text = ReplyFormat::Text { gbnf: "root ::= \"a\"".into() };
+        let text = ReplyFormat::Text {
+            gbnf: "root ::= \"a\"".into(),
+        };
         let mut b = json!({});
         apply(&mut b, &text, Mode::JsonSchema, false);
         assert_eq!(b, json!({}), "json_schema servers take no grammar");
         apply(&mut b, &text, Mode::JsonObject, false);
         assert_eq!(b["grammar"], "root ::= \"a\"");
 
-        let call = ReplyFormat::Call { schema: call_schema() };
+        let call = ReplyFormat::Call {
+            schema: call_schema(),
+        };
         let mut b = json!({"tool_choice": "auto"});
         apply(&mut b, &call, Mode::JsonSchema, false);
         assert_eq!(b["tool_choice"], "required");
@@ -212,7 +229,10 @@ mod tests {
         let lcp = r#"{"detail":[{"type":"literal_error","loc":["body","response_format","type"],"msg":"Input should be 'text' or 'json_object'"}]}"#;
         assert_eq!(learn(Mode::JsonSchema, lcp), Some(Some(Mode::JsonObject)));
         assert_eq!(
-            learn(Mode::JsonObject, "Cannot use custom grammar constraints with tools."),
+            learn(
+                Mode::JsonObject,
+                "Cannot use custom grammar constraints with tools."
+            ),
             Some(None)
         );
         assert_eq!(learn(Mode::JsonSchema, "model not found"), None);

@@ -12,27 +12,27 @@ pub mod context;
 pub mod error;
 pub mod memory;
 pub mod sanitize;
-pub mod shape;
 pub mod scripted_server;
 mod scripted_wire;
+pub mod shape;
 pub mod sse;
 pub mod types;
 
+pub use adapt::Learned;
 pub use backend::{Model, Progress};
 pub use client::{
     ClientConfig, DEFAULT_MAX_RESPONSE_BYTES, Endpoint, ModelClient, PROBE_HEADER, Retry,
     api_key_from_env,
 };
+pub use constrain::{Constrain, Mode, ReplyFormat};
 pub use context::{ContextInfo, ImageCost, ImageTokens, Overflow, RequestCost};
 pub use error::ModelError;
-pub use adapt::Learned;
-pub use constrain::{Constrain, Mode, ReplyFormat};
-pub use shape::{MessageShape, Shape};
 pub use memory::{Canned, MemoryModel};
 pub use scripted_server::{
     ContextReport, Fault, OverflowStyle, RecordedRequest, Script, ScriptedReply, ScriptedServer,
     ServerOptions, Step,
 };
+pub use shape::{MessageShape, Shape};
 pub use types::{
     ChatRequest, Content, ContentPart, Message, Reply, Role, Tool, ToolCall, ToolChoice, Usage,
     data_url,

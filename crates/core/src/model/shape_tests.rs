@@ -149,10 +149,7 @@ fn refusals_name_the_shape_they_need() {
 #[test]
 fn the_setting_starts_where_it_says() {
     assert_eq!(MessageShape::Auto.initial(), Shape::None);
-    assert_eq!(
-        MessageShape::Fixed(Shape::Strict).initial(),
-        Shape::Strict
-    );
+    assert_eq!(MessageShape::Fixed(Shape::Strict).initial(), Shape::Strict);
     assert_eq!(MessageShape::Auto.name(), "auto");
     let req = ChatRequest::new("m", tools_history());
     assert_eq!(

@@ -71,7 +71,10 @@ pub const VISION_ACTIONS: &[(&str, &[(&str, Arg)])] = {
         ("drag", &[("x1", C), ("y1", C), ("x2", C), ("y2", C)]),
         ("type", &[("text", T)]),
         ("key", &[("keys", K)]),
-        ("scroll", &[("x1", C), ("y1", C), ("direction", D), ("amount", N)]),
+        (
+            "scroll",
+            &[("x1", C), ("y1", C), ("direction", D), ("amount", N)],
+        ),
         ("wait", &[("seconds", N)]),
         ("done", &[("text", T)]),
         ("fail", &[("text", T)]),
@@ -189,7 +192,10 @@ fn key() -> G {
 
 /// Up to four keys joined by `+`.
 fn combo() -> G {
-    G::Seq(vec![key(), G::Rep(Box::new(G::Seq(vec![lit("+"), key()])), 0, 3)])
+    G::Seq(vec![
+        key(),
+        G::Rep(Box::new(G::Seq(vec![lit("+"), key()])), 0, 3),
+    ])
 }
 
 /// One call of [`CALLS`], `name(a, b)`.
@@ -315,7 +321,11 @@ fn every_argument(params: &Value) -> Value {
         let d = p.get("description").and_then(Value::as_str).unwrap_or("");
         d.starts_with("instead of") || d.starts_with("Required only by")
     };
-    let required: Vec<&String> = props.iter().filter(|(_, p)| !optional(p)).map(|(k, _)| k).collect();
+    let required: Vec<&String> = props
+        .iter()
+        .filter(|(_, p)| !optional(p))
+        .map(|(k, _)| k)
+        .collect();
     if let Some(map) = out.as_object_mut() {
         map.insert("required".into(), json!(required));
     }

@@ -19,7 +19,11 @@ fn example(a: Arg, i: usize) -> String {
 }
 
 fn call_example(name: &str, args: &[Arg]) -> String {
-    let vals: Vec<String> = args.iter().enumerate().map(|(i, a)| example(*a, i)).collect();
+    let vals: Vec<String> = args
+        .iter()
+        .enumerate()
+        .map(|(i, a)| example(*a, i))
+        .collect();
     format!("{name}({})", vals.join(", "))
 }
 
@@ -44,7 +48,11 @@ fn every_call_of_the_narrative_grammar_is_accepted_and_read() {
         let reply = format!("{}\nI see the desktop and act.", call_example(name, args));
         assert!(re.is_match(&reply), "the grammar refuses {reply:?}");
         let (actions, errors) = read("narrative", &reply);
-        assert_eq!((actions, errors.clone()), (1, vec![]), "{reply:?}: {errors:?}");
+        assert_eq!(
+            (actions, errors.clone()),
+            (1, vec![]),
+            "{reply:?}: {errors:?}"
+        );
     }
     for bad in [
         "left_click(500, 300)",
@@ -73,8 +81,10 @@ fn the_narrative_prompt_lists_exactly_the_grammars_calls() {
         .map(|c| (c[1].to_string(), c[2].split(',').count()))
         .collect();
     listed.sort();
-    let mut table: Vec<(String, usize)> =
-        CALLS.iter().map(|(n, a)| (n.to_string(), a.len())).collect();
+    let mut table: Vec<(String, usize)> = CALLS
+        .iter()
+        .map(|(n, a)| (n.to_string(), a.len()))
+        .collect();
     table.sort();
     assert_eq!(listed, table, "NARRATIVE_SYSTEM and CALLS disagree");
 }
@@ -85,11 +95,16 @@ fn valid(v: &Value, s: &Value) -> bool {
         return alts.iter().any(|a| valid(v, a));
     }
     let pattern = s.get("pattern").and_then(Value::as_str);
-    if pattern.is_some_and(|p| v.as_str().is_none_or(|t| !regex::Regex::new(p).unwrap().is_match(t))) {
+    if pattern.is_some_and(|p| {
+        v.as_str()
+            .is_none_or(|t| !regex::Regex::new(p).unwrap().is_match(t))
+    }) {
         return false;
     }
     if s.get("const").is_some_and(|c| c != v)
-        || s.get("enum").and_then(Value::as_array).is_some_and(|e| !e.contains(v))
+        || s.get("enum")
+            .and_then(Value::as_array)
+            .is_some_and(|e| !e.contains(v))
     {
         return false;
     }
@@ -119,7 +134,10 @@ fn object_valid(v: &Value, s: &Value) -> bool {
     let Some(o) = v.as_object() else { return false };
     let props = s.get("properties").and_then(Value::as_object);
     let required = s.get("required").and_then(Value::as_array);
-    if required.is_some_and(|r| r.iter().any(|k| k.as_str().is_none_or(|k| !o.contains_key(k)))) {
+    if required.is_some_and(|r| {
+        r.iter()
+            .any(|k| k.as_str().is_none_or(|k| !o.contains_key(k)))
+    }) {
         return false;
     }
     let closed = s.get("additionalProperties") == Some(&Value::Bool(false));
@@ -146,7 +164,11 @@ fn every_action_of_the_vision_schema_is_accepted_and_read() {
         let reply = vision_example(name, fields);
         assert!(valid(&reply, &schema), "the schema refuses {reply}");
         let (actions, errors) = read("vision", &reply.to_string());
-        assert_eq!((actions, errors.clone()), (1, vec![]), "{reply}: {errors:?}");
+        assert_eq!(
+            (actions, errors.clone()),
+            (1, vec![]),
+            "{reply}: {errors:?}"
+        );
     }
     for bad in [
         json!({"observation": "x", "actions": []}),
@@ -164,8 +186,12 @@ fn the_vision_prompt_lists_exactly_the_schemas_actions() {
         .lines()
         .find(|l| l.starts_with("Action names:"))
         .unwrap();
-    let bare = regex::Regex::new(r"\([^)]*\)").unwrap().replace_all(line, "");
-    let names = bare.trim_start_matches("Action names:").trim_end_matches('.');
+    let bare = regex::Regex::new(r"\([^)]*\)")
+        .unwrap()
+        .replace_all(line, "");
+    let names = bare
+        .trim_start_matches("Action names:")
+        .trim_end_matches('.');
     let mut listed: Vec<&str> = names.split(',').map(str::trim).collect();
     listed.sort();
     let mut table: Vec<&str> = VISION_ACTIONS.iter().map(|(n, _)| *n).collect();
@@ -175,7 +201,12 @@ fn the_vision_prompt_lists_exactly_the_schemas_actions() {
 
 #[test]
 fn a_call_format_accepts_each_tool_with_its_own_arguments_only() {
-    let tools = [schema::tools_strategy(), schema::operator(), schema::leader()].concat();
+    let tools = [
+        schema::tools_strategy(),
+        schema::operator(),
+        schema::leader(),
+    ]
+    .concat();
     let Some(ReplyFormat::Call { schema: s }) = of_tools(&tools) else {
         panic!("tools give a call format");
     };
@@ -187,7 +218,8 @@ fn a_call_format_accepts_each_tool_with_its_own_arguments_only() {
     assert!(!valid(&unknown, &s));
     for t in &tools {
         let name = &t.function.name;
-        let one = json!({"name": name, "arguments": minimal(&every_argument(&t.function.parameters))});
+        let one =
+            json!({"name": name, "arguments": minimal(&every_argument(&t.function.parameters))});
         assert!(valid(&one, &s), "{one}");
     }
     assert_eq!(of_tools(&[]), None);
@@ -222,7 +254,10 @@ fn only_franz_own_dialects_and_prompts_are_constrained() {
     let Some(ReplyFormat::Text { gbnf }) = narrative(&calls, Space::Norm1000) else {
         panic!("the narrative's own dialect has a grammar");
     };
-    assert!(gbnf.starts_with("root ::= (") && gbnf.contains("\"left_click(\""), "{gbnf}");
+    assert!(
+        gbnf.starts_with("root ::= (") && gbnf.contains("\"left_click(\""),
+        "{gbnf}"
+    );
     let own = ReadOptions {
         system_prompt: Some("mine".into()),
         ..calls.clone()
@@ -238,7 +273,10 @@ fn only_franz_own_dialects_and_prompts_are_constrained() {
         dialect: Some(Dialect::Json),
         ..ReadOptions::default()
     };
-    assert!(matches!(vision(&json, Space::Norm1000), Some(ReplyFormat::Json { .. })));
+    assert!(matches!(
+        vision(&json, Space::Norm1000),
+        Some(ReplyFormat::Json { .. })
+    ));
 }
 
 #[test]
