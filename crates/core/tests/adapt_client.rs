@@ -155,7 +155,7 @@ fn auto_constraint_steps_down_from_json_schema_to_json_object_when_refused() {
         if response_format(r)["type"] == "json_schema" {
             Step::fault(Fault::Body(
                 500,
-                r#"{"error":{"message":"response_format type json_schema is not supported","type":"internal_server_error"}}"#.into(),
+                fixture("llama-cpp-python-json-schema.json"),
             ))
         } else {
             ScriptedReply::text("{\"observation\": \"x\", \"actions\": []}").into()

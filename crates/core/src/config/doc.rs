@@ -131,7 +131,7 @@ cannot write what franz cannot read (`crates/core/src/model/constrain.rs`). The 
 the same tables as the prompts' grammars (`crates/core/src/strategy/format.rs`):
 
 - narrative (franz's call dialect): a GBNF grammar of one call line of the prompt's calls, then
-  one line of story;
+  one line of story without parentheses;
 - vision (franz's JSON dialect): a JSON schema of its object, with one to four of the prompt's
   actions;
 - tools: one call of the request's tools as a JSON object `{"name", "arguments"}` (every
@@ -144,17 +144,22 @@ replaced system prompt are not constrained. How the format is written onto the w
 | format | `json_schema` | `json_object` | `ollama` |
 |---|---|---|---|
 | JSON (vision, tools) | `response_format` `json_schema` | `response_format` `json_object` with `schema` | `format` |
-| text (narrative) | not constrained | `grammar` (GBNF) | not constrained |
+| text (narrative) | `grammar` (GBNF) | `grammar` (GBNF) | not constrained |
 | a tool call (commander) | `tool_choice: "required"` | the call as JSON content, `tool_choice: "none"` | `tool_choice: "required"` |
 
 `json_schema` is what OpenAI, vLLM, LM Studio and llama.cpp's server take; `json_object` with a
-schema and `grammar` are llama.cpp's and llama-cpp-python's (whose server answers 500 to
+schema and `grammar` are llama.cpp's and llama-cpp-python's (`grammar` is ignored by vLLM and LM
+Studio; a server that refuses it, as OpenAI does, gets text formats unconstrained from then on) (whose server answers 500 to
 `json_schema` and ignores `tool_choice: "required"`); `format` is Ollama's. `off` (the default)
 sends none of it. `auto` starts with `json_schema` and steps down when the server refuses a
 constrained request with words about it (`response_format`, `json_schema`, `grammar`, `schema`,
 `tool_choice`, ...): to `json_object`, then to unconstrained, resending the request at once; a
 server that answers a `"required"` call request without a call gets the next call requests as
-JSON content. What it learned is kept for the run.
+JSON content. What it learned is kept for the run. A call written as JSON content comes back to
+the strategy as the tool call it is (and the tools strategy's `{"answer": ...}` as its text).
+Strings and lists in a constrained call are bounded (80 characters, 4 items), and so are the
+story (240 characters) and the vision loop's actions (at most 3), so that a small model's reply
+ends within max_tokens.
 "#;
 
 /// The `[policy]` section of docs/config.md.

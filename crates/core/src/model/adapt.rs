@@ -25,6 +25,8 @@ pub struct Learned {
     pub mode: Option<Mode>,
     /// The server ignores `tool_choice: "required"`: calls are asked for as JSON content.
     pub calls_in_content: bool,
+    /// Text formats are sent as a GBNF `grammar` (until the server refuses one).
+    pub grammar: bool,
 }
 
 impl Learned {
@@ -34,6 +36,7 @@ impl Learned {
             shape: shape.initial(),
             mode: constrain.initial(),
             calls_in_content: false,
+            grammar: true,
         }
     }
 }
@@ -52,7 +55,11 @@ pub fn body(request: &ChatRequest, learned: Learned) -> Value {
     };
     let mut body = request.to_body();
     if let (Some(format), Some(mode)) = (&request.format, learned.mode) {
-        constrain::apply(&mut body, format, mode, learned.calls_in_content);
+        let takes = constrain::Takes {
+            grammar: learned.grammar,
+            calls_in_content: learned.calls_in_content,
+        };
+        constrain::apply(&mut body, format, mode, takes);
     }
     body
 }
@@ -81,7 +88,7 @@ fn next_after(
     e: &ModelError,
     learned: Learned,
     shape_setting: MessageShape,
-    constrained: bool,
+    format: Option<&ReplyFormat>,
 ) -> Option<(Learned, String)> {
     let text = refusal_text(e)?;
     let said = super::snippet(&text);
@@ -100,8 +107,21 @@ fn next_after(
             why,
         ));
     }
-    let mode = learned.mode.filter(|_| constrained)?;
+    let mode = learned.mode.filter(|_| format.is_some())?;
     let next = constrain::learn(mode, &text)?;
+    let text_format = matches!(format, Some(ReplyFormat::Text { .. }));
+    if text_format && learned.grammar && text.to_ascii_lowercase().contains("grammar") {
+        let why = format!(
+            "the server refused the grammar ({said}); sending text formats unconstrained for the rest of the run"
+        );
+        return Some((
+            Learned {
+                grammar: false,
+                ..learned
+            },
+            why,
+        ));
+    }
     let why = format!(
         "the server refused the constrained request ({said}); sending it {} for the rest of the run",
         next.map_or("unconstrained".to_string(), |m| format!(
@@ -118,6 +138,29 @@ fn next_after(
     ))
 }
 
+/// A constrained reply that wrote its call as JSON content (`{"name", "arguments"}`, the way
+/// calls are asked of servers that cannot be made to call a tool) becomes the tool call it
+/// is, when it names one of the request's tools; `{"answer": "..."}` (the tools strategy's
+/// final answer) becomes that answer's text.
+pub fn read_content_call(request: &ChatRequest, reply: &mut Reply) {
+    if request.format.is_none() || !reply.tool_calls.is_empty() {
+        return;
+    }
+    let Ok(Value::Object(o)) = serde_json::from_str::<Value>(reply.content.trim()) else {
+        return;
+    };
+    if let (1, Some(Value::String(answer))) = (o.len(), o.get("answer")) {
+        reply.content = answer.clone();
+        return;
+    }
+    let name = o.get("name").and_then(Value::as_str).unwrap_or("");
+    let known = request.tools.iter().any(|t| t.function.name == name);
+    if let (true, 2, Some(args)) = (known, o.len(), o.get("arguments")) {
+        reply.tool_calls = vec![super::types::ToolCall::new(name, args.clone())];
+        reply.content = String::new();
+    }
+}
+
 impl ModelClient {
     /// Sends `request` shaped and constrained as learned so far, learning from refusals (see
     /// the module doc).
@@ -131,15 +174,17 @@ impl ModelClient {
             let learned = self.learned();
             let sent = body(request, learned);
             match self.ask(request, &sent, on_progress).await {
-                Ok(reply) => {
+                Ok(mut reply) => {
                     self.note_reply(request, learned, &reply);
+                    if learned.mode.is_some() {
+                        read_content_call(request, &mut reply);
+                    }
                     return Ok(reply);
                 }
                 Err(e) => {
-                    let constrained = request.format.is_some();
-                    let Some((next, why)) =
-                        next_after(&e, learned, self.shape_setting(), constrained)
-                    else {
+                    let shape = self.shape_setting();
+                    let format = request.format.as_ref();
+                    let Some((next, why)) = next_after(&e, learned, shape, format) else {
                         return Err(e);
                     };
                     steps += 1;
@@ -192,21 +237,61 @@ mod tests {
     fn a_refusal_steps_the_shape_then_the_constraint() {
         let start = Learned::from_settings(MessageShape::Auto, Constrain::Auto);
         let roles = status("failed (500: Conversation roles must alternate user/assistant/...)");
-        let (next, why) = next_after(&roles, start, MessageShape::Auto, true).unwrap();
+        let json = ReplyFormat::Json {
+            name: "v".into(),
+            schema: serde_json::json!({}),
+        };
+        let some = Some(&json);
+        let (next, why) = next_after(&roles, start, MessageShape::Auto, some).unwrap();
         assert_eq!(next.shape, Shape::Alternate);
         assert!(why.contains("message_shape alternate"), "{why}");
         // a fixed shape is never changed
-        assert!(next_after(&roles, start, MessageShape::Fixed(Shape::None), false).is_none());
+        assert!(next_after(&roles, start, MessageShape::Fixed(Shape::None), None).is_none());
         let schema = status("failed (500: response_format json_schema is not supported)");
-        let (next, _) = next_after(&schema, start, MessageShape::Auto, true).unwrap();
+        let (next, _) = next_after(&schema, start, MessageShape::Auto, some).unwrap();
         assert_eq!(next.mode, Some(Mode::JsonObject));
-        let (last, why) = next_after(&schema, next, MessageShape::Auto, true).unwrap();
+        let (last, why) = next_after(&schema, next, MessageShape::Auto, some).unwrap();
         assert_eq!(last.mode, None);
         assert!(why.contains("unconstrained"), "{why}");
-        assert!(next_after(&schema, start, MessageShape::Auto, false).is_none());
-        assert!(next_after(&status("model not loaded"), start, MessageShape::Auto, true).is_none());
+        assert!(next_after(&schema, start, MessageShape::Auto, None).is_none());
+        assert!(next_after(&status("model not loaded"), start, MessageShape::Auto, some).is_none());
+        let text = ReplyFormat::Text {
+            gbnf: "root ::= \"a\"".into(),
+        };
+        let openai = status("Unrecognized request argument supplied: grammar");
+        let (off, _) = next_after(&openai, start, MessageShape::Auto, Some(&text)).unwrap();
+        assert_eq!((off.grammar, off.mode), (false, Some(Mode::JsonSchema)));
         assert!(is_deterministic("Conversation roles must alternate"));
         assert!(!is_deterministic("upstream timed out"));
+    }
+
+    #[test]
+    fn a_call_written_as_content_becomes_the_tool_call() {
+        use crate::model::Tool;
+        let mut req = ChatRequest::new("m", vec![Message::user("u")]);
+        req.tools = vec![Tool::function("press_key", "d", serde_json::json!({}))];
+        req.format = crate::strategy::format::of_tools(&req.tools);
+        let mut r = Reply::text("{\"name\": \"press_key\", \"arguments\": {\"key\": \"enter\"}}");
+        read_content_call(&req, &mut r);
+        assert_eq!(r.tool_calls.len(), 1);
+        assert_eq!(r.tool_calls[0].name, "press_key");
+        assert_eq!(
+            r.tool_calls[0].arguments,
+            serde_json::json!({"key": "enter"})
+        );
+        assert_eq!(r.content, "");
+        let mut a = Reply::text("{\"answer\": \"saved\"}");
+        read_content_call(&req, &mut a);
+        assert_eq!((a.content.as_str(), a.tool_calls.len()), ("saved", 0));
+        for other in ["{\"name\": \"rm\", \"arguments\": {}}", "left_click(1, 2)"] {
+            let mut o = Reply::text(other);
+            read_content_call(&req, &mut o);
+            assert_eq!((o.content.as_str(), o.tool_calls.len()), (other, 0));
+        }
+        let mut unconstrained = Reply::text("{\"answer\": \"x\"}");
+        req.format = None;
+        read_content_call(&req, &mut unconstrained);
+        assert_eq!(unconstrained.content, "{\"answer\": \"x\"}");
     }
 
     #[test]
@@ -219,6 +304,7 @@ mod tests {
             shape: Shape::Strict,
             mode: Some(Mode::JsonObject),
             calls_in_content: false,
+            grammar: true,
         };
         let b = body(&req, learned);
         assert_eq!(b["messages"].as_array().map(Vec::len), Some(1));

@@ -9,11 +9,12 @@
 //! | format | `json_schema` | `json_object` | `ollama` |
 //! |---|---|---|---|
 //! | JSON (vision) | `response_format` `json_schema` | `response_format` `json_object` with `schema` | `format` |
-//! | text (narrative) | not constrained | `grammar` (GBNF) | not constrained |
+//! | text (narrative) | `grammar` (GBNF) | `grammar` (GBNF) | not constrained |
 //! | a tool call (tools, commander) | `tool_choice: "required"` | the call as a JSON object in the content (`{"name", "arguments"}`), `tool_choice: "none"` | `tool_choice: "required"` |
 //!
 //! `json_schema` is what OpenAI, vLLM, LM Studio and llama.cpp's server take; `json_object` with a
-//! schema and `grammar` are llama.cpp's and llama-cpp-python's (whose server answers 500 to
+//! schema and `grammar` are llama.cpp's and llama-cpp-python's (`grammar` is ignored by vLLM and LM
+//! Studio; one refused, as by OpenAI, is not sent again) (whose server answers 500 to
 //! `json_schema` and ignores `tool_choice: "required"`); `format` is Ollama's. With the setting
 //! at `auto` the client starts with `json_schema` and steps down on a refusal that names the
 //! constraint ([`learn`]): to `json_object`, then to none; and a server that answers a
@@ -93,9 +94,18 @@ pub enum ReplyFormat {
     Call { schema: Value },
 }
 
-/// `body` (a request's JSON) with `format` written in `mode`; `calls_in_content`: the server
-/// ignores `tool_choice: "required"`, so calls are asked for as JSON content.
-pub fn apply(body: &mut Value, format: &ReplyFormat, mode: Mode, calls_in_content: bool) {
+/// How the server takes constraints, besides the [`Mode`] of JSON ones.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Takes {
+    /// A GBNF `grammar` for text formats (llama.cpp, llama-cpp-python; ignored by vLLM and LM
+    /// Studio; refused by OpenAI, which turns it off).
+    pub grammar: bool,
+    /// The server ignores `tool_choice: "required"`: calls are asked for as JSON content.
+    pub calls_in_content: bool,
+}
+
+/// `body` (a request's JSON) with `format` written in `mode`, as the server `takes` it.
+pub fn apply(body: &mut Value, format: &ReplyFormat, mode: Mode, takes: Takes) {
     let Some(map) = body.as_object_mut() else {
         return;
     };
@@ -119,7 +129,7 @@ pub fn apply(body: &mut Value, format: &ReplyFormat, mode: Mode, calls_in_conten
         (ReplyFormat::Json { schema, .. }, Mode::Ollama) => {
             map.insert("format".into(), schema.clone());
         }
-        (ReplyFormat::Text { gbnf }, Mode::JsonObject) => {
+        (ReplyFormat::Text { gbnf }, Mode::JsonSchema | Mode::JsonObject) if takes.grammar => {
             map.insert("grammar".into(), Value::String(gbnf.clone()));
         }
         (ReplyFormat::Text { .. }, _) => {}
@@ -127,15 +137,9 @@ pub fn apply(body: &mut Value, format: &ReplyFormat, mode: Mode, calls_in_conten
             map.insert("tool_choice".into(), Value::String("none".into()));
             map.insert("response_format".into(), json_object(schema));
         }
-        (ReplyFormat::Call { schema }, _) if calls_in_content => {
-            apply(
-                body,
-                &ReplyFormat::Call {
-                    schema: schema.clone(),
-                },
-                Mode::JsonObject,
-                false,
-            );
+        (ReplyFormat::Call { schema }, _) if takes.calls_in_content => {
+            map.insert("tool_choice".into(), Value::String("none".into()));
+            map.insert("response_format".into(), json_object(schema));
         }
         (ReplyFormat::Call { .. }, _) => {
             map.insert("tool_choice".into(), Value::String("required".into()));
@@ -176,6 +180,11 @@ mod tests {
         json!({"type": "object", "properties": {"name": {"enum": ["a"]}}})
     }
 
+    const PLAIN: Takes = Takes {
+        grammar: true,
+        calls_in_content: false,
+    };
+
     #[test]
     fn each_mode_writes_each_format_its_own_way() {
         let json = ReplyFormat::Json {
@@ -183,7 +192,7 @@ mod tests {
             schema: json!({"type": "object"}),
         };
         let mut b = json!({});
-        apply(&mut b, &json, Mode::JsonSchema, false);
+        apply(&mut b, &json, Mode::JsonSchema, PLAIN);
         assert_eq!(b["response_format"]["type"], "json_schema");
         assert_eq!(b["response_format"]["json_schema"]["name"], "vision");
         assert_eq!(
@@ -191,34 +200,47 @@ mod tests {
             "object"
         );
         let mut b = json!({});
-        apply(&mut b, &json, Mode::JsonObject, false);
+        apply(&mut b, &json, Mode::JsonObject, PLAIN);
         assert_eq!(
             b["response_format"],
             json!({"type": "json_object", "schema": {"type": "object"}})
         );
-        let mut b = json!({});
-        apply(&mut b, &json, Mode::Ollama, false);
+        let mut b = json!({"tools": []});
+        apply(&mut b, &json, Mode::Ollama, PLAIN);
         assert_eq!(b["format"], json!({"type": "object"}));
+        assert_eq!(b["tool_choice"], "none", "the JSON is the answer");
 
         let text = ReplyFormat::Text {
             gbnf: "root ::= \"a\"".into(),
         };
         let mut b = json!({});
-        apply(&mut b, &text, Mode::JsonSchema, false);
-        assert_eq!(b, json!({}), "json_schema servers take no grammar");
-        apply(&mut b, &text, Mode::JsonObject, false);
-        assert_eq!(b["grammar"], "root ::= \"a\"");
+        let refused = Takes {
+            grammar: false,
+            ..PLAIN
+        };
+        apply(&mut b, &text, Mode::JsonSchema, refused);
+        apply(&mut b, &text, Mode::Ollama, PLAIN);
+        assert_eq!(b, json!({}), "no grammar once refused, and none for Ollama");
+        for mode in [Mode::JsonSchema, Mode::JsonObject] {
+            let mut b = json!({});
+            apply(&mut b, &text, mode, PLAIN);
+            assert_eq!(b["grammar"], "root ::= \"a\"");
+        }
 
         let call = ReplyFormat::Call {
             schema: call_schema(),
         };
         let mut b = json!({"tool_choice": "auto"});
-        apply(&mut b, &call, Mode::JsonSchema, false);
+        apply(&mut b, &call, Mode::JsonSchema, PLAIN);
         assert_eq!(b["tool_choice"], "required");
         assert!(b.get("response_format").is_none());
-        for (mode, in_content) in [(Mode::JsonObject, false), (Mode::JsonSchema, true)] {
+        for (mode, calls_in_content) in [(Mode::JsonObject, false), (Mode::JsonSchema, true)] {
             let mut b = json!({"tool_choice": "auto"});
-            apply(&mut b, &call, mode, in_content);
+            let takes = Takes {
+                grammar: true,
+                calls_in_content,
+            };
+            apply(&mut b, &call, mode, takes);
             assert_eq!(b["tool_choice"], "none", "{mode:?}");
             assert_eq!(b["response_format"]["schema"], call_schema());
         }

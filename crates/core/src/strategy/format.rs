@@ -3,7 +3,7 @@
 //! grammar so that the two cannot disagree:
 //!
 //! - the narrative (franz's call dialect): a GBNF grammar of one call line from [`CALLS`], the
-//!   table of the calls its prompt lists, then one line of story;
+//!   table of the calls its prompt lists, then one line of story without parentheses;
 //! - the vision loop (franz's JSON dialect): a JSON schema of its object, each action from
 //!   [`VISION_ACTIONS`], the table of the actions its prompt lists;
 //! - tools and the commander: one call of the request's own tools ([`of_tools`]), so the schema
@@ -83,10 +83,10 @@ pub const VISION_ACTIONS: &[(&str, &[(&str, Arg)])] = {
 
 /// The longest quoted string and story line the grammars allow (a bound also ends a reply
 /// that would otherwise run to max_tokens).
-const TEXT_MAX: u32 = 200;
-const STORY_MAX: u32 = 400;
+const TEXT_MAX: u32 = 80;
+const STORY_MAX: u32 = 240;
 /// At most this many actions in a constrained vision reply.
-const VISION_MAX_ACTIONS: u32 = 4;
+const VISION_MAX_ACTIONS: u32 = 3;
 
 /// A grammar tree: renders to GBNF and to a regular expression.
 #[derive(Debug, Clone)]
@@ -211,10 +211,11 @@ fn call(name: &str, args: &[Arg], space: Space) -> G {
     G::Seq(items)
 }
 
-/// The narrative's reply: one call line, then one line of story.
+/// The narrative's reply: one call line, then one line of story without parentheses (the
+/// call parser reads every `name(...)` in a reply, the story's too).
 pub fn narrative_grammar(space: Space) -> G {
     let calls = CALLS.iter().map(|(n, a)| call(n, a, space)).collect();
-    let story = G::Rep(Box::new(G::Class("[^\\n]")), 1, STORY_MAX);
+    let story = G::Rep(Box::new(G::Class("[^\\n()]")), 1, STORY_MAX);
     G::Seq(vec![G::Alt(calls), lit("\n"), story])
 }
 
@@ -308,10 +309,11 @@ pub fn of_tools(tools: &[Tool]) -> Option<ReplyFormat> {
     })
 }
 
-/// A tool's parameters with every argument required, except those its description says stand
-/// in for another ("instead of ...") or are needed only by some actions ("Required only by
-/// ..."): a call that leaves out an argument the tool needs is not readable (a click without
-/// its box), and a constrained reply should not be able to be one.
+/// A tool's parameters as a constrained call gives them: every argument required, except those
+/// its description says stand in for another ("instead of ...") or are needed only by some
+/// actions ("Required only by ..."), since a call without an argument the tool needs is not
+/// readable (a click without its box); strings and lists bounded, and a list of anything made a
+/// list of numbers (a box), so that a small model cannot write on until max_tokens.
 fn every_argument(params: &Value) -> Value {
     let mut out = params.clone();
     let Some(props) = params.get("properties").and_then(Value::as_object) else {
@@ -326,10 +328,37 @@ fn every_argument(params: &Value) -> Value {
         .filter(|(_, p)| !optional(p))
         .map(|(k, _)| k)
         .collect();
+    let bounded: serde_json::Map<String, Value> =
+        props.iter().map(|(k, p)| (k.clone(), bounded(p))).collect();
     if let Some(map) = out.as_object_mut() {
         map.insert("required".into(), json!(required));
+        map.insert("properties".into(), Value::Object(bounded));
     }
     out
+}
+
+/// One argument's schema with its length bounded (see [`every_argument`]).
+fn bounded(p: &Value) -> Value {
+    let mut p = p.clone();
+    let Some(map) = p.as_object_mut() else {
+        return p;
+    };
+    match map.get("type").and_then(Value::as_str) {
+        Some("string") if !map.contains_key("enum") => {
+            map.entry("maxLength").or_insert(json!(TEXT_MAX));
+        }
+        Some("array") => {
+            let any = map
+                .get("items")
+                .is_none_or(|i| i.as_object().is_some_and(|o| o.is_empty()));
+            if any {
+                map.insert("items".into(), json!({"type": "number"}));
+            }
+            map.entry("maxItems").or_insert(json!(4));
+        }
+        _ => {}
+    }
+    p
 }
 
 /// The tools strategy's reply: one call of one of `tools` as the JSON object

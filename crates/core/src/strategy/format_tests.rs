@@ -60,6 +60,7 @@ fn every_call_of_the_narrative_grammar_is_accepted_and_read() {
         "click_it(5, 5)\nstory",
         "left_click(500, 300)\nstory\nmore",
         "I will click.\nleft_click(1, 2)",
+        "left_click(1, 2)\nthen right_click(3, 4)",
     ] {
         assert!(!re.is_match(bad), "the grammar accepts {bad:?}");
     }
