@@ -193,7 +193,11 @@ fn auto_constraint_steps_down_from_json_schema_to_json_object_when_refused() {
 fn a_server_that_ignores_required_gets_its_next_calls_asked_as_content() {
     let server =
         ScriptedServer::start(Script::repeat(ScriptedReply::text("I will click."))).unwrap();
-    let client = client_for(&server, MessageShape::Auto, Constrain::Auto);
+    let client = client_for(
+        &server,
+        MessageShape::Auto,
+        Constrain::Fixed(Mode::JsonSchema),
+    );
     let tools = vec![Tool::function(
         "press_key",
         "d",

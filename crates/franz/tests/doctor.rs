@@ -2,7 +2,7 @@
 //! and names the fault when the server is down or the model is not listed.
 
 use franz_core::model::ScriptedReply;
-use franz_core::model::scripted_server::{Script, ScriptedServer};
+use franz_core::model::scripted_server::{Fault, Script, ScriptedServer, Step};
 use std::process::{Command, Output};
 
 fn doctor(url: &str, model: &str) -> (Output, String) {
@@ -43,15 +43,54 @@ fn doctor_passes_on_a_sandbox_with_the_scripted_server() {
         "{text}"
     );
     assert!(text.contains("ok   calibration: 9 clicks"), "{text}");
-    assert!(text.contains("all 8 checks passed"), "{text}");
+    assert!(
+        text.contains("ok   message shape: the server takes the tools strategy's messages as none (message_shape auto)"),
+        "{text}"
+    );
+    assert!(text.contains("all 9 checks passed"), "{text}");
     // the image request really carried an image
     let posts: Vec<_> = server
         .requests()
         .into_iter()
         .filter(|r| r.method == "POST")
         .collect();
-    assert_eq!(posts.len(), 1);
+    assert_eq!(posts.len(), 2, "the image request and the message shape's");
     assert!(posts[0].body.contains("data:image/png;base64,"));
+}
+
+#[test]
+fn doctor_reports_the_shape_a_template_that_wants_alternation_needed() {
+    // Gemma's template, as llama-cpp-python's server answers with it (the captured body)
+    let refusal = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../core/tests/fixtures/server_errors/llama-cpp-python-roles-must-alternate.json"
+    ))
+    .unwrap();
+    let server = ScriptedServer::start(Script::func(move |r| {
+        let roles: Vec<String> = r.json.as_ref().unwrap()["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["role"].as_str().unwrap().to_string())
+            .filter(|r| r != "system")
+            .collect();
+        let alternate = roles
+            .iter()
+            .enumerate()
+            .all(|(i, r)| (r == "user") == (i % 2 == 0));
+        if alternate {
+            ScriptedReply::text("OK").into()
+        } else {
+            Step::fault(Fault::Body(500, refusal.clone()))
+        }
+    }))
+    .unwrap();
+    let (out, text) = doctor(&server.url(), "scripted-model");
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("ok   message shape: the server's chat template refused the messages as built; franz sends them as alternate (message_shape auto)"),
+        "{text}"
+    );
 }
 
 #[test]

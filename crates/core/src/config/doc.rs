@@ -151,7 +151,9 @@ replaced system prompt are not constrained. How the format is written onto the w
 schema and `grammar` are llama.cpp's and llama-cpp-python's (`grammar` is ignored by vLLM and LM
 Studio; a server that refuses it, as OpenAI does, gets text formats unconstrained from then on) (whose server answers 500 to
 `json_schema` and ignores `tool_choice: "required"`); `format` is Ollama's. `off` (the default)
-sends none of it. `auto` starts with `json_schema` and steps down when the server refuses a
+sends none of it. `auto` asks for calls as JSON content (a server may ignore `tool_choice:
+"required"` without a word, as llama-cpp-python's does, but not a schema it takes), starts with
+`json_schema` and steps down when the server refuses a
 constrained request with words about it (`response_format`, `json_schema`, `grammar`, `schema`,
 `tool_choice`, ...): to `json_object`, then to unconstrained, resending the request at once; a
 server that answers a `"required"` call request without a call gets the next call requests as

@@ -35,7 +35,9 @@ impl Learned {
         Learned {
             shape: shape.initial(),
             mode: constrain.initial(),
-            calls_in_content: false,
+            // auto cannot know whether the server honours tool_choice "required": it asks for
+            // calls as JSON content, which every server that takes a schema honours
+            calls_in_content: constrain == Constrain::Auto,
             grammar: true,
         }
     }

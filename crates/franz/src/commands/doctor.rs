@@ -5,8 +5,9 @@
 //! - screen capture, and whether it uses MIT-SHM (`Desktop::describe`);
 //! - input injection: a click through the desktop's input into a witness window, which must
 //!   see the press and the release;
-//! - the model server: `/models` answers, the configured model is listed, and a request with a
-//!   one-pixel image is accepted.
+//! - the model server: `/models` answers, the configured model is listed, a request with a
+//!   one-pixel image is accepted, and the message shape the server's chat template needs
+//!   (docs/config.md, "Message shapes").
 //!
 //! It honours the global flags and the run configuration (`--api-url`, `--model`, environment,
 //! config file). Exit 0 when every check passes, 1 otherwise.
@@ -14,7 +15,7 @@
 use crate::cli::{DoctorArgs, GlobalArgs};
 use crate::setup;
 use franz_core::config::Config;
-use franz_core::model::{ChatRequest, ClientConfig, Message, ModelClient, data_url};
+use franz_core::model::{ChatRequest, ClientConfig, Message, ModelClient, ToolCall, data_url};
 use franz_core::observe::{ImageFormat, RgbaImage, encode_image};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -340,7 +341,56 @@ fn model_checks(c: &Config, served: &mut Vec<String>) -> Vec<Check> {
         ));
     }
     out.push(image_check(&client, c));
+    out.push(shape_check(&client, c));
     out
+}
+
+/// The message shape the server needs (docs/config.md, "Message shapes"): the tools
+/// strategy's order (the task and the screen as two user messages, a tool call and its result)
+/// sent as the `message_shape` setting says; with `auto`, the shape the server's refusals led to.
+fn shape_check(client: &ModelClient, c: &Config) -> Check {
+    const NAME: &str = "message shape";
+    let mut call = ToolCall::new("press_key", serde_json::json!({"key": "enter"}));
+    call.id = Some("call_1".into());
+    let mut assistant = Message::assistant("");
+    assistant.tool_calls = vec![call];
+    let mut req = ChatRequest::new(
+        c.model.clone(),
+        vec![
+            Message::system("You operate a computer."),
+            Message::user("TASK: press enter"),
+            Message::user("The screen now."),
+            assistant,
+            Message::tool("call_1", "press_key", "{\"ok\": true}"),
+            Message::user("Reply with OK."),
+        ],
+    );
+    req.max_tokens = Some(4);
+    req.temperature = Some(0.0);
+    let setting = c.message_shape.name();
+    match client.chat(&req) {
+        Ok(_) => {
+            let shape = client.learned().shape.name();
+            let how = if setting == "auto" && shape != "none" {
+                format!(
+                    "the server's chat template refused the messages as built; franz sends them as {shape} (message_shape auto)"
+                )
+            } else {
+                format!(
+                    "the server takes the tools strategy's messages as {shape} (message_shape {setting})"
+                )
+            };
+            Check::pass(NAME, how)
+        }
+        Err(e) => Check::fail(
+            NAME,
+            format!(
+                "the tools strategy's messages were refused as {}: {e}",
+                client.learned().shape.name()
+            ),
+            "set message_shape (--message-shape alternate or strict; docs/config.md, \"Message shapes\")",
+        ),
+    }
 }
 
 fn image_check(client: &ModelClient, c: &Config) -> Check {
