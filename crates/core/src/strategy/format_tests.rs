@@ -110,7 +110,7 @@ fn valid(v: &Value, s: &Value) -> bool {
         return false;
     }
     let n = |k: &str| s.get(k).and_then(Value::as_f64);
-    let typed = match s.get("type").and_then(Value::as_str) {
+    match s.get("type").and_then(Value::as_str) {
         None => true,
         Some("string") => v.as_str().is_some_and(|t| {
             let len = t.chars().count() as f64;
@@ -127,8 +127,7 @@ fn valid(v: &Value, s: &Value) -> bool {
         }),
         Some("object") => object_valid(v, s),
         Some(_) => false,
-    };
-    typed
+    }
 }
 
 fn object_valid(v: &Value, s: &Value) -> bool {
