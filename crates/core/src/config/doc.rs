@@ -132,7 +132,7 @@ the same tables as the prompts' grammars (`crates/core/src/strategy/format.rs`):
 
 - narrative (franz's call dialect): a GBNF grammar of one call line of the prompt's calls, then
   one line of story without parentheses;
-- vision (franz's JSON dialect): a JSON schema of its object, with one to four of the prompt's
+- vision (franz's JSON dialect): a JSON schema of its object, with one or two of the prompt's
   actions;
 - tools: one call of the request's tools as a JSON object `{"name", "arguments"}` (every
   argument the tool needs), or `{"answer": "..."}`, the plain final answer;
@@ -160,7 +160,7 @@ server that answers a `"required"` call request without a call gets the next cal
 JSON content. What it learned is kept for the run. A call written as JSON content comes back to
 the strategy as the tool call it is (and the tools strategy's `{"answer": ...}` as its text).
 Strings and lists in a constrained call are bounded (80 characters, 4 items), and so are the
-story (240 characters) and the vision loop's actions (at most 3), so that a small model's reply
+story (160 characters) and the vision loop's actions and boxes (at most 2 each), so that a small model's reply
 ends within max_tokens.
 "#;
 

@@ -29,9 +29,9 @@ pub enum Arg {
     Coord,
     /// `"up"`, `"down"`, `"left"` or `"right"`.
     Direction,
-    /// A small whole number (scroll notches, seconds).
+    /// A small whole number from 1 (scroll notches, seconds).
     Count,
-    /// A quoted string.
+    /// A quoted string, not empty (an empty `done` is refused once, `plain.rs`).
     Text,
     /// A quoted key or combination, `"ctrl+s"`, of the keys `keys.rs` knows.
     Key,
@@ -84,9 +84,9 @@ pub const VISION_ACTIONS: &[(&str, &[(&str, Arg)])] = {
 /// The longest quoted string and story line the grammars allow (a bound also ends a reply
 /// that would otherwise run to max_tokens).
 const TEXT_MAX: u32 = 80;
-const STORY_MAX: u32 = 240;
+const STORY_MAX: u32 = 160;
 /// At most this many actions in a constrained vision reply.
-const VISION_MAX_ACTIONS: u32 = 3;
+const VISION_MAX_ACTIONS: u32 = 2;
 
 /// A grammar tree: renders to GBNF and to a regular expression.
 #[derive(Debug, Clone)]
@@ -157,7 +157,7 @@ fn quoted(max: u32) -> G {
         G::Class("[^\"\\\\\\n]"),
         G::Seq(vec![lit("\\"), G::Class("[\"\\\\nt]")]),
     ]);
-    G::Seq(vec![lit("\""), G::Rep(Box::new(ch), 0, max), lit("\"")])
+    G::Seq(vec![lit("\""), G::Rep(Box::new(ch), 1, max), lit("\"")])
 }
 
 fn arg(a: Arg, space: Space) -> G {
@@ -169,7 +169,7 @@ fn arg(a: Arg, space: Space) -> G {
                 .map(|d| lit(&format!("\"{d}\"")))
                 .collect(),
         ),
-        Arg::Count => number(2),
+        Arg::Count => G::Seq(vec![G::Class("[1-9]"), G::Rep(Box::new(G::Class("[0-9]")), 0, 1)]),
         Arg::Text => quoted(TEXT_MAX),
         Arg::Key => G::Seq(vec![lit("\""), combo(), lit("\"")]),
     }
@@ -237,8 +237,8 @@ fn schema_of(a: Arg, space: Space) -> Value {
     match a {
         Arg::Coord => json!({"type": "integer", "minimum": 0, "maximum": top}),
         Arg::Direction => json!({"type": "string", "enum": ["up", "down", "left", "right"]}),
-        Arg::Count => json!({"type": "integer", "minimum": 0, "maximum": 99}),
-        Arg::Text => json!({"type": "string", "maxLength": TEXT_MAX}),
+        Arg::Count => json!({"type": "integer", "minimum": 1, "maximum": 99}),
+        Arg::Text => json!({"type": "string", "minLength": 1, "maxLength": TEXT_MAX}),
         Arg::Key => json!({"type": "string", "pattern": format!("^{}$", combo().regex())}),
     }
 }

@@ -61,6 +61,8 @@ fn every_call_of_the_narrative_grammar_is_accepted_and_read() {
         "left_click(500, 300)\nstory\nmore",
         "I will click.\nleft_click(1, 2)",
         "left_click(1, 2)\nthen right_click(3, 4)",
+        "done(\"\")\nfinished",
+        "scroll(1, 2, \"down\", 0)\nscrolling",
     ] {
         assert!(!re.is_match(bad), "the grammar accepts {bad:?}");
     }
@@ -175,6 +177,7 @@ fn every_action_of_the_vision_schema_is_accepted_and_read() {
         json!({"observation": "x", "actions": [{"name": "click", "x1": 5}]}),
         json!({"observation": "x", "actions": [{"name": "clack", "x1": 5, "y1": 5}]}),
         json!({"actions": [{"name": "wait", "seconds": 1}]}),
+        json!({"observation": "x", "actions": [{"name": "done", "text": ""}]}),
     ] {
         assert!(!valid(&bad, &schema), "the schema accepts {bad}");
     }
