@@ -22,7 +22,7 @@
 //!
 //! A request is shaped as the client's `message_shape = auto` would: sent as built, and on the
 //! template's refusal in the shape the refusal asks for (`franz_core::model::shape::learn`). No
-//! template may refuse the shaped request. Gemma 3's template refuses the tools strategy's
+//! template may refuse the shaped request, nor the request in the strictest shape (`strict`). Gemma 3's template refuses the tools strategy's
 //! request as the strategy builds it: the test would fail without the shaping.
 
 use franz_core::config::ConfigBuilder;
@@ -375,7 +375,7 @@ fn render_auto(
         match render(env, name, &messages_for(&shaped, server, caps), &tools) {
             Ok(_) => return Ok(shape),
             Err(e) => {
-                let said = format!("{e:#}");
+                let said = e.to_string();
                 shape = shape::learn(shape, &said).ok_or(said)?;
             }
         }
@@ -400,6 +400,18 @@ fn every_request_renders_under_every_template_once_shaped() {
                 continue;
             }
             for (label, request) in &requests {
+                // the strictest shape, for users who set it, renders under every template
+                let strict = shape::apply(request, Shape::Strict);
+                let tools = if strict.tools.is_empty() {
+                    Value::Null
+                } else {
+                    serde_json::to_value(&strict.tools).unwrap()
+                };
+                if let Err(e) = render(&env, name, &messages_for(&strict, server, caps), &tools) {
+                    failures.push(format!(
+                        "{name} ({server:?}) refuses {label} (strict): {e:#}"
+                    ));
+                }
                 match render_auto(&env, name, request, server, caps) {
                     Ok(shape) => {
                         rendered += 1;

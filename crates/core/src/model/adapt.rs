@@ -193,7 +193,7 @@ impl ModelClient {
                     if steps > MAX_STEPS {
                         return Err(e);
                     }
-                    tracing::warn!("{why}");
+                    tracing::info!("{why}");
                     self.set_learned(next);
                     on_progress(Progress::Retry(&Retry {
                         attempt: steps + 1,

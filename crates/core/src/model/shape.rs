@@ -72,8 +72,8 @@ impl Shape {
 }
 
 /// What a refusal says the template wants, lower-cased fragments of the templates' own
-/// messages (Gemma, Mistral, Llama 2, llama-cpp-python's built-in formats) and of servers'
-/// wordings for the same thing.
+/// messages (Gemma, Mistral, Llama 3.x's "only supports single tool-calls at once",
+/// llama-cpp-python's built-in formats) and of servers' wordings for the same thing.
 const WANTS_NO_SYSTEM: &[&str] = &[
     "system role not supported",
     "system role is not supported",
@@ -98,6 +98,7 @@ const WANTS_ALTERNATION: &[&str] = &[
     "tool role",
     "tool call ids should be",
     "tool_call_id",
+    "only supports single tool-call",
 ];
 
 /// Whether an error body is a chat template's refusal of the messages' roles or order (a

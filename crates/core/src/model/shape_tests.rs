@@ -130,6 +130,8 @@ fn refusals_name_the_shape_they_need() {
     let nemo = "After the optional system message, conversation roles must alternate user/assistant/user/assistant/...";
     assert_eq!(learn(Shape::None, gemma), Some(Shape::Alternate));
     assert_eq!(learn(Shape::None, nemo), Some(Shape::Alternate));
+    let llama3 = "This model only supports single tool-calls at once!";
+    assert_eq!(learn(Shape::None, llama3), Some(Shape::Alternate));
     assert_eq!(learn(Shape::None, gemma2), Some(Shape::Strict));
     assert_eq!(learn(Shape::None, mistral), Some(Shape::Strict));
     // the same refusal again: one step further, then nothing is left

@@ -169,7 +169,10 @@ fn arg(a: Arg, space: Space) -> G {
                 .map(|d| lit(&format!("\"{d}\"")))
                 .collect(),
         ),
-        Arg::Count => G::Seq(vec![G::Class("[1-9]"), G::Rep(Box::new(G::Class("[0-9]")), 0, 1)]),
+        Arg::Count => G::Seq(vec![
+            G::Class("[1-9]"),
+            G::Rep(Box::new(G::Class("[0-9]")), 0, 1),
+        ]),
         Arg::Text => quoted(TEXT_MAX),
         Arg::Key => G::Seq(vec![lit("\""), combo(), lit("\"")]),
     }
