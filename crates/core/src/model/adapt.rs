@@ -80,6 +80,7 @@ fn refusal_text(e: &ModelError) -> Option<String> {
             reason: message, ..
         } => Some(message.clone()),
         ModelError::Stream { reason, .. } => Some(reason.clone()),
+        ModelError::Refused { detail, .. } => Some(detail.clone()),
         _ => None,
     }
 }

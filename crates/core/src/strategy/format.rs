@@ -142,6 +142,15 @@ fn coord(space: Space) -> G {
     let digits = match space {
         Space::Norm1000 => return G::Alt(vec![lit("1000"), number(3)]),
         Space::Pixels(s) => s.width.max(s.height).to_string().len() as u32,
+        // a fraction 0..1 written as a decimal: 0, 1, 0.25, 1.0
+        Space::Relative => {
+            let decimals = G::Rep(Box::new(G::Class("[0-9]")), 1, 4);
+            return G::Alt(vec![
+                G::Seq(vec![lit("0."), decimals]),
+                G::Seq(vec![lit("1."), G::Rep(Box::new(lit("0")), 1, 4)]),
+                G::Class("[01]"),
+            ]);
+        }
     };
     number(digits)
 }
@@ -236,8 +245,12 @@ fn schema_of(a: Arg, space: Space) -> Value {
     let top = match space {
         Space::Norm1000 => 1000,
         Space::Pixels(s) => s.width.max(s.height).saturating_sub(1),
+        Space::Relative => 1,
     };
     match a {
+        Arg::Coord if space == Space::Relative => {
+            json!({"type": "number", "minimum": 0, "maximum": top})
+        }
         Arg::Coord => json!({"type": "integer", "minimum": 0, "maximum": top}),
         Arg::Direction => json!({"type": "string", "enum": ["up", "down", "left", "right"]}),
         Arg::Count => json!({"type": "integer", "minimum": 1, "maximum": 99}),

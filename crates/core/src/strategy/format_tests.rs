@@ -187,26 +187,32 @@ fn every_action_of_the_vision_schema_is_accepted_and_read() {
 fn the_vision_prompt_lists_exactly_the_schemas_actions() {
     let line = prompts::VISION_SYSTEM
         .lines()
-        .find(|l| l.starts_with("Action names:"))
+        .find(|l| l.starts_with("Action names"))
         .unwrap();
+    let (_, list) = line.split_once(':').unwrap();
     let bare = regex::Regex::new(r"\([^)]*\)")
         .unwrap()
-        .replace_all(line, "");
-    let names = bare
-        .trim_start_matches("Action names:")
-        .trim_end_matches('.');
+        .replace_all(list, "");
+    let names = bare.trim_end_matches('.');
     let mut listed: Vec<&str> = names.split(',').map(str::trim).collect();
     listed.sort();
     let mut table: Vec<&str> = VISION_ACTIONS.iter().map(|(n, _)| *n).collect();
     table.sort();
+    // every field the schema asks for is one the prompt names
+    for (name, fields) in VISION_ACTIONS {
+        for (field, _) in *fields {
+            let word = regex::Regex::new(&format!(r"\b{field}\b")).unwrap();
+            assert!(word.is_match(list), "{name}'s field {field} is not in: {line}");
+        }
+    }
     assert_eq!(listed, table, "VISION_SYSTEM and VISION_ACTIONS disagree");
 }
 
 #[test]
 fn a_call_format_accepts_each_tool_with_its_own_arguments_only() {
     let tools = [
-        schema::tools_strategy(),
-        schema::operator(),
+        schema::tools_strategy(Space::Norm1000),
+        schema::operator(Space::Norm1000),
         schema::leader(),
     ]
     .concat();
@@ -284,7 +290,7 @@ fn only_franz_own_dialects_and_prompts_are_constrained() {
 
 #[test]
 fn the_tools_strategy_reads_each_call_and_the_answer_its_format_allows() {
-    let tools = schema::tools_strategy();
+    let tools = schema::tools_strategy(Space::Norm1000);
     let Some(ReplyFormat::Json { schema: s, .. }) = tools_reply(&tools) else {
         panic!("the tools strategy has a format");
     };
@@ -301,7 +307,29 @@ fn the_tools_strategy_reads_each_call_and_the_answer_its_format_allows() {
     }
     let answer = json!({"answer": "The file is saved."});
     assert!(valid(&answer, &s));
-    let (actions, errors) = read("tools", &answer.to_string());
-    assert_eq!((actions, errors.clone()), (1, vec![]), "{errors:?}");
+    // the client hands the strategy the answer's text (`model/adapt.rs`), as a server's plain
+    // answer would come
+    let mut request = crate::model::ChatRequest::new("m", vec![]);
+    request.format = tools_reply(&tools);
+    let mut reply = Reply::text(&answer.to_string());
+    crate::model::adapt::read_content_call(&request, &mut reply);
+    assert_eq!(reply.content, "The file is saved.");
+    // a plain answer before any action goes back once (docs/actions.md); the second is the done
+    let obs = screenshot();
+    let ctx = first_turn(&obs);
+    let mut tools_loop = crate::strategy::create("tools", ReadOptions::default()).unwrap();
+    tools_loop.prompt(&ctx);
+    let first = tools_loop.read(&reply, &ctx);
+    assert!(first.actions.is_empty(), "{:?}", first.actions);
+    assert!(first.errors[0].contains("would end the task"), "{:?}", first.errors);
+    tools_loop.prompt(&ctx);
+    let again = tools_loop.read(&reply, &ctx);
+    assert!(
+        again.errors.iter().all(|e| e.starts_with("warning:")),
+        "{:?}",
+        again.errors
+    );
+    let kinds: Vec<&str> = again.actions.iter().map(|a| a.kind.name()).collect();
+    assert_eq!(kinds, ["done"]);
     assert!(!valid(&json!({"answer": ""}), &s));
 }
