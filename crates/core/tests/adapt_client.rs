@@ -123,7 +123,11 @@ fn a_fixed_shape_is_kept_and_the_refusal_is_reported_at_once() {
         1,
         "a template's refusal is not retried"
     );
-    assert!(matches!(e, ModelError::Status { status: 500, .. }), "{e:?}");
+    assert!(
+        matches!(e, ModelError::Refused { status: 500, .. }),
+        "{e:?}"
+    );
+    assert!(e.to_string().contains("set message_shape"), "{e}");
     assert!(
         e.to_string().contains("Conversation roles must alternate"),
         "{e}"

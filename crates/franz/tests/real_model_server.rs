@@ -5,7 +5,10 @@
 //! garbage, never the model's words:
 //! - each strategy, streamed and not, runs 3 turns on a sandbox; the server refuses none of
 //!   franz's requests (its log: every chat request answered 200, no exception; franz's events:
-//!   no retry, no model error);
+//!   no retry, no model error), except the one refusal `message_shape = auto` learns the chat
+//!   template's shape from (docs/config.md, "Message shapes"): Gemma 3's template refuses the
+//!   tools strategy's messages as built, franz says so in a retry and sends them again shaped
+//!   at once, and that refusal's words are the only ones in the server's log;
 //! - every turn's reply becomes actions franz can justify or errors sent back to the model
 //!   (the next turn's request carries each error's words);
 //! - no run ends "done" unless the reply said done; every executed pointer action's point is
@@ -154,16 +157,43 @@ fn jsonl(path: &Path) -> Vec<Value> {
 /// What went wrong in one cell (empty: nothing).
 type Faults = Vec<String>;
 
+/// The reasons of the run's reshapes: the retries in which `message_shape = auto` answered the
+/// chat template's refusal by sending the messages again shaped (`model/adapt.rs`).
+fn reshapes(events: &[Value]) -> Vec<String> {
+    events
+        .iter()
+        .filter(|e| e["event"] == "model_request")
+        .filter_map(|e| e["reason"].as_str())
+        .filter(|r| r.contains("sending them again as message_shape"))
+        .map(str::to_string)
+        .collect()
+}
+
+/// The message of a Python exception line of the server's log (`ValueError: ...`, also inside
+/// an exception group's `|` margin); not the group's own line.
+fn raised(line: &str) -> Option<&str> {
+    let line = line.trim_start_matches(|c: char| c == ' ' || c == '|');
+    let (class, message) = line.split_once(": ")?;
+    let named = class.ends_with("Error") || class.ends_with("Exception");
+    let class_like = class.chars().all(|c| c.is_ascii_alphanumeric() || c == '.');
+    (named && class_like && !class.is_empty()).then_some(message)
+}
+
 /// The chat requests' access-log lines of this stretch of the server's log, and the lines
-/// that tell of an exception.
-fn server_faults(log: &str, requests: usize) -> Faults {
+/// that tell of an exception: none, except one refused request per reshape franz reported,
+/// refused in the words franz answered.
+fn server_faults(log: &str, requests: usize, reshaped: &[String]) -> Faults {
     let mut faults = Faults::new();
     let chats: Vec<&str> = log
         .lines()
         .filter(|l| l.contains("\"POST /v1/chat/completions"))
         .collect();
-    for l in &chats {
-        if !l.trim_end().ends_with("200 OK") {
+    let refused: Vec<&&str> = chats
+        .iter()
+        .filter(|l| !l.trim_end().ends_with("200 OK"))
+        .collect();
+    if refused.len() > reshaped.len() {
+        for l in refused {
             faults.push(format!("the server refused a request: {l}"));
         }
     }
@@ -173,11 +203,17 @@ fn server_faults(log: &str, requests: usize) -> Faults {
             chats.len()
         ));
     }
-    for l in log
-        .lines()
-        .filter(|l| l.starts_with("Exception") || l.contains("Traceback"))
-    {
-        faults.push(format!("the server's log: {l}"));
+    let mut raised_any = false;
+    for l in log.lines() {
+        if let Some(message) = raised(l) {
+            raised_any = true;
+            if !reshaped.iter().any(|r| r.contains(message.trim())) {
+                faults.push(format!("the server's log: {l}"));
+            }
+        }
+    }
+    if !raised_any && log.contains("Traceback") {
+        faults.push("the server's log has a traceback".into());
     }
     faults
 }
@@ -341,13 +377,39 @@ fn ending_faults(events: &[Value], code: Option<i32>, text: &str) -> Faults {
 }
 
 /// Every model request went through at its first attempt (a model error that ended the run
-/// is an ending [`ending_faults`] does not accept).
+/// is an ending [`ending_faults`] does not accept), except where `message_shape = auto` learned
+/// the template's shape: a reshape, once a run (Gemma's template asks for one step), and the
+/// streamed request's re-ask without streaming that found the template's refusal (the server
+/// ends such a stream empty) just before it.
 fn model_faults(events: &[Value]) -> Faults {
-    events
+    let requests: Vec<&Value> = events
         .iter()
-        .filter(|e| e["event"] == "model_request" && e["attempt"].as_u64() != Some(1))
-        .map(|e| format!("a retry: {e}"))
-        .collect()
+        .filter(|e| e["event"] == "model_request")
+        .collect();
+    let is_reshape = |e: &Value| {
+        e["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("sending them again as message_shape"))
+    };
+    let mut faults = Faults::new();
+    for (i, e) in requests.iter().enumerate() {
+        if e["attempt"].as_u64() == Some(1) || is_reshape(e) {
+            continue;
+        }
+        let reask = e["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("without streaming"));
+        if !(reask && requests.get(i + 1).is_some_and(|n| is_reshape(n))) {
+            faults.push(format!("a retry: {e}"));
+        }
+    }
+    let reshaped = requests.iter().filter(|e| is_reshape(e)).count();
+    if reshaped > 1 {
+        faults.push(format!(
+            "{reshaped} reshapes: the shape is learned once for the run"
+        ));
+    }
+    faults
 }
 
 /// One strategy, streamed or not, for 3 turns; what went wrong.
@@ -397,7 +459,8 @@ fn cell(server: &Server, strategy: &str, stream: bool) -> Faults {
         .count();
     let mut faults = ending_faults(&events, code, &text);
     faults.extend(model_faults(&events));
-    faults.extend(server_faults(&log_since(server, from), asked));
+    let reshaped = reshapes(&events);
+    faults.extend(server_faults(&log_since(server, from), asked, &reshaped));
     faults.extend(reading_faults(&events, &replies, &requests));
     faults.extend(point_faults(&events, &replies));
     let stream = if stream { " --stream" } else { "" };
@@ -433,7 +496,7 @@ fn every_strategy_streamed_and_not_runs_three_turns_on_the_real_server_without_a
 }
 
 #[test]
-fn doctor_against_the_real_server_is_all_ok_and_names_its_context_length() {
+fn doctor_against_the_real_server_is_all_ok_and_names_its_context_length_and_message_shape() {
     let Some(server) = server() else { return };
     let _one = one_at_a_time();
     let (code, text) = franz(&[
@@ -447,6 +510,11 @@ fn doctor_against_the_real_server_is_all_ok_and_names_its_context_length() {
     assert_eq!(code, Some(0), "{text}");
     assert!(!text.contains("FAIL"), "{text}");
     assert!(text.contains("ok   image request"), "{text}");
+    // Gemma 3's template refuses the tools strategy's messages as built
+    assert!(
+        text.contains("ok   message shape: the server's chat template refused the messages as built; franz sends them as alternate (message_shape auto)"),
+        "{text}"
+    );
     let ctx = std::env::var("FRANZ_MODEL_SERVER_CTX").unwrap_or_else(|_| "4096".into());
     assert!(
         text.contains(&format!(
