@@ -13,12 +13,16 @@
 //!   (the next turn's request carries each error's words);
 //! - no run ends "done" unless the reply said done; every executed pointer action's point is
 //!   two numbers the reply wrote;
-//! - `franz doctor` against it is all ok, the context length included.
+//! - `franz doctor` against it is all ok, the context length and the message shape included;
+//! - with `--constrain auto` (docs/config.md, "Constrained output") every turn of every
+//!   strategy gives a valid action or a valid done.
 //!
 //! The server: `FRANZ_MODEL_SERVER_URL` and `FRANZ_MODEL_SERVER_LOG` (`.ci/run` starts one with
 //! the script), else the test starts one with the script when it is built (or when `CI` is
 //! set, building it). Without one, locally, the tests say so and pass; in CI they fail.
 //! `FRANZ_REAL_SERVER_STRATEGIES=tools,commander` runs only those strategies' cells.
+//! `FRANZ_CONSTRAIN_TURNS=10` measures constrained output over 10 turns a strategy, with
+//! `--constrain off` too, and prints both shares (CI runs 3 constrained turns only).
 
 mod common;
 
@@ -523,4 +527,108 @@ fn doctor_against_the_real_server_is_all_ok_and_names_its_context_length_and_mes
         "{text}"
     );
     assert!(text.contains("checks passed"), "{text}");
+}
+
+/// Turns per constrained run: `FRANZ_CONSTRAIN_TURNS` when measuring, else 3.
+fn constrain_turns() -> Option<u32> {
+    std::env::var("FRANZ_CONSTRAIN_TURNS")
+        .ok()
+        .and_then(|t| t.parse().ok())
+}
+
+/// One dry run on a sandbox with `--constrain constrain`: its events.
+fn constrained_run(server: &Server, strategy: &str, constrain: &str, turns: u32) -> Vec<Value> {
+    let runs = tempfile::tempdir().unwrap();
+    let steps = turns.to_string();
+    let (code, text) = franz(&[
+        "--sandbox=640x480",
+        "run",
+        "--dry-run",
+        "--api-url",
+        &server.url,
+        "--model",
+        MODEL,
+        "--strategy",
+        strategy,
+        "--constrain",
+        constrain,
+        "--max-steps",
+        &steps,
+        "--max-empty-turns",
+        "1000",
+        "--max-tokens",
+        "192",
+        "--step-delay",
+        "0",
+        "--runs-dir",
+        runs.path().to_str().unwrap(),
+        "open the text editor and type hello",
+    ]);
+    let events = jsonl(&runs.path().join("run_0001/events.jsonl"));
+    assert!(
+        !events.is_empty(),
+        "{strategy} --constrain {constrain}: no events (exit {code:?}): {text}"
+    );
+    events
+}
+
+/// (turns whose last reply gave a valid action or done, turns with a reply): a turn counts
+/// when its last model reply (the operator's, for the commander) was read into at least one
+/// action (a `done` included) and the turn reported no problem with the reply.
+fn valid_share(events: &[Value]) -> (u32, u32) {
+    let mut last_reply = std::collections::BTreeMap::new();
+    let mut problems = std::collections::BTreeSet::new();
+    for e in events {
+        let turn = e["turn"].as_u64().unwrap_or(0);
+        match e["event"].as_str() {
+            Some("model_reply") => {
+                last_reply.insert(turn, e);
+            }
+            Some("error") => {
+                problems.insert(turn);
+            }
+            _ => {}
+        }
+    }
+    let valid = last_reply
+        .iter()
+        .filter(|(turn, r)| {
+            r["actions"].as_array().is_some_and(|a| !a.is_empty()) && !problems.contains(*turn)
+        })
+        .count();
+    let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+    (count(valid), count(last_reply.len()))
+}
+
+#[test]
+fn constrained_turns_of_every_strategy_give_a_valid_action_or_done() {
+    let Some(server) = server() else { return };
+    let _one = one_at_a_time();
+    // measuring: the turns asked for, with and without; in CI: 3 constrained turns
+    let (turns, modes): (u32, &[&str]) = match constrain_turns() {
+        Some(t) => (t, &["off", "auto"]),
+        None => (3, &["auto"]),
+    };
+    let mut report = Vec::new();
+    let mut failures = Vec::new();
+    for strategy in franz_core::strategy::StrategyName::NAMES {
+        let mut line = format!("{strategy:>9}:");
+        for constrain in modes {
+            let events = constrained_run(server, strategy, constrain, turns);
+            let (valid, total) = valid_share(&events);
+            let pct = 100.0 * f64::from(valid) / f64::from(total.max(1));
+            line.push_str(&format!(
+                "  --constrain {constrain} {valid}/{total} ({pct:.0}%)"
+            ));
+            // a valid done ends a run before its turns are up
+            if *constrain == "auto" && (valid != total || total == 0) {
+                failures.push(format!(
+                    "{strategy}: {valid} of {total} constrained turns valid"
+                ));
+            }
+        }
+        eprintln!("{line}");
+        report.push(line);
+    }
+    assert!(failures.is_empty(), "{failures:?}\n{}", report.join("\n"));
 }

@@ -94,6 +94,8 @@ pub enum G {
     Lit(String),
     /// A character class, written the same in GBNF and in a regex (e.g. `[0-9]`).
     Class(&'static str),
+    /// One digit from the first to the second.
+    Digit(u8, u8),
     Seq(Vec<G>),
     Alt(Vec<G>),
     Rep(Box<G>, u32, u32),
@@ -108,6 +110,7 @@ impl G {
         match self {
             G::Lit(s) => format!("\"{}\"", gbnf_escape(s)),
             G::Class(c) => (*c).to_string(),
+            G::Digit(a, b) => format!("[{a}-{b}]"),
             G::Seq(items) => items.iter().map(G::gbnf).collect::<Vec<_>>().join(" "),
             G::Alt(items) => format!(
                 "({})",
@@ -121,6 +124,7 @@ impl G {
         match self {
             G::Lit(s) => regex::escape(s),
             G::Class(c) => (*c).to_string(),
+            G::Digit(a, b) => format!("[{a}-{b}]"),
             G::Seq(items) => items.iter().map(G::regex).collect(),
             G::Alt(items) => format!(
                 "(?:{})",
@@ -139,20 +143,41 @@ fn gbnf_escape(s: &str) -> String {
 
 /// A whole number from 0 to the largest coordinate of `space`.
 fn coord(space: Space) -> G {
-    let digits = match space {
-        Space::Norm1000 => return G::Alt(vec![lit("1000"), number(3)]),
-        Space::Pixels(s) => s.width.max(s.height).to_string().len() as u32,
+    match space {
+        Space::Norm1000 => up_to(1000),
+        Space::Pixels(s) => up_to(s.width.max(s.height).saturating_sub(1)),
         // a fraction 0..1 written as a decimal: 0, 1, 0.25, 1.0
-        Space::Relative => {
-            let decimals = G::Rep(Box::new(G::Class("[0-9]")), 1, 4);
-            return G::Alt(vec![
-                G::Seq(vec![lit("0."), decimals]),
-                G::Seq(vec![lit("1."), G::Rep(Box::new(lit("0")), 1, 4)]),
-                G::Class("[01]"),
-            ]);
+        Space::Relative => G::Alt(vec![
+            G::Seq(vec![lit("0."), G::Rep(Box::new(G::Digit(0, 9)), 1, 4)]),
+            G::Seq(vec![lit("1."), G::Rep(Box::new(lit("0")), 1, 4)]),
+            G::Digit(0, 1),
+        ]),
+    }
+}
+
+/// A whole number from 0 to `top`, without a leading zero: the numbers with fewer digits, then
+/// those with as many that are smaller at their first differing digit, then `top` itself.
+fn up_to(top: u32) -> G {
+    let s = top.to_string();
+    let digits: Vec<u8> = s.bytes().map(|b| b - b'0').collect();
+    let k = digits.len();
+    if k == 1 {
+        return G::Digit(0, digits[0]);
+    }
+    let mut alts = vec![number(k as u32 - 1)];
+    for (i, d) in digits.iter().enumerate() {
+        let lo = u8::from(i == 0);
+        if *d > lo {
+            let rest = (k - i - 1) as u32;
+            alts.push(G::Seq(vec![
+                lit(&s[..i]),
+                G::Digit(lo, d - 1),
+                G::Rep(Box::new(G::Digit(0, 9)), rest, rest),
+            ]));
         }
-    };
-    number(digits)
+    }
+    alts.push(lit(&s));
+    G::Alt(alts)
 }
 
 /// 0, or up to `digits` digits without a leading zero.

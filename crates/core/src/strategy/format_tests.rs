@@ -72,6 +72,78 @@ fn every_call_of_the_narrative_grammar_is_accepted_and_read() {
 }
 
 #[test]
+fn a_bounded_number_is_every_number_up_to_its_top_and_no_other() {
+    for top in [0, 7, 10, 99, 100, 639, 1000, 1919, 2559] {
+        let re = anchored(&up_to(top));
+        for n in 0..=top + 20 {
+            assert_eq!(re.is_match(&n.to_string()), n <= top, "{n} against {top}");
+        }
+        assert!(!re.is_match("01"), "a leading zero against {top}");
+    }
+}
+
+/// Every call of the grammar, with points in each coordinate space the strategies answer in
+/// (the test screenshot is 100x100), is accepted by that space's grammar and schema and read
+/// by the parser in that space; a point beyond the space is refused by both formats.
+#[test]
+fn every_call_in_each_coordinate_space_is_accepted_and_read() {
+    let pixels = ReadOptions {
+        pixel_coords: true,
+        ..ReadOptions::default()
+    };
+    let relative = ReadOptions {
+        exact_space: Some(crate::exact::Space::Relative),
+        ..ReadOptions::default()
+    };
+    let spaces = [
+        (
+            Space::Pixels(ImageSize::new(100, 100)),
+            pixels,
+            ["50", "30", "99", "0"],
+            "100",
+        ),
+        (Space::Relative, relative, ["0.5", "0.25", "1", "0"], "1.5"),
+    ];
+    for (space, options, coords, beyond) in spaces {
+        let re = anchored(&narrative_grammar(space));
+        let schema = vision_schema(space);
+        for (name, args) in CALLS {
+            let vals: Vec<String> = args
+                .iter()
+                .enumerate()
+                .map(|(i, a)| match a {
+                    Arg::Coord => coords[i % 4].to_string(),
+                    _ => example(*a, i),
+                })
+                .collect();
+            let reply = format!("{name}({})\nI act.", vals.join(", "));
+            assert!(
+                re.is_match(&reply),
+                "{space:?}: the grammar refuses {reply:?}"
+            );
+            let obs = screenshot();
+            let ctx = first_turn(&obs);
+            let mut s = crate::strategy::create("narrative", options.clone()).unwrap();
+            s.prompt(&ctx);
+            let r = s.read(&Reply::text(&reply), &ctx);
+            assert_eq!(
+                (r.actions.len(), r.errors.clone()),
+                (1, vec![]),
+                "{space:?} {reply:?}"
+            );
+        }
+        let far = format!("left_click({beyond}, 0)\nI act.");
+        assert!(!re.is_match(&far), "{space:?}: the grammar accepts {far:?}");
+        let point = |x: &str| {
+            let x: Value = serde_json::from_str(x).unwrap();
+            json!({"observation": "o", "actions": [{"name": "click", "x1": x, "y1": 0}]})
+        };
+        assert!(valid(&point(coords[1]), &schema), "{space:?}");
+        assert!(!valid(&point(beyond), &schema), "{space:?}: {beyond}");
+    }
+}
+
+#[test]
 fn the_narrative_prompt_lists_exactly_the_grammars_calls() {
     let block = prompts::NARRATIVE_SYSTEM
         .split("Answer with exactly ONE action")
@@ -121,7 +193,9 @@ fn valid(v: &Value, s: &Value) -> bool {
         Some("integer") => v.as_i64().is_some_and(|i| {
             n("minimum").is_none_or(|m| i as f64 >= m) && n("maximum").is_none_or(|m| i as f64 <= m)
         }),
-        Some("number") => v.is_number(),
+        Some("number") => v.as_f64().is_some_and(|x| {
+            n("minimum").is_none_or(|m| x >= m) && n("maximum").is_none_or(|m| x <= m)
+        }),
         Some("array") => v.as_array().is_some_and(|a| {
             n("minItems").is_none_or(|m| a.len() as f64 >= m)
                 && n("maxItems").is_none_or(|m| a.len() as f64 <= m)
@@ -202,7 +276,10 @@ fn the_vision_prompt_lists_exactly_the_schemas_actions() {
     for (name, fields) in VISION_ACTIONS {
         for (field, _) in *fields {
             let word = regex::Regex::new(&format!(r"\b{field}\b")).unwrap();
-            assert!(word.is_match(list), "{name}'s field {field} is not in: {line}");
+            assert!(
+                word.is_match(list),
+                "{name}'s field {field} is not in: {line}"
+            );
         }
     }
     assert_eq!(listed, table, "VISION_SYSTEM and VISION_ACTIONS disagree");
@@ -321,7 +398,11 @@ fn the_tools_strategy_reads_each_call_and_the_answer_its_format_allows() {
     tools_loop.prompt(&ctx);
     let first = tools_loop.read(&reply, &ctx);
     assert!(first.actions.is_empty(), "{:?}", first.actions);
-    assert!(first.errors[0].contains("would end the task"), "{:?}", first.errors);
+    assert!(
+        first.errors[0].contains("would end the task"),
+        "{:?}",
+        first.errors
+    );
     tools_loop.prompt(&ctx);
     let again = tools_loop.read(&reply, &ctx);
     assert!(
