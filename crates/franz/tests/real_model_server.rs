@@ -176,7 +176,7 @@ fn reshapes(events: &[Value]) -> Vec<String> {
 /// The message of a Python exception line of the server's log (`ValueError: ...`, also inside
 /// an exception group's `|` margin); not the group's own line.
 fn raised(line: &str) -> Option<&str> {
-    let line = line.trim_start_matches(|c: char| c == ' ' || c == '|');
+    let line = line.trim_start_matches([' ', '|']);
     let (class, message) = line.split_once(": ")?;
     let named = class.ends_with("Error") || class.ends_with("Exception");
     let class_like = class.chars().all(|c| c.is_ascii_alphanumeric() || c == '.');

@@ -388,7 +388,7 @@ fn the_tools_strategy_reads_each_call_and_the_answer_its_format_allows() {
     // answer would come
     let mut request = crate::model::ChatRequest::new("m", vec![]);
     request.format = tools_reply(&tools);
-    let mut reply = Reply::text(&answer.to_string());
+    let mut reply = Reply::text(answer.to_string());
     crate::model::adapt::read_content_call(&request, &mut reply);
     assert_eq!(reply.content, "The file is saved.");
     // a plain answer before any action goes back once (docs/actions.md); the second is the done
