@@ -113,6 +113,53 @@ fn a_template_refusal_is_answered_by_reshaping_at_once_and_the_shape_is_kept() {
     );
 }
 
+/// llama-cpp-python's own answers to Gemma's refusal, byte for byte
+/// (`tests/fixtures/llama_cpp_python/`): streamed, a 200 with an empty event stream; asked
+/// whole, the 500 with the template's words.
+fn gemma_streamed(r: &RecordedRequest) -> Step {
+    let stream = r.json.as_ref().is_some_and(|j| j["stream"] == true);
+    let raw = |name: &str| {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/llama_cpp_python")
+            .join(name);
+        Step::fault(Fault::Raw(std::fs::read(path).unwrap()))
+    };
+    let step = gemma(r);
+    match (&step.fault, stream) {
+        (Some(_), true) => raw("roles_must_alternate_stream.http"),
+        (Some(_), false) => raw("roles_must_alternate.http"),
+        (None, _) => step,
+    }
+}
+
+#[test]
+fn a_streamed_request_the_template_refused_is_reshaped_and_streamed_again() {
+    let server = ScriptedServer::start(Script::func(gemma_streamed)).unwrap();
+    let client = client_for(&server, MessageShape::Auto, Constrain::Off);
+    let mut request = tools_request();
+    request.stream = true;
+    let mut retries: Vec<Retry> = Vec::new();
+    let reply = client
+        .chat_stream_with(&request, &mut |_| {}, &mut |r| retries.push(r.clone()))
+        .unwrap();
+    assert_eq!(reply.content, "left_click(1, 2)");
+    let sent = server.requests();
+    let streamed: Vec<bool> = sent
+        .iter()
+        .map(|r| r.json.as_ref().unwrap()["stream"] == true)
+        .collect();
+    // streamed and refused in silence, asked whole to learn why, then shaped and streamed
+    assert_eq!(streamed, [true, false, true], "{retries:?}");
+    assert_eq!(roles(&sent[2]), ["system", "user", "assistant", "user"]);
+    assert_eq!(client.learned().shape, Shape::Alternate);
+    assert!(
+        retries
+            .last()
+            .is_some_and(|r| r.reason.contains("message_shape alternate")),
+        "{retries:?}"
+    );
+}
+
 #[test]
 fn a_fixed_shape_is_kept_and_the_refusal_is_reported_at_once() {
     let server = ScriptedServer::start(Script::func(gemma)).unwrap();
