@@ -104,6 +104,12 @@ const ALIASES: &[(&str, &str)] = &[
     ("snapshot", "printscreen"),
 ];
 
+/// The names of the named keys (`enter`, `ctrl`, ...), besides letters, digits, punctuation
+/// and f1-f24.
+pub fn named_keys() -> impl Iterator<Item = &'static str> {
+    NAMED.iter().map(|(n, _)| *n)
+}
+
 /// The canonical name of one key name or alias, case-insensitively.
 pub fn canonical_name(name: &str) -> Result<String, KeyError> {
     Ok(key_name(parse_key(name)?))

@@ -22,6 +22,8 @@ fn config(url: &str) -> ClientConfig {
         retries: 2,
         backoff: Duration::from_millis(5),
         max_response_bytes: franz_core::model::DEFAULT_MAX_RESPONSE_BYTES,
+        message_shape: Default::default(),
+        constrain: Default::default(),
     }
 }
 

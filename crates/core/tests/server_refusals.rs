@@ -8,8 +8,8 @@
 //! not as a crash; an overflow on the image path is an overflow with its numbers.
 
 use franz_core::model::{
-    ChatRequest, ClientConfig, Fault, Message, ModelClient, ModelError, Refusal, Retry, Script,
-    ScriptedServer, Step,
+    ChatRequest, ClientConfig, Fault, Message, MessageShape, ModelClient, ModelError, Refusal,
+    Retry, Script, ScriptedServer, Shape, Step,
 };
 use std::time::Duration;
 
@@ -25,10 +25,13 @@ fn replay(name: &str) -> Step {
     Step::fault(Fault::Raw(fixture(name)))
 }
 
-/// A client that would retry 3 times (the default) without waiting long between tries.
+/// A client that would retry 3 times (the default) without waiting long between tries, and
+/// sends the messages as built (`message_shape = none`): how `auto` answers a template's
+/// refusal by reshaping is `adapt_client.rs`'s.
 fn client(server: &ScriptedServer) -> ModelClient {
     ModelClient::new(ClientConfig {
         backoff: Duration::from_millis(5),
+        message_shape: MessageShape::Fixed(Shape::None),
         ..ClientConfig::new(server.url())
     })
     .unwrap()

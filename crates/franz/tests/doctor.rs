@@ -7,7 +7,7 @@
 //! `franz run` does.
 
 use franz_core::model::ScriptedReply;
-use franz_core::model::scripted_server::{Script, ScriptedServer, ServerOptions};
+use franz_core::model::scripted_server::{Fault, Script, ScriptedServer, ServerOptions, Step};
 use franz_core::model::server_shapes::{self, Honours, model_like};
 use std::process::{Command, Output};
 
@@ -57,11 +57,15 @@ fn doctor_passes_on_a_sandbox_with_the_scripted_server() {
     );
     assert!(text.contains("qwen2.5-vl, qwen3-vl, ui-tars-1.5"), "{text}");
     assert!(text.contains("ok   calibration: 9 clicks"), "{text}");
+    assert!(
+        text.contains("ok   message shape: the server takes the tools strategy's messages as none (message_shape auto)"),
+        "{text}"
+    );
     // the scripted server says no context length: unknown is not a failure
     assert!(text.contains("ok   context: unknown"), "{text}");
     assert!(text.contains("ok   vision: a 64x64 image added"), "{text}");
     assert!(text.contains("ok   sampling"), "{text}");
-    assert!(text.contains("all 12 checks passed"), "{text}");
+    assert!(text.contains("all 13 checks passed"), "{text}");
     // the image request really carried an image
     let posts: Vec<_> = server
         .requests()
@@ -69,6 +73,41 @@ fn doctor_passes_on_a_sandbox_with_the_scripted_server() {
         .filter(|r| r.method == "POST")
         .collect();
     assert!(posts[0].body.contains("data:image/png;base64,"));
+}
+
+#[test]
+fn doctor_reports_the_shape_a_template_that_wants_alternation_needed() {
+    // Gemma's template, as llama-cpp-python's server answers with it (the captured body)
+    let refusal = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../core/tests/fixtures/server_errors/llama-cpp-python-roles-must-alternate.json"
+    ))
+    .unwrap();
+    let server = ScriptedServer::start(Script::func(move |r| {
+        let roles: Vec<String> = r.json.as_ref().unwrap()["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["role"].as_str().unwrap().to_string())
+            .filter(|r| r != "system")
+            .collect();
+        let alternate = roles
+            .iter()
+            .enumerate()
+            .all(|(i, r)| (r == "user") == (i % 2 == 0));
+        if alternate {
+            ScriptedReply::text("OK").into()
+        } else {
+            Step::fault(Fault::Body(500, refusal.clone()))
+        }
+    }))
+    .unwrap();
+    let (out, text) = doctor(&server.url(), "scripted-model");
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("ok   message shape: the server's chat template refused the messages as built; franz sends them as alternate (message_shape auto)"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -63,6 +63,30 @@ impl Choice for crate::grounding::Grounding {
     }
 }
 
+impl Choice for crate::model::MessageShape {
+    const ALL: &'static [Self] = &{
+        use crate::model::{MessageShape, Shape};
+        [
+            MessageShape::Auto,
+            MessageShape::Fixed(Shape::None),
+            MessageShape::Fixed(Shape::Alternate),
+            MessageShape::Fixed(Shape::Strict),
+        ]
+    };
+    const NAMES: &'static [&'static str] = &["auto", "none", "alternate", "strict"];
+    fn name(self) -> &'static str {
+        crate::model::MessageShape::name(self)
+    }
+}
+
+impl Choice for crate::model::Constrain {
+    const ALL: &'static [Self] = &crate::model::Constrain::ALL;
+    const NAMES: &'static [&'static str] = &crate::model::Constrain::NAMES;
+    fn name(self) -> &'static str {
+        crate::model::Constrain::name(self)
+    }
+}
+
 impl Choice for StrategyName {
     const ALL: &'static [Self] = &StrategyName::ALL;
     const NAMES: &'static [&'static str] = &StrategyName::NAMES;
@@ -159,6 +183,8 @@ mod tests {
     #[test]
     fn names_and_values_agree() {
         consistent::<Coords>();
+        consistent::<crate::model::MessageShape>();
+        consistent::<crate::model::Constrain>();
         consistent::<crate::grounding::Grounding>();
         consistent::<StrategyName>();
         consistent::<Option<Dialect>>();

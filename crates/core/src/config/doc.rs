@@ -98,8 +98,73 @@ pub fn markdown() -> String {
     );
     out.push_str(&overlay_ranges());
     out.push_str(POLICY_DOC);
+    out.push_str(SERVER_DOC);
     out
 }
+
+/// How requests are fitted to the server (`crates/core/src/model/adapt.rs`).
+const SERVER_DOC: &str = r#"
+## Message shapes
+
+Real chat templates refuse some message orders: Gemma's and Mistral's raise "Conversation roles
+must alternate user/assistant/user/assistant/..." when two user messages follow each other (the
+tools strategy sends the task, then the screen), Gemma 3's raises it for any `tool` message, and
+some (Gemma 2, Mistral v0.1) take no system message. `message_shape` fits every request to them,
+in the model client, just before it is sent (`crates/core/src/model/shape.rs`):
+
+- `none`: the messages as the strategy built them.
+- `alternate`: after an optional first system message, user and assistant strictly alternate,
+  starting with a user message. Consecutive messages of one role are merged (texts joined by a
+  blank line, images kept in order); a tool's result becomes user text (`Result of
+  click_element: {...}`); the assistant's tool calls become `<tool_call>` blocks in its text; a
+  later system message becomes user text.
+- `strict`: `alternate`, and the system prompt folded into the first user message.
+- `auto` (the default): `none` until the server refuses a request with a template's words
+  ("roles must alternate", "System role not supported", an unknown or `tool` role, ...); then the
+  request is sent again at once, without the retries, in the shape the refusal asks for (one step
+  further if it asks again), and that shape is kept for the rest of the run. A retry event says
+  so. `franz doctor` sends the tools strategy's message order and reports the shape the server
+  needed.
+
+## Constrained output
+
+`constrain` asks the server to make each reply fit the strategy's format, so that a small model
+cannot write what franz cannot read (`crates/core/src/model/constrain.rs`). The formats come from
+the same tables as the prompts' grammars (`crates/core/src/strategy/format.rs`):
+
+- narrative (franz's call dialect): a GBNF grammar of one call line of the prompt's calls, then
+  one line of story without parentheses;
+- vision (franz's JSON dialect): a JSON schema of its object, with one or two of the prompt's
+  actions;
+- tools: one call of the request's tools as a JSON object `{"name", "arguments"}` (every
+  argument the tool needs), or `{"answer": "..."}`, the plain final answer;
+- the commander's leader and operator: one call of their tools.
+
+A family's own text grammar (UI-TARS, pyautogui, `<tool_call>` blocks in a narrative) and a
+replaced system prompt are not constrained. How the format is written onto the wire:
+
+| format | `json_schema` | `json_object` | `ollama` |
+|---|---|---|---|
+| JSON (vision, tools) | `response_format` `json_schema` | `response_format` `json_object` with `schema` | `format` |
+| text (narrative) | `grammar` (GBNF) | `grammar` (GBNF) | not constrained |
+| a tool call (commander) | `tool_choice: "required"` | the call as JSON content, `tool_choice: "none"` | `tool_choice: "required"` |
+
+`json_schema` is what OpenAI, vLLM, LM Studio and llama.cpp's server take; `json_object` with a
+schema and `grammar` are llama.cpp's and llama-cpp-python's (`grammar` is ignored by vLLM and LM
+Studio; a server that refuses it, as OpenAI does, gets text formats unconstrained from then on) (whose server answers 500 to
+`json_schema` and ignores `tool_choice: "required"`); `format` is Ollama's. `off` (the default)
+sends none of it. `auto` asks for calls as JSON content (a server may ignore `tool_choice:
+"required"` without a word, as llama-cpp-python's does, but not a schema it takes), starts with
+`json_schema` and steps down when the server refuses a
+constrained request with words about it (`response_format`, `json_schema`, `grammar`, `schema`,
+`tool_choice`, ...): to `json_object`, then to unconstrained, resending the request at once; a
+server that answers a `"required"` call request without a call gets the next call requests as
+JSON content. What it learned is kept for the run. A call written as JSON content comes back to
+the strategy as the tool call it is (and the tools strategy's `{"answer": ...}` as its text).
+Strings and lists in a constrained call are bounded (80 characters, 4 items), and so are the
+story (160 characters) and the vision loop's actions and boxes (at most 2 each), so that a small model's reply
+ends within max_tokens.
+"#;
 
 /// The ranges of the overlay's numbers (`overlay::config::RANGES`).
 fn overlay_ranges() -> String {

@@ -98,6 +98,10 @@ pub struct Config {
     /// 0: ask the server.
     pub context_tokens: u64,
     #[serde(with = "by_name")]
+    pub message_shape: crate::model::MessageShape,
+    #[serde(with = "by_name")]
+    pub constrain: crate::model::Constrain,
+    #[serde(with = "by_name")]
     pub strategy: StrategyName,
     pub max_steps: u64,
     pub max_time: f64,

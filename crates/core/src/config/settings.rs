@@ -289,6 +289,20 @@ pub const SETTINGS: &[Setting] = &[
         "the model's context length in tokens; each request is kept inside it less max_tokens (fewer screenshots, then a smaller image). 0: ask the server (llama.cpp /props, LM Studio, vLLM); unknown, learned from the server's first refusal of a request as too long",
     ),
     s(
+        Group::Model,
+        "message_shape",
+        Kind::Choice(<crate::model::MessageShape as Choice>::NAMES),
+        "auto",
+        "how messages are fitted to the server's chat template: auto, none, alternate or strict (see Message shapes below)",
+    ),
+    s(
+        Group::Model,
+        "constrain",
+        Kind::Choice(<crate::model::Constrain as Choice>::NAMES),
+        "off",
+        "ask the server to constrain each reply to the strategy's format: off, auto, json_schema, json_object or ollama (see Constrained output below)",
+    ),
+    s(
         Group::Run,
         "strategy",
         Kind::Choice(<StrategyName as Choice>::NAMES),

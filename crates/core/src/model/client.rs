@@ -45,6 +45,7 @@
 //! from several threads at once; the runtime is then shared, and a call's last step may wait
 //! (up to `SETTLE`) for another thread's connection to finish.
 
+use super::adapt::Learned;
 use super::backend::{Model, Progress};
 use super::context::{ContextInfo, context_from_models, context_from_props};
 use super::error::{ModelError, overflow_error, status_error};
@@ -74,6 +75,10 @@ pub struct ClientConfig {
     pub backoff: Duration,
     /// The largest reply body read, in bytes (the `max_response_bytes` setting).
     pub max_response_bytes: u64,
+    /// How messages are fitted to the server's chat template (`model/shape.rs`).
+    pub message_shape: super::shape::MessageShape,
+    /// Whether and how replies are constrained (`model/constrain.rs`).
+    pub constrain: super::constrain::Constrain,
 }
 
 /// The default of `max_response_bytes`: 32 MiB.
@@ -100,6 +105,8 @@ impl std::fmt::Debug for ClientConfig {
             .field("retries", &self.retries)
             .field("backoff", &self.backoff)
             .field("max_response_bytes", &self.max_response_bytes)
+            .field("message_shape", &self.message_shape)
+            .field("constrain", &self.constrain)
             .finish()
     }
 }
@@ -127,6 +134,8 @@ impl ClientConfig {
             retries: u32::try_from(c.retries).unwrap_or(u32::MAX),
             backoff: Duration::from_millis(500),
             max_response_bytes: c.max_response_bytes,
+            message_shape: c.message_shape,
+            constrain: c.constrain,
         }
     }
 
@@ -269,6 +278,8 @@ pub struct ModelClient {
     /// The probes' answers by URL (`None`: no usable answer): the profile's model list and the
     /// context length read the same `GET /v1/models`, asked once per client.
     probed: Arc<Mutex<HashMap<String, Option<Value>>>>,
+    /// The shape and constraint requests are sent in, learned from refusals (`adapt.rs`).
+    learned: Arc<Mutex<Learned>>,
 }
 
 /// The client's current-thread runtime. Shut down without waiting when the last clone goes, so
@@ -297,7 +308,7 @@ impl Model for ModelClient {
         cancel: &Cancel,
         on_progress: &mut dyn FnMut(Progress<'_>),
     ) -> Result<Reply, ModelError> {
-        self.drive(Some(cancel), self.ask(request, on_progress))
+        self.drive(Some(cancel), self.ask_adapted(request, on_progress))
     }
 
     fn context_length(&self, model: &str, cancel: &Cancel) -> Option<ContextInfo> {
@@ -346,6 +357,7 @@ impl ModelClient {
             .enable_all()
             .build()
             .map_err(|e| cannot(&e))?;
+        let learned = Learned::from_settings(cfg.message_shape, cfg.constrain);
         Ok(Self {
             http,
             runtime: Arc::new(Driver(Some(runtime))),
@@ -353,6 +365,7 @@ impl ModelClient {
             cfg,
             cancel: None,
             probed: Arc::default(),
+            learned: Arc::new(Mutex::new(learned)),
         })
     }
 
@@ -383,7 +396,10 @@ impl ModelClient {
                 on_retry(r);
             }
         };
-        self.drive(self.cancel.as_ref(), self.ask(req, &mut on_progress))
+        self.drive(
+            self.cancel.as_ref(),
+            self.ask_adapted(req, &mut on_progress),
+        )
     }
 
     /// Streams a request (SSE), calling `on_text` with each piece of content as it arrives.
@@ -409,7 +425,10 @@ impl ModelClient {
             Progress::Retry(r) => on_retry(r),
             Progress::ToolCall(_) => {}
         };
-        self.drive(self.cancel.as_ref(), self.ask(&req, &mut on_progress))
+        self.drive(
+            self.cancel.as_ref(),
+            self.ask_adapted(&req, &mut on_progress),
+        )
     }
 
     /// `GET {base}/models`: the ids of the models the server offers.
@@ -618,13 +637,34 @@ impl ModelClient {
         })
     }
 
-    /// One request: the reply, whole or streamed as `req.stream` says.
-    async fn ask(
+    /// What requests are sent in now: the message shape and the constraint, as set and as
+    /// learned from the server's refusals so far (`adapt.rs`).
+    pub fn learned(&self) -> Learned {
+        match self.learned.lock() {
+            Ok(l) => *l,
+            Err(p) => *p.into_inner(),
+        }
+    }
+
+    pub(super) fn set_learned(&self, learned: Learned) {
+        match self.learned.lock() {
+            Ok(mut l) => *l = learned,
+            Err(p) => *p.into_inner() = learned,
+        }
+    }
+
+    pub(super) fn shape_setting(&self) -> super::shape::MessageShape {
+        self.cfg.message_shape
+    }
+
+    /// One request with its JSON `body` (`req` shaped and constrained, `adapt.rs`): the reply,
+    /// whole or streamed as `req.stream` says.
+    pub(super) async fn ask(
         &self,
         req: &ChatRequest,
+        body: &Value,
         on_progress: &mut dyn FnMut(Progress<'_>),
     ) -> Result<Reply, ModelError> {
-        let body = req.to_body();
         let started = Instant::now();
         if !req.stream {
             let resp = self
@@ -642,7 +682,7 @@ impl ModelClient {
                     self.http
                         .post(&self.endpoint.chat)
                         .header("Accept", "text/event-stream")
-                        .json(&body)
+                        .json(body)
                 },
                 on_progress,
             )
@@ -760,10 +800,12 @@ impl ModelClient {
                         .filter(|s| s.is_finite() && *s >= 0.0)
                         .map(|s| Duration::from_secs_f64(s.min(30.0)));
                     let text = error_text(resp).await;
-                    // a refusal (a chat template's, a validation's) or a context overflow (older
-                    // llama.cpp sends both as 500s) comes back the same: only transient ones are
-                    // retried (`refusal.rs`)
-                    if super::refusal::is_transient(status, &text) && !last {
+                    // a refusal (a chat template's, a validation's, a constraint's) or a context
+                    // overflow (older llama.cpp sends them as 500s) comes back the same: only
+                    // transient ones are retried (`refusal.rs`); `adapt.rs` answers a refusal by
+                    // changing the request
+                    let refusal = super::adapt::is_deterministic(&text);
+                    if super::refusal::is_transient(status, &text) && !refusal && !last {
                         tracing::info!(status, attempt, "model server error; retrying");
                         let why =
                             format!("HTTP {status} ({})", super::error::server_message(&text));

@@ -4,8 +4,10 @@
 //! A strategy builds a [`ChatRequest`]; the engine asks a [`Model`] (the HTTP [`ModelClient`]
 //! or the in-memory [`MemoryModel`]) and hands the [`Reply`] to the strategy's parser.
 
+pub mod adapt;
 pub mod backend;
 pub mod client;
+pub mod constrain;
 pub mod context;
 pub mod context_probe;
 pub mod error;
@@ -17,14 +19,17 @@ pub mod scripted_server;
 mod scripted_wire;
 pub mod server_info;
 pub mod server_shapes;
+pub mod shape;
 pub mod sse;
 pub mod types;
 
+pub use adapt::Learned;
 pub use backend::{Model, Progress};
 pub use client::{
     ClientConfig, DEFAULT_MAX_RESPONSE_BYTES, Endpoint, ModelClient, PROBE_HEADER, Retry,
     api_key_from_env,
 };
+pub use constrain::{Constrain, Mode, ReplyFormat};
 pub use context::{ContextInfo, ImageCost, ImageTokens, Overflow, RequestCost};
 pub use error::ModelError;
 pub use memory::{Canned, MemoryModel};
@@ -33,6 +38,7 @@ pub use scripted_server::{
     ContextReport, Fault, OverflowStyle, RecordedRequest, Route, Script, ScriptedReply,
     ScriptedServer, ServerOptions, Step,
 };
+pub use shape::{MessageShape, Shape};
 pub use types::{
     ChatRequest, Content, ContentPart, Message, Reply, Role, Tool, ToolCall, ToolChoice, Usage,
     data_url,

@@ -79,6 +79,8 @@ impl From<ScriptedReply> for Step {
 pub enum Fault {
     /// Answer with this HTTP status and an OpenAI-style error body.
     Status(u16),
+    /// Answer with this HTTP status and this body (a real server's error, as captured).
+    Body(u16, String),
     /// 429 with `Retry-After: 0`.
     RateLimited,
     /// Close the connection without answering.
@@ -589,6 +591,7 @@ fn serve(
             let body = format!(r#"{{"error":{{"message":"scripted fault: HTTP {code}"}}}}"#);
             respond(out, *code, "application/json", &body, &[])
         }
+        Some(Fault::Body(code, body)) => respond(out, *code, "application/json", body, &[]),
         Some(Fault::RateLimited) => {
             let body = r#"{"error":{"message":"scripted fault: rate limited"}}"#;
             respond(out, 429, "application/json", body, &[("Retry-After", "0")])

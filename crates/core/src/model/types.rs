@@ -29,6 +29,10 @@ pub struct ChatRequest {
     /// Strings that end the reply (`franz doctor` checks that the server honours them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop: Option<Vec<String>>,
+    /// What the reply must be, for servers asked to constrain it (`constrain` setting); the
+    /// client writes it onto the wire (`model/constrain.rs`).
+    #[serde(skip)]
+    pub format: Option<super::constrain::ReplyFormat>,
 }
 
 impl ChatRequest {
@@ -43,6 +47,7 @@ impl ChatRequest {
             tool_choice: None,
             stream: false,
             stop: None,
+            format: None,
         }
     }
 
@@ -90,6 +95,10 @@ impl Message {
             tool_call_id: None,
             name: None,
         }
+    }
+    /// A message of `role` with `content`.
+    pub fn new(role: Role, content: Content) -> Self {
+        Self::with(role, content)
     }
     pub fn system(text: impl Into<String>) -> Self {
         Self::with(Role::System, Content::Text(text.into()))

@@ -11,6 +11,7 @@ mod budget;
 pub mod caps;
 pub mod commander;
 pub mod finish;
+pub mod format;
 pub mod grammar;
 mod name;
 mod narrative;
@@ -65,6 +66,9 @@ pub struct Prompt {
     /// Replaces the run's max tokens for this request.
     pub max_tokens: Option<u32>,
     pub tool_choice: Option<crate::model::ToolChoice>,
+    /// What the reply must be, for a server asked to constrain it (`strategy/format.rs`); a
+    /// request with tools and no format gets one from its tools.
+    pub format: Option<crate::model::ReplyFormat>,
 }
 
 /// Sends a request of the strategy's own through the engine, which logs it to exchange.jsonl

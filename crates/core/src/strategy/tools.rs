@@ -176,6 +176,7 @@ impl Strategy for Tools {
         Prompt {
             messages: self.history.clone(),
             tool_choice: (!tools.is_empty()).then(ToolChoice::auto),
+            format: super::format::tools_reply(&tools),
             tools,
             ..Prompt::default()
         }

@@ -52,7 +52,8 @@ impl Strategy for Vision {
                 prompts::VISION_USER,
             ),
         };
-        let prompt = super::one_shot_prompt(&self.options, &system, user, &vars, ctx);
+        let mut prompt = super::one_shot_prompt(&self.options, &system, user, &vars, ctx);
+        prompt.format = super::format::vision(&self.options, space);
         self.finish.prompted(&prompt.messages);
         prompt
     }

@@ -7,8 +7,9 @@
 //!   see the press and the release;
 //! - the model server: `/models` answers, the model is listed (without `--model`, the model
 //!   is chosen as `franz run` chooses it: `profiles::served`), a request with a one-pixel image
-//!   is accepted, and the model's context length (where the server says it, or
-//!   llama-cpp-python's refusal of a longer prompt says it; unknown is not a failure);
+//!   is accepted, the message shape the server's chat template needs (docs/config.md, "Message
+//!   shapes"), and the model's context length (where the server says it, or llama-cpp-python's
+//!   refusal of a longer prompt says it; unknown is not a failure);
 //! - the model sees images (`doctor/vision.rs`), one turn fits the context at the profile's
 //!   image size (`doctor/turn_fit.rs`), and the server honours `max_tokens`, `stop` and
 //!   `temperature` (`doctor/sampling.rs`), each with the fix in the server's own words;
@@ -21,7 +22,9 @@ use crate::cli::{DoctorArgs, GlobalArgs};
 use crate::setup;
 use crate::terminal::outln;
 use franz_core::config::Config;
-use franz_core::model::{ChatRequest, ClientConfig, Message, ModelClient, context_probe, data_url};
+use franz_core::model::{
+    ChatRequest, ClientConfig, Message, ModelClient, ToolCall, context_probe, data_url,
+};
 use franz_core::observe::{ImageFormat, RgbaImage, encode_image};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -373,7 +376,56 @@ fn model_checks(c: &Config, client: &ModelClient, picked: Option<&str>) -> Vec<C
         ));
     }
     out.push(image_check(client, c));
+    out.push(shape_check(client, c));
     out
+}
+
+/// The message shape the server needs (docs/config.md, "Message shapes"): the tools
+/// strategy's order (the task and the screen as two user messages, a tool call and its result)
+/// sent as the `message_shape` setting says; with `auto`, the shape the server's refusals led to.
+fn shape_check(client: &ModelClient, c: &Config) -> Check {
+    const NAME: &str = "message shape";
+    let mut call = ToolCall::new("press_key", serde_json::json!({"key": "enter"}));
+    call.id = Some("call_1".into());
+    let mut assistant = Message::assistant("");
+    assistant.tool_calls = vec![call];
+    let mut req = ChatRequest::new(
+        c.model.clone(),
+        vec![
+            Message::system("You operate a computer."),
+            Message::user("TASK: press enter"),
+            Message::user("The screen now."),
+            assistant,
+            Message::tool("call_1", "press_key", "{\"ok\": true}"),
+            Message::user("Reply with OK."),
+        ],
+    );
+    req.max_tokens = Some(4);
+    req.temperature = Some(0.0);
+    let setting = c.message_shape.name();
+    match client.chat(&req) {
+        Ok(_) => {
+            let shape = client.learned().shape.name();
+            let how = if setting == "auto" && shape != "none" {
+                format!(
+                    "the server's chat template refused the messages as built; franz sends them as {shape} (message_shape auto)"
+                )
+            } else {
+                format!(
+                    "the server takes the tools strategy's messages as {shape} (message_shape {setting})"
+                )
+            };
+            Check::pass(NAME, how)
+        }
+        Err(e) => Check::fail(
+            NAME,
+            format!(
+                "the tools strategy's messages were refused as {}: {e}",
+                client.learned().shape.name()
+            ),
+            "set message_shape (--message-shape alternate or strict; docs/config.md, \"Message shapes\")",
+        ),
+    }
 }
 
 /// The model's context length: the `context_tokens` setting, else where the server says it

@@ -193,6 +193,7 @@ impl Commander {
             temperature: Some(self.s.leader_temperature),
             max_tokens: Some(self.s.leader_max_tokens),
             tool_choice: Some(ToolChoice::auto()),
+            format: None,
         }
     }
 
@@ -466,6 +467,7 @@ impl Strategy for Commander {
             temperature: Some(self.s.operator_temperature),
             max_tokens: Some(self.s.operator_max_tokens),
             tool_choice: Some(ToolChoice::auto()),
+            format: None,
         }
     }
 
