@@ -9,6 +9,7 @@ pub mod client;
 pub mod context;
 pub mod error;
 pub mod memory;
+pub mod responder;
 pub mod sanitize;
 pub mod scripted_server;
 mod scripted_wire;
