@@ -4,13 +4,16 @@
 //!
 //! Cloning gives another handle to the same token. Async code (the model client's request
 //! futures) awaits [`Cancel::cancelled`], which wakes the moment the token is set.
+//!
+//! Whoever sets it may say why ([`Cancel::cancel_because`]: `SIGTERM`, `SIGINT (Ctrl+C)`), so
+//! that a run or an action it cuts short names what stopped it ([`Cancel::interrupted`]).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-/// Called once when the token is set.
-type Hook = Box<dyn FnOnce() + Send>;
+/// Called once when the token is set, with the reason it was set for, if any.
+type Hook = Box<dyn FnOnce(Option<&str>) + Send>;
 
 #[derive(Default)]
 struct Inner {
@@ -18,6 +21,8 @@ struct Inner {
     lock: Mutex<()>,
     woken: Condvar,
     hooks: Mutex<Vec<Hook>>,
+    /// Why it was set (the first reason given).
+    reason: Mutex<Option<String>>,
     /// Wakes the [`Cancel::cancelled`] futures.
     notify: tokio::sync::Notify,
 }
@@ -49,29 +54,66 @@ impl Cancel {
         self.inner.woken.notify_all();
         self.inner.notify.notify_waiters();
         let hooks = std::mem::take(&mut *self.hooks());
+        let reason = self.reason();
         for hook in hooks {
-            hook();
+            hook(reason.as_deref());
         }
+    }
+
+    /// Sets the token for `why` (kept unless a reason was given before).
+    pub fn cancel_because(&self, why: &str) {
+        self.reason_slot().get_or_insert_with(|| why.to_string());
+        self.cancel();
     }
 
     fn hooks(&self) -> std::sync::MutexGuard<'_, Vec<Hook>> {
         self.inner.hooks.lock().unwrap_or_else(|p| p.into_inner())
     }
 
+    fn reason_slot(&self) -> std::sync::MutexGuard<'_, Option<String>> {
+        self.inner.reason.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Why the token was set, if whoever set it said (`SIGTERM`).
+    pub fn reason(&self) -> Option<String> {
+        self.reason_slot().clone()
+    }
+
+    /// How what this token cut short is described: `interrupted (SIGTERM)`, or `interrupted`
+    /// when no reason was given.
+    pub fn interrupted(&self) -> String {
+        interrupted(self.reason().as_deref())
+    }
+
     /// Runs `hook` once when the token is set (at once if it is set already): to wake a
-    /// waiter that sleeps on something else, or to pass the signal on to another token.
+    /// waiter that sleeps on something else.
     pub fn on_cancel(&self, hook: impl FnOnce() + Send + 'static) {
+        self.on_cancel_with(move |_| hook());
+    }
+
+    /// As [`Cancel::on_cancel`], the hook given the reason the token was set for.
+    pub fn on_cancel_with(&self, hook: impl FnOnce(Option<&str>) + Send + 'static) {
         let mut hooks = self.hooks();
         if self.is_cancelled() {
             drop(hooks);
-            hook();
+            hook(self.reason().as_deref());
         } else {
             hooks.push(Box::new(hook));
         }
     }
 
-    /// Sets the token and returns whether it was set before (the second Ctrl+C).
-    pub fn cancel_again(&self) -> bool {
+    /// Sets `other` too when this token is set, for the same reason.
+    pub fn forward_to(&self, other: Cancel) {
+        self.on_cancel_with(move |why| match why {
+            Some(why) => other.cancel_because(why),
+            None => other.cancel(),
+        });
+    }
+
+    /// Sets the token for `why` and returns whether it was set before (the second Ctrl+C).
+    pub fn cancel_again(&self, why: &str) -> bool {
+        // the reason first: whoever sees the flag finds it
+        self.reason_slot().get_or_insert_with(|| why.to_string());
         let was = self.inner.flag.swap(true, Ordering::SeqCst);
         self.cancel();
         was
@@ -118,6 +160,14 @@ impl Cancel {
         }
         // `notify_waiters` is only called after the flag is set
         notified.await;
+    }
+}
+
+/// `interrupted (WHY)`, or `interrupted` without a reason.
+pub fn interrupted(why: Option<&str>) -> String {
+    match why {
+        Some(why) => format!("interrupted ({why})"),
+        None => "interrupted".into(),
     }
 }
 
@@ -196,8 +246,24 @@ mod tests {
         let c = Cancel::new();
         let w = c.clone();
         let t = std::thread::spawn(move || w.wait());
-        assert!(!c.cancel_again());
+        assert!(!c.cancel_again("SIGTERM"));
         t.join().unwrap();
-        assert!(c.cancel_again());
+        assert!(c.cancel_again("SIGINT (Ctrl+C)"));
+        assert_eq!(
+            c.interrupted(),
+            "interrupted (SIGTERM)",
+            "the first reason stays"
+        );
+    }
+
+    #[test]
+    fn a_forwarded_cancel_carries_its_reason() {
+        let (from, to, plain) = (Cancel::new(), Cancel::new(), Cancel::new());
+        from.forward_to(to.clone());
+        from.cancel_because("SIGHUP");
+        assert!(to.is_cancelled());
+        assert_eq!(to.interrupted(), "interrupted (SIGHUP)");
+        plain.cancel();
+        assert_eq!(plain.interrupted(), "interrupted");
     }
 }

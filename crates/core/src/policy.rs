@@ -3,9 +3,11 @@
 //!
 //! - `deny_regions`: boxes `[x1, y1, x2, y2]` in 0..1000 of the whole screen where no pointer
 //!   action may land; `deny_keys`: combos never sent (compared after alias normalisation, in
-//!   any order: `Alt+F4` is `alt+f4`); `deny_text`: regular expressions that the text typed
-//!   since the last pointer action or Enter may not match (so a command typed in pieces is
-//!   caught, and refused before any of it is typed); `allow_only_windows`: patterns (regular
+//!   any order: `Alt+F4` is `alt+f4`); `deny_text`: regular expressions that the focused
+//!   field's text may not match, as the field will hold it after the action ([`Field`]:
+//!   backspace and delete applied, keys that type a character counted, afresh only after a
+//!   click, a focus change or Enter), so a command typed in pieces or edited into shape is
+//!   caught, and refused before any of it is typed; `allow_only_windows`: patterns (regular
 //!   expressions) of which one must match the class, instance or title of the window under
 //!   every point a pointer action lands on.
 //! - `[policy.confirm]`: the same three kinds (`regions`, `keys`, `text`); a match sends the
@@ -19,6 +21,10 @@
 //!
 //! [`Policy::check`] is the one call every executor path makes (`crates/core/src/executor`);
 //! [`Context`] is what it needs to know about the screen.
+
+mod field;
+
+pub use field::Field;
 
 use crate::action::{Action, ActionKind};
 use crate::executor::fence::Fence;
@@ -98,8 +104,8 @@ pub struct Context {
     pub points: Vec<PixelPoint>,
     /// The whole screen (the monitor) the regions are boxes of.
     pub screen: PixelRect,
-    /// The text typed since the last pointer action or Enter.
-    pub typed: String,
+    /// The focused field before the action, as typing has left it ([`Field`]).
+    pub field: Field,
     /// The window under each point (same order), when looked up; `None` when it cannot be.
     pub windows: Option<Vec<Option<PointedWindow>>>,
     /// Why the action would act outside the working area (the built-in `work_area` rule).
@@ -120,7 +126,7 @@ impl Context {
         Context {
             points: points(&action.kind, action.exact, area, pointer),
             screen,
-            typed: String::new(),
+            field: Field::default(),
             windows: None,
             work_area: fence.refusal(&action.kind, action.exact, pointer),
         }
@@ -199,33 +205,6 @@ pub fn is_pointer(kind: &ActionKind) -> bool {
     )
 }
 
-/// The typed text after `kind` ran, given the text typed before it: a pointer action or an
-/// Enter starts afresh; typed text is appended (and starts afresh after its last newline).
-pub fn typed_after(typed: &str, kind: &ActionKind) -> String {
-    match kind {
-        ActionKind::Type { text } => {
-            let all = format!("{typed}{text}");
-            match all.rfind('\n') {
-                Some(i) => all[i + 1..].to_string(),
-                None => all,
-            }
-        }
-        ActionKind::Key { keys } | ActionKind::HoldKey { keys, .. } => {
-            let enter = keys::parse_combo(keys).is_ok_and(|c| {
-                c.keys
-                    .contains(&franz_desktop::Key::Named(franz_desktop::NamedKey::Enter))
-            });
-            if enter {
-                String::new()
-            } else {
-                typed.to_string()
-            }
-        }
-        k if is_pointer(k) => String::new(),
-        _ => typed.to_string(),
-    }
-}
-
 /// Compiled rules of one kind-set.
 #[derive(Debug, Clone, Default)]
 struct Rules {
@@ -290,15 +269,14 @@ impl Rules {
         {
             return Some(format!("{prefix}keys {written:?}"));
         }
-        if let ActionKind::Type { text } = kind {
-            let all = format!("{}{text}", ctx.typed);
-            for re in &self.text {
-                if all.split('\n').any(|line| re.is_match(line)) {
-                    return Some(format!("{prefix}text {:?}", re.as_str()));
-                }
-            }
+        if self.text.is_empty() {
+            return None;
         }
-        None
+        let texts = ctx.field.texts_after(kind);
+        self.text
+            .iter()
+            .find(|re| texts.iter().any(|t| re.is_match(t)))
+            .map(|re| format!("{prefix}text {:?}", re.as_str()))
     }
 }
 

@@ -204,11 +204,18 @@ fn header(h: &mut String, log: &RunLog) {
 }
 
 fn read_png(log: &RunLog, rel: &str) -> Option<Vec<u8>> {
-    // names come from the log; refuse anything that climbs out of the run directory
+    // names come from the log; refuse anything that climbs out of the run directory, by its
+    // name or through a link
     if rel.split(['/', '\\']).any(|p| p == "..") || rel.starts_with('/') {
         return None;
     }
-    std::fs::read(log.dir.join(rel)).ok()
+    let path = log.dir.join(rel).canonicalize().ok()?;
+    let dir = log.dir.canonicalize().ok()?;
+    if !path.starts_with(&dir) {
+        return None;
+    }
+    let what = "one file of a run directory";
+    crate::files::read(&path, what, crate::files::RUN_FILE_CAP).ok()
 }
 
 /// The turn's screenshot inline, or a note why there is none.

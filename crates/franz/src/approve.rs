@@ -5,6 +5,7 @@
 //! questions (`ask_user`, the `awaiting_answer` event) are asked here too, and the answer goes
 //! back as `Op::Answer`.
 
+use crate::terminal::{errln, errs};
 use franz_core::action::Action;
 use franz_core::cancel::Cancel;
 use franz_core::engine::Decision;
@@ -13,7 +14,7 @@ use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant};
 
 fn ask(prompt: &str) -> Option<String> {
-    eprint!("{prompt}");
+    errs!("{prompt}");
     let _ = std::io::stderr().flush();
     let mut line = String::new();
     match std::io::stdin().lock().read_line(&mut line) {
@@ -24,9 +25,9 @@ fn ask(prompt: &str) -> Option<String> {
 
 /// Shows the actions of turn `seq` and asks until the person decides.
 pub fn decide(seq: u32, actions: &[Action]) -> Decision {
-    eprintln!("turn {seq}: the model wants to");
+    errln!("turn {seq}: the model wants to");
     for (i, a) in actions.iter().enumerate() {
-        eprintln!(
+        errln!(
             "  {}. {}",
             i + 1,
             serde_json::to_string(a).unwrap_or_default()
@@ -55,7 +56,7 @@ pub fn decide(seq: u32, actions: &[Action]) -> Decision {
                     return Decision::Replace(reply);
                 }
             }
-            _ => eprintln!("answer y, n or e"),
+            _ => errln!("answer y, n or e"),
         }
     }
 }
@@ -74,10 +75,10 @@ pub enum Reply {
 /// (`None`: forever). Ctrl+C (`cancel`) ends the wait at once: the line is read on its own
 /// thread, which is left to the process's exit.
 pub fn answer(turn: u32, question: &str, timeout: Option<Duration>, cancel: &Cancel) -> Reply {
-    eprintln!("turn {turn}: the model asks: {question}");
+    errln!("turn {turn}: the model asks: {question}");
     match timeout {
-        Some(t) => eprint!("your answer (one line, within {} s): ", t.as_secs_f64()),
-        None => eprint!("your answer (one line): "),
+        Some(t) => errs!("your answer (one line, within {} s): ", t.as_secs_f64()),
+        None => errs!("your answer (one line): "),
     }
     let _ = std::io::stderr().flush();
     let (tx, rx) = std::sync::mpsc::channel();
@@ -96,7 +97,7 @@ pub fn answer(turn: u32, question: &str, timeout: Option<Duration>, cancel: &Can
             Ok(None) | Err(RecvTimeoutError::Disconnected) => return Reply::Gone,
             Err(RecvTimeoutError::Timeout) if cancel.is_cancelled() => return Reply::Gone,
             Err(RecvTimeoutError::Timeout) if deadline.is_some_and(|d| Instant::now() >= d) => {
-                eprintln!();
+                errln!("");
                 return Reply::TimedOut;
             }
             Err(RecvTimeoutError::Timeout) => {}
@@ -107,7 +108,7 @@ pub fn answer(turn: u32, question: &str, timeout: Option<Duration>, cancel: &Can
 /// Asks on the terminal whether an action a `confirm` rule of the safety policy matched may run
 /// (`franz act`, `franz replay --execute`): only `y` runs it; end of input refuses.
 pub fn confirm(action: &Action, rule: &str) -> bool {
-    eprintln!(
+    errln!(
         "the safety policy asks first ({rule}): {}",
         serde_json::to_string(action).unwrap_or_default()
     );

@@ -104,21 +104,15 @@ fn pipeline(c: &Config, chosen: &Chosen) -> anyhow::Result<Pipeline> {
 fn read_options(c: &Config, chosen: &Chosen, inputs: &Inputs) -> anyhow::Result<ReadOptions> {
     let system_prompt = match &inputs.system_prompt {
         Some(p) => Some(
-            std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?,
+            franz_core::files::read_settings(p).map_err(|e| crate::exit::usage(e.to_string()))?,
         ),
         None => None,
     };
     Ok(ReadOptions {
-        dialect: c.dialect,
-        // prompts say "pixels" for every pixel space; `exact_space` says how they are mapped
-        pixel_coords: chosen.applied.pixel_coords
-            || chosen.applied.exact_space == Some(franz_core::exact::Space::Pixels),
-        exact_space: chosen.applied.exact_space,
         system_prompt,
         boot_reply: inputs.boot_reply.clone(),
-        ..ReadOptions::default()
-    }
-    .with_config(c))
+        ..ReadOptions::for_profile(c, &chosen.applied)
+    })
 }
 
 /// A new run directory (then old ones beyond `keep_runs` deleted) with the configuration and
@@ -133,7 +127,9 @@ fn run_writer(
         .with_log_images(c.log_images);
     // the new run is among the kept ones
     if c.keep_runs > 0 {
-        franz_core::runlog::prune_runs(&c.runs_dir, c.keep_runs).with_context(|| {
+        // a run without run_finished that changed within max_time may still be going
+        let grace = (c.max_time > 0.0).then(|| Duration::from_secs_f64(c.max_time));
+        franz_core::runlog::prune_runs(&c.runs_dir, c.keep_runs, grace).with_context(|| {
             format!(
                 "cannot delete old runs in {} (keep_runs)",
                 c.runs_dir.display()

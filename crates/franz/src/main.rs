@@ -17,6 +17,7 @@ mod runner;
 mod settings;
 mod setup;
 mod stats;
+mod terminal;
 
 use clap::Parser;
 use std::process::ExitCode;
@@ -37,10 +38,12 @@ fn main() -> ExitCode {
     setup::install_interrupt_handler();
     match commands::run(cli) {
         Ok(code) => code,
+        // the reader of our output went away (`franz config | head -1`): that is success
+        Err(err) if terminal::is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("franz: error: {err}");
+            terminal::errln!("franz: error: {err}");
             for cause in err.chain().skip(1) {
-                eprintln!("  caused by: {cause}");
+                terminal::errln!("  caused by: {cause}");
             }
             ExitCode::from(exit::exit_code_of(&err))
         }

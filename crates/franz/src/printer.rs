@@ -1,7 +1,9 @@
 //! The terminal subscriber: one line per turn and per action on a terminal, plain lines
 //! otherwise (the same lines, so logs and terminals read alike). On a terminal, a streamed
 //! reply shows as it comes on one line that updates in place (`model_delta`), cleared before
-//! the next line; elsewhere deltas print nothing.
+//! the next line; elsewhere deltas print nothing. What the model, the server or the task said
+//! is shown cleaned (`terminal::clean`): franz's own codes are the only ones that reach the
+//! terminal.
 
 use franz_core::action::ActionResult;
 use franz_core::event::{Event, EventKind};
@@ -43,6 +45,7 @@ impl Live {
             let one_line = one_line(so_far);
             let n = one_line.chars().count();
             let tail: String = one_line.chars().skip(n.saturating_sub(100)).collect();
+            let tail = crate::terminal::clean(&tail);
             write!(out, "\r\x1b[Kturn {}: model: {tail}", e.turn)?;
             return out.flush();
         }
@@ -50,7 +53,7 @@ impl Live {
             write!(out, "\r\x1b[K")?;
         }
         match line(e) {
-            Some(line) => writeln!(out, "{line}"),
+            Some(line) => writeln!(out, "{}", crate::terminal::clean(&line)),
             None => Ok(()),
         }
     }

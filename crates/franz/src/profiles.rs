@@ -4,6 +4,7 @@
 //! the family's resize rule.
 
 use crate::exit::usage;
+use crate::terminal::errln;
 use franz_core::config::{Config, Effective, Source};
 use franz_core::engine::ContextOptions;
 use franz_core::geometry::{GeometryError, ImageSize, SizeRule};
@@ -49,7 +50,7 @@ pub fn served(effective: &mut Effective, client: &franz_core::model::ModelClient
     };
     let default = effective.config.model.clone();
     if models.listed.len() == 1 && !models.listed.contains(&default) {
-        eprintln!(
+        errln!(
             "franz: model {id} (the only model the server lists; the default {default} is not \
              among them)"
         );
@@ -81,9 +82,10 @@ pub fn franz_rule() -> Applied {
 
 /// One stderr line: which profile, and why.
 pub fn announce(c: &Chosen) {
-    eprintln!(
+    errln!(
         "franz: profile {} ({})",
-        c.selection.profile.name, c.selection.reason
+        c.selection.profile.name,
+        c.selection.reason
     );
 }
 

@@ -1,6 +1,7 @@
 //! Writing a run's HTML report, for `franz report` and `franz demo`.
 
 use crate::exit::{self, Exit};
+use crate::terminal::errln;
 use anyhow::Context as _;
 use franz_core::report;
 use franz_core::runlog::{self, RunLogError};
@@ -13,7 +14,7 @@ pub fn read_run(run_dir: &std::path::Path) -> anyhow::Result<runlog::RunLog> {
         e => anyhow::Error::new(e),
     })?;
     for w in &log.warnings {
-        eprintln!("franz: warning: {w}");
+        errln!("franz: warning: {w}");
     }
     Ok(log)
 }

@@ -5,6 +5,7 @@
 use crate::approve::Reply;
 use crate::cli::RunArgs;
 use crate::exit::usage;
+use crate::terminal::errln;
 use crate::{printer, setup};
 use franz_core::config::Effective;
 use franz_core::engine::{EventStream, Op, RunSummary, Session, SessionConfig, SessionHandle};
@@ -64,9 +65,8 @@ pub fn run_engine(
         answers: handle.controls().answering(),
         ..assembled.config
     };
-    // Ctrl+C stops this session at once
-    let cancel = handle.cancel_token().clone();
-    setup::interrupt_flag().on_cancel(move || cancel.cancel());
+    // a signal (Ctrl+C) stops this session at once, naming the signal
+    setup::interrupt_flag().forward_to(handle.cancel_token().clone());
     let (desktop, keep) = session.into_parts();
     let events = Session::spawn_with(&handle, config, desktop, Arc::new(assembled.client))?;
     let summary = follow(
@@ -152,6 +152,6 @@ fn panel(
     let state = crate::panel::PanelState::new(crate::panel::new_token(), handle.clone(), config);
     let served = crate::panel::start(addr, a.panel_allow_remote, state.clone())
         .map_err(|e| usage(e.to_string()))?;
-    eprintln!("panel: {}", served.url);
+    errln!("panel: {}", served.url);
     Ok(Some(state))
 }

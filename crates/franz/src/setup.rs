@@ -1,8 +1,10 @@
 //! Turning the global flags into a live desktop: the sandbox (when asked for), launched
-//! programs, the monitor, and Ctrl+C handling shared by every command.
+//! programs, the monitor, and the handling of the signals that stop franz (SIGINT, SIGTERM,
+//! SIGHUP; Ctrl+C on Windows) shared by every command.
 
 use crate::cli::GlobalArgs;
 use crate::exit::{self, Exit};
+use crate::terminal::errln;
 #[cfg(target_os = "linux")]
 use anyhow::Context;
 use franz_core::cancel::Cancel;
@@ -15,35 +17,76 @@ use franz_desktop::sandbox::{Programs, Sandbox, SandboxOptions};
 
 static INTERRUPTED: LazyLock<Cancel> = LazyLock::new(Cancel::new);
 
-/// The token Ctrl+C sets: whatever waits on it (the engine, the executor, the model call)
-/// wakes at once.
+/// The token a signal sets: whatever waits on it (the engine, the executor, the model call)
+/// wakes at once, and what it cuts short names the signal (`interrupted (SIGTERM)`).
 pub fn interrupt_flag() -> Cancel {
     INTERRUPTED.clone()
 }
 
-/// Installs the Ctrl+C handler: the first Ctrl+C sets the cancel token, which stops a run at
-/// once (every sleep, action pause and model call wakes on it); a second one exits at once (children die with us through PDEATHSIG).
+/// Installs the signal handlers: the first SIGINT (Ctrl+C), SIGTERM or SIGHUP sets the cancel
+/// token for that signal, which stops a run at once (every sleep, action pause and model call
+/// wakes on it); a second one exits at once (children die with us through PDEATHSIG).
 pub fn install_interrupt_handler() {
-    let result = ctrlc::set_handler(|| {
-        if INTERRUPTED.cancel_again() {
-            eprintln!("franz: interrupted again, exiting now");
-            std::process::exit(exit::INTERRUPTED as i32);
-        }
-        eprintln!("franz: interrupted, stopping now (Ctrl+C again to exit at once)");
-    });
-    if let Err(e) = result {
-        tracing::warn!("cannot install the Ctrl+C handler: {e}");
+    #[cfg(unix)]
+    let installed = listen_for_signals();
+    #[cfg(not(unix))]
+    let installed = ctrlc::set_handler(|| stop_for("Ctrl+C", "Ctrl+C")).map_err(|e| e.to_string());
+    if let Err(e) = installed {
+        tracing::warn!("cannot install the signal handlers: {e}");
     }
 }
 
-/// Whether Ctrl+C was pressed.
+/// A stop for signal `name` (`how`: how a person sends it again).
+fn stop_for(name: &str, how: &str) {
+    if INTERRUPTED.cancel_again(name) {
+        errln!("franz: {name} again, exiting now");
+        std::process::exit(exit::INTERRUPTED as i32);
+    }
+    errln!("franz: {name}: stopping now ({how} again to exit at once)");
+}
+
+/// Listens for SIGINT, SIGTERM and SIGHUP on a thread of its own (tokio's handlers: unlike
+/// the `ctrlc` crate's, they say which signal came).
+#[cfg(unix)]
+fn listen_for_signals() -> Result<(), String> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .build()
+        .map_err(|e| e.to_string())?;
+    // registered here, before the command runs, so that no signal is missed
+    let listen = |kind| {
+        rt.block_on(async { signal(kind) })
+            .map_err(|e| e.to_string())
+    };
+    let mut int = listen(SignalKind::interrupt())?;
+    let mut term = listen(SignalKind::terminate())?;
+    let mut hup = listen(SignalKind::hangup())?;
+    std::thread::Builder::new()
+        .name("franz-signals".into())
+        .spawn(move || {
+            rt.block_on(async move {
+                loop {
+                    tokio::select! {
+                        _ = int.recv() => stop_for("SIGINT", "Ctrl+C"),
+                        _ = term.recv() => stop_for("SIGTERM", "send it"),
+                        _ = hup.recv() => stop_for("SIGHUP", "send it"),
+                    }
+                }
+            })
+        })
+        .map(drop)
+        .map_err(|e| e.to_string())
+}
+
+/// Whether a signal came.
 pub fn interrupted() -> bool {
     INTERRUPTED.is_cancelled()
 }
 
-/// The error a command returns when it stops for Ctrl+C.
+/// The error a command returns when a signal stops it (`interrupted (SIGTERM)`).
 pub fn interrupted_error() -> anyhow::Error {
-    Exit(exit::INTERRUPTED, "interrupted".into()).into()
+    Exit(exit::INTERRUPTED, INTERRUPTED.interrupted()).into()
 }
 
 /// A desktop to work on, and the sandbox behind it, if any. The desktop is dropped first,
@@ -185,7 +228,7 @@ pub fn with_default_wm(g: &GlobalArgs, wanted_by: Option<&str>) -> GlobalArgs {
 /// Opens the desktop the global flags describe.
 pub fn open_session(g: &GlobalArgs) -> anyhow::Result<Session> {
     if let Some(note) = take_wayland_note(g) {
-        eprintln!("franz: note: {note}");
+        errln!("franz: note: {note}");
     }
     #[cfg(target_os = "linux")]
     {

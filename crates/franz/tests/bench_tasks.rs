@@ -216,6 +216,13 @@ fn a_wrong_golden_click_is_reported_as_a_failure_by_its_checker() {
     let events =
         std::fs::read_to_string(out.join(s(r, "dir")).join("runs/run_0001/events.jsonl")).unwrap();
     assert!(events.contains("\"outcome\":\"done\""), "{events}");
+    // exported for OSWorld, the run's result is the checker's, not the model's done
+    let osw = tmp.path().join("osworld");
+    export_osworld(&out.join(s(r, "dir")).join("runs/run_0001"), &osw);
+    assert_eq!(
+        std::fs::read_to_string(osw.join("result.txt")).unwrap(),
+        "0.0\n"
+    );
     let html = std::fs::read_to_string(out.join("index.html")).unwrap();
     assert!(
         html.contains("0% (0/1)") && html.contains(">fail<"),
@@ -344,46 +351,43 @@ fn shards_as_separate_processes_merge_into_the_results_of_one_run_and_export_wor
     export_checks(&merged, &all[0]);
 }
 
-/// `franz export` of one run: one line per step, each screenshot present.
+/// `franz export` of one run: one OSWorld line per action, pyautogui code or DONE, each step's
+/// screenshot present but after the last, and the checkers' verdict as the result.
 fn export_checks(out: &Path, row: &Value) {
     let run_dir = out.join(s(row, "dir")).join("runs/run_0001");
-    let turns = std::fs::read_to_string(run_dir.join("turns.jsonl"))
-        .unwrap()
-        .lines()
-        .filter(|l| l.contains("\"raw_png\""))
-        .count();
-    assert!(turns >= 2);
-    let osw = out.join("osworld");
-    let e = common::franz(&[
-        "export",
-        run_dir.to_str().unwrap(),
-        "--format",
-        "osworld",
-        "--out",
-        osw.to_str().unwrap(),
-    ]);
-    assert!(e.status.success(), "{}", String::from_utf8_lossy(&e.stderr));
-    let lines: Vec<Value> = std::fs::read_to_string(osw.join("traj.jsonl"))
+    let records: Vec<Value> = std::fs::read_to_string(run_dir.join("turns.jsonl"))
         .unwrap()
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|r: &Value| r.get("raw_png").is_some())
         .collect();
-    assert_eq!(lines.len(), turns);
-    for (i, l) in lines.iter().enumerate() {
-        assert_eq!(l["step_num"], i + 1);
-        assert!(l["action"]["type"].is_string(), "{l}");
+    let turns = records.len();
+    let actions: usize = records
+        .iter()
+        .map(|r| r["actions"].as_array().map_or(0, Vec::len))
+        .sum();
+    assert!(turns >= 2);
+    let osw = out.join("osworld");
+    let lines = export_osworld(&run_dir, &osw);
+    assert_eq!(lines.len(), actions);
+    for l in &lines {
+        let code = s(l, "action");
+        assert!(code.starts_with("pyautogui.") || code == "DONE", "{l}");
         assert!(s(l, "action_timestamp").contains('@'), "{l}");
-        let shot = osw.join(s(l, "screenshot_file"));
-        assert!(
-            shot.is_file() && std::fs::metadata(&shot).unwrap().len() > 100,
-            "{l}"
-        );
+        let step = l["step_num"].as_u64().unwrap() as usize;
+        assert!((1..=turns).contains(&step), "{l}");
+        if step < turns {
+            let shot = osw.join(s(l, "screenshot_file"));
+            assert!(
+                shot.is_file() && std::fs::metadata(&shot).unwrap().len() > 100,
+                "{l}"
+            );
+        }
     }
     assert_eq!(
-        std::fs::read_to_string(osw.join("result.txt"))
-            .unwrap()
-            .trim(),
-        "1"
+        std::fs::read_to_string(osw.join("result.txt")).unwrap(),
+        "1.0\n",
+        "the checkers held"
     );
     let flat = out.join("flat");
     let e = common::franz(&[
@@ -409,6 +413,24 @@ fn export_checks(out: &Path, row: &Value) {
         );
         assert!(l["actions"][0]["type"].is_string(), "{l}");
     }
+}
+
+/// `franz export --format osworld` of a run: its lines.
+fn export_osworld(run_dir: &Path, out: &Path) -> Vec<Value> {
+    let e = common::franz(&[
+        "export",
+        run_dir.to_str().unwrap(),
+        "--format",
+        "osworld",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(e.status.success(), "{}", String::from_utf8_lossy(&e.stderr));
+    std::fs::read_to_string(out.join("traj.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
 }
 
 /// Prints the wall time of the same tasks on one job and on two (never asserted).

@@ -786,8 +786,60 @@ fn read_only_exposes_only_the_looking_tools() {
     assert!(!failed(&c.call("screenshot", json!({}))));
 }
 
+/// A run directory with one real turn (`common::write_turn`) under `runs`.
+fn real_run(runs: &Path, name: &str) -> PathBuf {
+    let (overlay, mut history) = common::overlay();
+    let dir = runs.join(name);
+    let mut w =
+        franz_core::runlog::RunWriter::open_dir(&dir, franz_core::runlog::Layout::Flat).unwrap();
+    common::write_turn(&mut w, &overlay, &mut history, 1);
+    w.close().unwrap();
+    dir
+}
+
 #[test]
-fn http_needs_the_token_and_a_loopback_origin() {
+fn a_run_file_that_links_outside_the_runs_directory_is_not_served() {
+    use std::os::unix::fs::symlink;
+    let (sb, _witness) = sandbox(400, 300);
+    let tmp = tempfile::tempdir().unwrap();
+    let runs = tmp.path().join("runs");
+    std::fs::create_dir_all(&runs).unwrap();
+    // a run whose turns.jsonl is /etc/passwd
+    std::fs::create_dir(runs.join("run_0001")).unwrap();
+    symlink("/etc/passwd", runs.join("run_0001/turns.jsonl")).unwrap();
+    // a run directory that is a link to a run elsewhere
+    let outside = real_run(tmp.path(), "elsewhere");
+    std::fs::write(outside.join("note"), "h28-outside-secret").unwrap();
+    symlink(&outside, runs.join("run_0002")).unwrap();
+    // a real run whose screenshot links out
+    let linked = real_run(&runs, "run_0003");
+    std::fs::remove_file(linked.join("turn_0001_raw.png")).unwrap();
+    symlink("/etc/passwd", linked.join("turn_0001_raw.png")).unwrap();
+    real_run(&runs, "run_0004");
+    let dir = runs.display().to_string();
+    let mut c = Client::stdio(sb.display(), LEGACY, &["--read-only", "--runs-dir", &dir]);
+    for uri in [
+        "franz://runs/run_0001/turns",
+        "franz://runs/run_0001/report",
+        "franz://runs/run_0002/turns",
+        "franz://runs/run_0002/report",
+        "franz://runs/run_0003/report",
+    ] {
+        let r = c.cmd(json!({"op": "read_resource", "uri": uri}));
+        let error = r["mcp_error"].as_str().unwrap_or_default();
+        assert!(error.contains("outside the runs directory"), "{uri}: {r}");
+        assert!(
+            !r.to_string().contains("root:"),
+            "{uri} served /etc/passwd: {r}"
+        );
+    }
+    // the run that is wholly inside is served
+    let ok = c.cmd(json!({"op": "read_resource", "uri": "franz://runs/run_0004/turns"}));
+    assert!(ok["text"].as_str().unwrap().contains("\"turn\":1"), "{ok}");
+}
+
+#[test]
+fn http_needs_the_token_a_loopback_origin_and_a_loopback_host() {
     let (sb, _witness) = sandbox(400, 300);
     let server = HttpServer::start(sb.display(), &[]);
     let http = reqwest::blocking::Client::new();
@@ -824,8 +876,22 @@ fn http_needs_the_token_and_a_loopback_origin() {
         ("Origin", "http://localhost:3000".into()),
     ]);
     assert_eq!(ok.status().as_u16(), 200, "{}", ok.text().unwrap());
-    let ok = post(&[("Authorization", bearer)]);
+    let ok = post(&[("Authorization", bearer.clone())]);
     assert_eq!(ok.status().as_u16(), 200);
+    // DNS rebinding: a page of evil.example that resolves to 127.0.0.1 sends its own Host
+    let port = server
+        .url
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .split('/')
+        .next()
+        .unwrap();
+    let r = post(&[
+        ("Authorization", bearer),
+        ("Host", format!("evil.example:{port}")),
+    ]);
+    assert_eq!(r.status().as_u16(), 403);
 
     // a non-loopback address needs --allow-remote
     let out = Command::new(env!("CARGO_BIN_EXE_franz"))
@@ -1040,4 +1106,42 @@ fn window_tools_and_elements_are_mcp_tools() {
         ok["id"].as_u64() >= Some(1) && ok["bounds"].is_object(),
         "{ok}"
     );
+}
+
+#[test]
+fn a_cancelled_call_stops_its_action_and_the_next_call_is_answered() {
+    let (sb, witness) = sandbox(800, 600);
+    witness.focus().unwrap();
+    for mode in [LEGACY, STATELESS] {
+        let mut c = Client::stdio(sb.display(), mode, &["--motion", "human"]);
+        // typing at a person's pace: cancelled once it is under way, the keys stop coming
+        witness.clear();
+        let word = "a".repeat(300);
+        let typing = c.cmd(json!({"op": "start", "tool": "type_text",
+            "args": {"text": word, "screenshot": false}}));
+        let keys = |ev: &[WitnessEvent]| ev.iter().filter(|e| e.is(K::KeyPress)).count();
+        let (under_way, _) = witness.wait_for(|ev| keys(ev) >= 10, T);
+        assert!(under_way, "{mode}: the typing never started");
+        let cancelled = c.cmd(json!({"op": "cancel", "id": typing["started"]}));
+        assert_eq!(cancelled["cancelled"], true, "{mode}: {cancelled}");
+        // the next call is answered once the action stopped: nothing is typed after it
+        let next = c.call("cursor_position", json!({}));
+        assert!(!failed(&next), "{mode}: {next}");
+        let typed = keys(&witness.events());
+        assert!(
+            typed < 150,
+            "{mode}: {typed} of 300 characters typed after the cancel"
+        );
+        // a 30 s wait, cancelled: the next call comes back while the wait would still run
+        let started = Instant::now();
+        let waiting = c.cmd(json!({"op": "start", "tool": "wait",
+            "args": {"seconds": 30, "screenshot": false}}));
+        c.cmd(json!({"op": "cancel", "id": waiting["started"]}));
+        let next = c.call("cursor_position", json!({}));
+        assert!(!failed(&next), "{mode}: {next}");
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "{mode}: the wait held up the next call"
+        );
+    }
 }

@@ -43,7 +43,10 @@ fn inject_boots_a_run_that_waits_for_the_panel_a_wrong_seq_gets_409_a_wrong_size
     assert_eq!(s["image_seq"], 1);
     let (status, cache, shot) = run.screenshot(1);
     assert_eq!(status, 200);
-    assert!(cache.contains("immutable"), "{cache}");
+    assert_eq!(
+        cache, "no-store",
+        "a screenshot of the desktop stays out of the cache"
+    );
     assert!(shot.starts_with(b"\x89PNG"), "a PNG");
     assert_eq!(run.screenshot(2).0, 404, "no screenshot 2 yet");
     let (status, _) = run.post(

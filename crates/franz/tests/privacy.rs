@@ -1,8 +1,9 @@
 //! Privacy end to end (issue 17 point 4): `franz run` on a private Xvfb with the witness
 //! window (white) over it, driven by the scripted model server. A masked region is black in
 //! the image sent to the model, in every PNG of the run directory and in the report; a
-//! `{secret:NAME}` text reaches the window exactly and is written nowhere in the run
-//! directory; `keep_runs` deletes the oldest run directories.
+//! declared `{secret:NAME}` text reaches the window exactly and is written nowhere in the run
+//! directory, an undeclared one (`FRANZ_API_KEY`, `HOME`) types nothing and the model is told;
+//! `keep_runs` deletes the oldest run directories, never one whose run is still going.
 
 #![cfg(target_os = "linux")]
 
@@ -139,7 +140,7 @@ fn a_secret_reaches_the_window_exactly_and_is_written_nowhere() {
     .unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let runs = tmp.path().join("runs");
-    let out = run(sb.display(), &server, &runs, &[]);
+    let out = run(sb.display(), &server, &runs, &["--secrets", "FRANZ_E2E_PW"]);
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -175,6 +176,61 @@ fn a_secret_reaches_the_window_exactly_and_is_written_nowhere() {
 }
 
 #[test]
+fn an_undeclared_secret_types_nothing_and_the_model_is_told() {
+    let (sb, w) = sandbox(800, 600);
+    let server = ScriptedServer::start(Script::list([
+        ScriptedReply::text("type(\"{secret:FRANZ_API_KEY}\")\nTyping the key."),
+        ScriptedReply::text("type(\"at {secret:HOME}\")\nTyping home."),
+        ScriptedReply::text("type(\"{secret:FRANZ_E2E_PW}\")\nNot declared here either."),
+        ScriptedReply::text("type(\"ok\")\nTyping ok."),
+        ScriptedReply::text("done(\"ok\")\nDone."),
+    ]))
+    .unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let runs = tmp.path().join("runs");
+    let out = Command::new(env!("CARGO_BIN_EXE_franz"))
+        .args(["run", "--api-url", &server.url(), "--model", "scripted"])
+        .arg("--runs-dir")
+        .arg(&runs)
+        .args(["--motion", "fast", "--step-delay", "0", "--max-steps", "6"])
+        .arg("Do the task.")
+        .env("DISPLAY", sb.display())
+        .env("FRANZ_API_KEY", "sk-h28-apikey")
+        .env("HOME", "/home/h28-home")
+        .env("FRANZ_E2E_PW", "qz7hunterk")
+        .env_remove("FRANZ_LOG")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    // the allowed text arrives; before it, nothing
+    let (ok, ev) = w.wait_for(
+        |e| e.iter().filter(|e| e.is(K::KeyPress)).count() >= 2,
+        Duration::from_secs(20),
+    );
+    assert!(ok, "{ev:?}");
+    let typed: String = ev
+        .iter()
+        .filter(|e| e.is(K::KeyPress))
+        .filter_map(|e| char::from_u32(e.keysym))
+        .collect();
+    assert_eq!(typed, "ok");
+    // the model is told, each time, and never sees a value
+    let told: Vec<String> = server
+        .requests()
+        .iter()
+        .map(|r| r.body.clone())
+        .filter(|b| b.contains("not a declared secret"))
+        .collect();
+    assert!(told.len() >= 3, "{told:?}");
+    for body in server.requests().iter().map(|r| &r.body) {
+        for value in ["sk-h28-apikey", "h28-home", "qz7hunterk"] {
+            assert!(!body.contains(value), "{value} was sent to the model");
+        }
+    }
+}
+
+#[test]
 fn keep_runs_deletes_the_oldest_run_directories() {
     let (sb, _w) = sandbox(640, 400);
     let server =
@@ -197,4 +253,88 @@ fn keep_runs_deletes_the_oldest_run_directories() {
     assert_eq!(names, ["run_0002", "run_0003"]);
     let shown = common::franz(&["config", "--keep-runs", "2"]);
     assert!(String::from_utf8_lossy(&shown.stdout).contains("keep_runs = 2"));
+}
+
+#[test]
+fn keep_runs_never_deletes_the_directory_of_a_run_still_going() {
+    use std::sync::{Arc, Condvar, Mutex};
+    let (sb, _w) = sandbox(640, 400);
+    // the first run's model holds its first answer until the gate opens
+    let gate = Arc::new((Mutex::new(false), Condvar::new()));
+    let held = gate.clone();
+    let slow = ScriptedServer::start(Script::func(move |_| {
+        let (open, cv) = &*held;
+        let mut open = open.lock().unwrap();
+        while !*open {
+            open = cv.wait(open).unwrap();
+        }
+        ScriptedReply::text("done(\"ok\")\nDone.").into()
+    }))
+    .unwrap();
+    let fast =
+        ScriptedServer::start(Script::repeat(ScriptedReply::text("done(\"ok\")\nDone."))).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let runs = tmp.path().join("runs");
+    let first = Command::new(env!("CARGO_BIN_EXE_franz"))
+        .args(["run", "--api-url", &slow.url(), "--model", "scripted"])
+        .arg("--runs-dir")
+        .arg(&runs)
+        .args(["--motion", "fast", "--step-delay", "0", "--max-steps", "5"])
+        .arg("Wait for the model.")
+        .env("DISPLAY", sb.display())
+        .env_remove("FRANZ_LOG")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    assert!(
+        slow.wait_for_requests(1, Duration::from_secs(60)),
+        "the first run never asked its model"
+    );
+    // it looks old: only its lock says it is alive
+    let live = runs.join("run_0001");
+    let mut old = vec![live.clone()];
+    old.extend(std::fs::read_dir(&live).unwrap().map(|e| e.unwrap().path()));
+    let touched = Command::new("touch")
+        .args(["-d", "2 hours ago"])
+        .args(&old)
+        .status()
+        .unwrap();
+    assert!(touched.success());
+    let second = run(
+        sb.display(),
+        &fast,
+        &runs,
+        &["--keep-runs", "1", "--max-time", "60"],
+    );
+    assert_eq!(
+        second.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&second.stderr)
+    );
+    assert!(
+        live.is_dir(),
+        "keep_runs deleted the directory of a run still going"
+    );
+    // the first run goes on and finishes in its own directory
+    *gate.0.lock().unwrap() = true;
+    gate.1.notify_all();
+    let out = first.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let events = std::fs::read_to_string(live.join("events.jsonl")).unwrap();
+    assert!(events.contains("\"run_finished\""), "{events}");
+    // finished, both go at the next run
+    let third = run(sb.display(), &fast, &runs, &["--keep-runs", "1"]);
+    assert_eq!(third.status.code(), Some(0));
+    let names: Vec<String> = run_dirs(&runs)
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["run_0003"]);
 }

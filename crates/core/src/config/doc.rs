@@ -38,6 +38,7 @@ fn kind(k: Kind) -> String {
         Kind::Size => "`WxH`, or empty".into(),
         Kind::Crop => "`x1,y1,x2,y2` in 0..1000".into(),
         Kind::Percent { max } => format!("percent, 0 to {max} (`50` or `50%`)"),
+        Kind::Names => "names, `A,B` (a list in the file)".into(),
     }
 }
 
@@ -95,7 +96,29 @@ pub fn markdown() -> String {
         out,
         "\n## `[{OVERLAY}]`\n\nThe overlays drawn onto the screenshots (`crates/core/src/overlay/config.rs`): a table of the\nconfig file or a scenario; a scenario's keys replace the file's, one by one. Colours are CSS\nstrings: `rgba(r, g, b, a)`, `rgb(r, g, b)`, `#rrggbb`, `#rrggbbaa`. A key not listed here is an\nerror. The defaults:\n\n```toml\n{overlay}```\n"
     );
+    out.push_str(&overlay_ranges());
     out.push_str(POLICY_DOC);
+    out
+}
+
+/// The ranges of the overlay's numbers (`overlay::config::RANGES`).
+fn overlay_ranges() -> String {
+    let mut out = String::from(
+        "
+Each number has a range; a value outside it is an error that names the key and the range:
+
+| key | range |
+|---|---|
+",
+    );
+    for (key, min, max) in crate::overlay::RANGES {
+        let _ = writeln!(out, "| `{key}` | {min} to {max} |");
+    }
+    let _ = writeln!(
+        out,
+        "| `executed_heat.stops`, `bbox_heat.fill_stops` | at most {} stops, each at 0 to 1 |",
+        crate::overlay::MAX_STOPS
+    );
     out
 }
 
@@ -113,15 +136,18 @@ check ACTION...` says what it would do with an action. Empty lists allow everyth
 |---|---|---|
 | `deny_regions` | `[[x1, y1, x2, y2], ...]` | boxes in 0..1000 of the whole screen where no pointer action may land |
 | `deny_keys` | `["alt+f4", ...]` | combos never sent, compared after alias normalisation, in any order |
-| `deny_text` | `['rm\s+-rf', ...]` | regular expressions the text typed since the last pointer action or Enter may not match; the action is refused before any of it is typed |
+| `deny_text` | `['rm\s+-rf', ...]` | regular expressions the focused field's text may not match, as the field will hold it after the action: backspace and delete applied, left/right/home/end moving the cursor, characters sent as keys counted; it starts afresh only on a click, a press of a mouse button, `focus_window` or Enter (a move, a scroll or another key keeps it); a `type` is also matched as sent, so text typed and erased is caught; the action is refused before any of it is typed. Not seen: text an application inserts itself (completion, paste, history recall) |
 | `allow_only_windows` | `["^XTerm$", ...]` | regular expressions; pointer actions land only on windows whose class, instance or title matches one |
 | `confirm.regions`, `confirm.keys`, `confirm.text` | as above | the action waits for a person (panel or terminal) instead of being refused, even without `--approve` |
 | `policy_violations_max` | N (default 3) | refusals that end a run (exit 4) |
 
 A refused action is not performed; its result (`policy_denied`) names the rule and is shown to
 the model. Built in and always in force: the `work_area` deny rule, no pointer action lands
-outside the working area (`--crop`; a point outside 0..1000 is refused, not clamped,
-docs/coordinates.md); its refusals count too. The failsafe is a stop, never a violation.
+outside the working area (`--crop`: a canonical action outside 0..1000, or a click at the
+pointer while the pointer is outside the crop, is refused, docs/coordinates.md); its refusals
+count too. A model's point outside its space is no policy matter: the parser takes one within
+2% of an edge for the edge and refuses one further out as the model's error, which never
+counts here. The failsafe is a stop, never a violation.
 "#;
 
 #[cfg(test)]

@@ -13,6 +13,7 @@
 //! value. The API key is a secret: it is shown and written only as `***`. The `[overlay]` table
 //! of the config file or a scenario sets [`OverlayConfig`].
 
+mod checks;
 mod choice;
 mod doc;
 mod settings;
@@ -40,6 +41,11 @@ pub enum Source {
     Scenario(PathBuf),
     Env(String),
     Flag(String),
+    /// Not given: the value of setting `key`, which was given (from `from`).
+    Follows {
+        key: String,
+        from: Box<Source>,
+    },
 }
 
 impl fmt::Display for Source {
@@ -50,6 +56,7 @@ impl fmt::Display for Source {
             Source::Scenario(p) => write!(f, "scenario {}", p.display()),
             Source::Env(n) => write!(f, "environment {n}"),
             Source::Flag(n) => write!(f, "flag {n}"),
+            Source::Follows { key, from } => write!(f, "{key}'s value ({from})"),
         }
     }
 }
@@ -139,6 +146,9 @@ pub struct Config {
     pub pixel_budget: u64,
     /// Boxes blacked out in every screenshot: `x1,y1,x2,y2;...` (`observe::mask::parse`).
     pub mask_regions: String,
+    /// The environment variables `{secret:NAME}` may type, besides `FRANZ_SECRET_*`
+    /// (executor/secret.rs).
+    pub secrets: Vec<String>,
     /// Run directories kept (0: all).
     pub keep_runs: u64,
     pub action_delay: f64,
@@ -263,6 +273,7 @@ impl ConfigBuilder {
             let resolved = self.resolve(s)?;
             values.insert(s.key, resolved);
         }
+        follow(&mut values);
         values.insert(OVERLAY, self.overlay()?);
         values.insert(POLICY, self.policy()?);
         let table: toml::Table = values
@@ -345,6 +356,7 @@ impl ConfigBuilder {
             let checked: OverlayConfig = toml::Value::Table(merged.clone())
                 .try_into()
                 .map_err(|e: toml::de::Error| bad(e.message().to_string()))?;
+            checked.check().map_err(bad)?;
             // as the overlay reads it: colours as rgba(..)
             merged = overlay_table(&checked);
         }
@@ -443,6 +455,33 @@ impl ConfigBuilder {
     }
 }
 
+/// Settings that take another setting's value when they are not given themselves and the
+/// other one is (docs/config.md): the commander's two requests follow `max_tokens`, so that
+/// `--max-tokens` bounds every request of a run.
+pub const FOLLOWS: [(&str, &str); 2] = [
+    ("leader_max_tokens", "max_tokens"),
+    ("operator_max_tokens", "max_tokens"),
+];
+
+/// Applies [`FOLLOWS`] to resolved values.
+fn follow(values: &mut BTreeMap<&'static str, Resolved>) {
+    for (key, leader) in FOLLOWS {
+        let Some(given) = values.get(leader).filter(|r| r.source != Source::Default) else {
+            continue;
+        };
+        let value = Resolved {
+            value: given.value.clone(),
+            source: Source::Follows {
+                key: leader.to_string(),
+                from: Box::new(given.source.clone()),
+            },
+        };
+        if let Some(r) = values.get_mut(key).filter(|r| r.source == Source::Default) {
+            *r = value;
+        }
+    }
+}
+
 /// The key of the overlay's table.
 pub const OVERLAY: &str = "overlay";
 
@@ -505,9 +544,9 @@ fn merge(base: &mut toml::Table, given: &toml::Table) {
 }
 
 fn read_table(path: &Path) -> Result<toml::Table, ConfigError> {
-    let text = std::fs::read_to_string(path).map_err(|e| ConfigError::File {
+    let text = crate::files::read_settings(path).map_err(|e| ConfigError::File {
         path: path.to_path_buf(),
-        problem: e.to_string(),
+        problem: e.problem(),
     })?;
     text.parse::<toml::Table>().map_err(|e| ConfigError::File {
         path: path.to_path_buf(),

@@ -36,6 +36,9 @@ pub enum Kind {
     Percent {
         max: f64,
     },
+    /// Environment variable names: `A,B` on a flag or in the environment, a list of strings
+    /// (`["A", "B"]`) in a file. Stored as a list.
+    Names,
 }
 
 /// Which commands take a setting's flag: `franz run` and `franz config` take every group;
@@ -116,7 +119,14 @@ pub struct Setting {
     pub seed_env: &'static [&'static str],
     pub secret: bool,
     pub help: &'static str,
+    /// What the value must also be beyond its kind (a mask's boxes, a URL, a key that can be
+    /// sent as a header): checked here, when the configuration is resolved, so every command
+    /// refuses it with the same message (`franz config` as `franz run`).
+    pub check: Option<Check>,
 }
+
+/// A setting's own check: the value (as text), or why it is refused.
+pub type Check = fn(&str) -> Result<(), String>;
 
 const fn s(
     group: Group,
@@ -133,7 +143,13 @@ const fn s(
         seed_env: &[],
         secret: false,
         help,
+        check: None,
     }
+}
+
+const fn checked(mut x: Setting, check: Check) -> Setting {
+    x.check = Some(check);
+    x
 }
 
 const fn seed(mut x: Setting, names: &'static [&'static str]) -> Setting {
@@ -144,12 +160,15 @@ const fn seed(mut x: Setting, names: &'static [&'static str]) -> Setting {
 /// Every setting franz has.
 pub const SETTINGS: &[Setting] = &[
     seed(
-        s(
-            Group::Model,
-            "api_url",
-            Kind::NonEmpty,
-            "http://localhost:1234/v1",
-            "the model server: a base URL or the full chat/completions endpoint",
+        checked(
+            s(
+                Group::Model,
+                "api_url",
+                Kind::NonEmpty,
+                "http://localhost:1234/v1",
+                "the model server: a base URL or the full chat/completions endpoint",
+            ),
+            super::checks::url,
         ),
         &["LMSTUDIO_ENDPOINT"],
     ),
@@ -166,6 +185,7 @@ pub const SETTINGS: &[Setting] = &[
     Setting {
         secret: true,
         seed_env: &["OPENAI_API_KEY"],
+        check: Some(super::checks::header),
         ..s(
             Group::Model,
             "api_key",
@@ -232,7 +252,7 @@ pub const SETTINGS: &[Setting] = &[
         "retries",
         Kind::Int { min: 0, max: 20 },
         "3",
-        "retries on connection errors, 429 and 5xx",
+        "retries on connection errors, 429 and 5xx that look transient (a chat template's or a validation's refusal is not retried)",
     ),
     s(
         Group::Model,
@@ -266,7 +286,7 @@ pub const SETTINGS: &[Setting] = &[
             max: 100_000_000,
         },
         "0",
-        "the model's context length in tokens; each request is kept inside it less max_tokens (fewer screenshots, then a smaller image). 0: ask the server (llama.cpp /props, LM Studio, vLLM); unknown, no limit is enforced",
+        "the model's context length in tokens; each request is kept inside it less max_tokens (fewer screenshots, then a smaller image). 0: ask the server (llama.cpp /props, LM Studio, vLLM); unknown, learned from the server's first refusal of a request as too long",
     ),
     s(
         Group::Run,
@@ -416,12 +436,15 @@ pub const SETTINGS: &[Setting] = &[
         "norm",
         "how the model gives coordinates",
     ),
-    s(
-        Group::Global,
-        "profile",
-        Kind::NonEmpty,
-        "auto",
-        "model profile: auto (by model id), a name from `franz profiles`, or a TOML file",
+    checked(
+        s(
+            Group::Global,
+            "profile",
+            Kind::NonEmpty,
+            "auto",
+            "model profile: auto (by model id), a name from `franz profiles`, or a TOML file",
+        ),
+        super::checks::profile,
     ),
     s(
         Group::Global,
@@ -506,7 +529,7 @@ pub const SETTINGS: &[Setting] = &[
             max: 1_000_000,
         },
         "1200",
-        "commander: the leader's max completion tokens",
+        "commander: the leader's max completion tokens; when not given, max_tokens's value if that is given",
     ),
     s(
         Group::Commander,
@@ -523,7 +546,7 @@ pub const SETTINGS: &[Setting] = &[
             max: 1_000_000,
         },
         "1024",
-        "commander: the operator's max completion tokens",
+        "commander: the operator's max completion tokens; when not given, max_tokens's value if that is given",
     ),
     s(
         Group::Commander,
@@ -572,12 +595,22 @@ pub const SETTINGS: &[Setting] = &[
         "120",
         "commander: length of a memory snapshot's loop pattern",
     ),
+    checked(
+        s(
+            Group::Global,
+            "mask_regions",
+            Kind::Str,
+            "",
+            "privacy: boxes x1,y1,x2,y2 in 0..1000 of the screen, separated by ;, blacked out in every screenshot before it is sent, logged or shown",
+        ),
+        super::checks::mask,
+    ),
     s(
-        Group::Global,
-        "mask_regions",
-        Kind::Str,
+        Group::Input,
+        "secrets",
+        Kind::Names,
         "",
-        "privacy: boxes x1,y1,x2,y2 in 0..1000 of the screen, separated by ;, blacked out in every screenshot before it is sent, logged or shown",
+        "privacy: the environment variables {secret:NAME} may type (besides any named FRANZ_SECRET_*); any other name is refused and nothing is typed",
     ),
     s(
         Group::Run,
@@ -757,6 +790,7 @@ impl Setting {
             Kind::Size => "WxH".into(),
             Kind::Crop => "x1,y1,x2,y2".into(),
             Kind::Percent { .. } => "PCT".into(),
+            Kind::Names => "NAME,...".into(),
         }
     }
 
@@ -873,12 +907,46 @@ impl Setting {
                     .map_err(|e| self.bad(source.clone(), raw, e.to_string()))?;
                 toml::Value::String(v.to_string())
             }
+            Kind::Names => self.names(v, raw, source.clone())?,
         };
+        if let (Some(check), toml::Value::String(text)) = (self.check, &value) {
+            check(text).map_err(|problem| self.bad(source.clone(), raw, problem))?;
+        }
         Ok(Resolved { value, source })
+    }
+
+    /// `A,B` as a list of environment variable names; each must be one.
+    fn names(&self, v: &str, raw: &str, source: Source) -> Result<toml::Value, ConfigError> {
+        let mut names = Vec::new();
+        for name in v.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+            let mut chars = name.chars();
+            let valid = chars
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
+            if !valid {
+                return Err(self.bad(
+                    source,
+                    raw,
+                    format!(
+                        "{name:?} is not an environment variable name: letters, digits and _, not starting with a digit"
+                    ),
+                ));
+            }
+            names.push(toml::Value::String(name.to_string()));
+        }
+        Ok(toml::Value::Array(names))
     }
 
     /// Parses a value from a TOML file, accepting numbers and booleans as such or as strings.
     pub fn parse_toml(&self, v: &toml::Value, source: Source) -> Result<Resolved, ConfigError> {
+        if let (Kind::Names, toml::Value::Array(items)) = (self.kind, v) {
+            let names: Option<Vec<&str>> = items.iter().map(toml::Value::as_str).collect();
+            let Some(names) = names else {
+                return Err(self.bad(source, &v.to_string(), "expected a list of names"));
+            };
+            return self.parse_str(&names.join(","), source);
+        }
         let text = match v {
             toml::Value::String(s) => s.clone(),
             toml::Value::Integer(i) => i.to_string(),

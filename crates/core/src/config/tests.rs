@@ -239,6 +239,7 @@ fn every_setting_reads_from_its_flag_env_names_and_toml_key() {
             (Kind::Bool, "true") => "false",
             (Kind::Bool, _) => "true",
             (_, "") if s.key == "size" => "640x480",
+            (_, "") if s.key == "mask_regions" => "0,0,100,100",
             (_, "") => "x",
             (_, d) => d,
         };
@@ -405,4 +406,103 @@ fn defaults_exist_once_in_the_table() {
             s.key
         );
     }
+}
+
+/// `max_tokens`, given anywhere, bounds the commander's two requests too unless their own
+/// settings are given; `franz config` says where each value came from.
+#[test]
+fn max_tokens_sets_the_commanders_limits_unless_they_are_given() {
+    let built = |flags: &[(&str, &str)], env: &[(&str, &str)]| {
+        let mut b =
+            ConfigBuilder::new().env(env.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+        for (k, v) in flags {
+            b = b.flag(k, &format!("--{}", k.replace('_', "-")), *v);
+        }
+        b.build().unwrap()
+    };
+    let e = built(&[("max_tokens", "256")], &[]);
+    assert_eq!(
+        (e.config.leader_max_tokens, e.config.operator_max_tokens),
+        (256, 256)
+    );
+    let explained = e.explain();
+    assert!(
+        explained.contains("leader_max_tokens = 256  # max_tokens's value (flag --max-tokens)"),
+        "{explained}"
+    );
+    assert!(
+        explained.contains("operator_max_tokens = 256  # max_tokens's value (flag --max-tokens)"),
+        "{explained}"
+    );
+    // given explicitly, each keeps its own value; the other still follows
+    let e = built(
+        &[("max_tokens", "256")],
+        &[("FRANZ_LEADER_MAX_TOKENS", "900")],
+    );
+    assert_eq!(
+        (e.config.leader_max_tokens, e.config.operator_max_tokens),
+        (900, 256)
+    );
+    let e = built(&[("max_tokens", "256"), ("operator_max_tokens", "64")], &[]);
+    assert_eq!(
+        (e.config.leader_max_tokens, e.config.operator_max_tokens),
+        (256, 64)
+    );
+    // from the environment too; without max_tokens given, the table's defaults stay
+    let e = built(&[], &[("FRANZ_MAX_TOKENS", "300")]);
+    assert_eq!(e.config.operator_max_tokens, 300);
+    assert!(
+        e.explain()
+            .contains("max_tokens's value (environment FRANZ_MAX_TOKENS)")
+    );
+    let d = Config::defaults();
+    let e = built(&[], &[]);
+    assert_eq!(
+        (e.config.leader_max_tokens, e.config.operator_max_tokens),
+        (d.leader_max_tokens, d.operator_max_tokens)
+    );
+    assert_eq!(
+        crate::strategy::CommanderSettings::from_config(
+            &built(&[("max_tokens", "77")], &[]).config
+        )
+        .leader_max_tokens,
+        77
+    );
+}
+
+#[test]
+fn secrets_are_names_from_a_list_in_a_file_or_a_comma_list() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("c.toml");
+    std::fs::write(&file, "secrets = [\"MAIL_PW\", \"_PIN2\"]\n").unwrap();
+    let e = ConfigBuilder::new()
+        .config_file(&file)
+        .unwrap()
+        .build()
+        .unwrap();
+    assert_eq!(e.config.secrets, ["MAIL_PW", "_PIN2"]);
+    let e = ConfigBuilder::new()
+        .env(env(&[("FRANZ_SECRETS", "A, B,")]))
+        .build()
+        .unwrap();
+    assert_eq!(e.config.secrets, ["A", "B"]);
+    assert!(
+        ConfigBuilder::new()
+            .build()
+            .unwrap()
+            .config
+            .secrets
+            .is_empty()
+    );
+    for bad in ["1PW", "MY-PW", "A B"] {
+        let err = ConfigBuilder::new()
+            .flag("secrets", "--secrets", bad)
+            .build()
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("not an environment variable name"), "{err}");
+    }
+    std::fs::write(&file, "secrets = [\"A\", 3]\n").unwrap();
+    let err = ConfigBuilder::new().config_file(&file).unwrap().build();
+    assert!(err.is_err());
 }

@@ -12,7 +12,9 @@
 //! out where the turn gives them without early execution (after `model_reply`), so the turn's
 //! records and events are the same, plus `early_exec_ms_saved`. When the whole reply's first
 //! action is another one (a reply that turned out malformed), the performed action stands and
-//! the difference is one of the reply's problems.
+//! the difference is one of the reply's problems. A reply cut off at max_tokens performs nothing
+//! (strategy/finish.rs), but an action that ran before the cut was known stands: it is recorded
+//! as the turn's action and the model is told.
 //!
 //! The action runs inside the stream's progress callback, on the engine's thread: the socket
 //! (and the server) buffer the rest of the reply meanwhile, nothing else reads it, and the
@@ -168,6 +170,7 @@ impl Engine<'_> {
             controls: &self.controls,
             context: &self.options.context,
             spent: &mut self.spent,
+            learned: &mut self.learned_context,
         };
         let asked = channel.ask_with(turn, request, &mut |p| early.progress(p));
         let ran = early.ran.map(|mut ran| {
@@ -211,8 +214,20 @@ impl Engine<'_> {
 }
 
 /// The whole reply read: the action performed early is the turn's one. When the reading's
-/// first action is another, the performed one stands and the difference is a problem.
-pub(super) fn settle(reading: &mut Reading, ran: &Ran) {
+/// first action is another, the performed one stands and the difference is a problem. When
+/// the reply was cut off at max_tokens (`cut`), which performs nothing (strategy/finish.rs),
+/// the performed one stands too: it ran before the cut was known, and the model is told.
+pub(super) fn settle(reading: &mut Reading, ran: &Ran, cut: bool) {
+    if cut {
+        use crate::strategy::finish::CUT_OFF;
+        reading.errors.retain(|e| !e.starts_with(CUT_OFF));
+        reading.errors.push(format!(
+            "{CUT_OFF}: {} had already been performed as soon as it was complete, before the cut was known, and it stands; nothing else in the reply was performed, and it is not a final answer; write less (or raise max_tokens)",
+            serde_json::to_string(&ran.action).unwrap_or_default()
+        ));
+        reading.actions = vec![ran.action.clone()];
+        return;
+    }
     if reading.actions.first() == Some(&ran.action) {
         reading.actions.truncate(1);
         return;
@@ -249,15 +264,37 @@ mod tests {
             actions: vec![click.clone()],
             ..Reading::default()
         };
-        settle(&mut same, &ran);
+        settle(&mut same, &ran, false);
         assert!(same.errors.is_empty(), "{same:?}");
         let mut differs = Reading {
             actions: vec![other],
             ..Reading::default()
         };
-        settle(&mut differs, &ran);
+        settle(&mut differs, &ran, false);
         assert_eq!(differs.actions, vec![click]);
         assert!(differs.errors[0].contains("malformed"), "{differs:?}");
         assert!(!may_run_early(&ActionKind::Done { text: "x".into() }));
+    }
+
+    #[test]
+    fn an_action_performed_before_the_cut_stands_and_the_model_is_told() {
+        let key: Action = ActionKind::Key { keys: "a".into() }.into();
+        let ran = Ran {
+            action: key.clone(),
+            performed: (Vec::new(), Ok(vec![ActionResult::ok()])),
+            started: Instant::now(),
+            saved_ms: 1.0,
+        };
+        let mut cut = Reading {
+            errors: vec![crate::strategy::finish::cut_off_problem()],
+            ..Reading::default()
+        };
+        settle(&mut cut, &ran, true);
+        assert_eq!(cut.actions, vec![key]);
+        assert_eq!(cut.errors.len(), 1, "{cut:?}");
+        assert!(
+            cut.errors[0].contains("already been performed") && cut.errors[0].contains("cut off"),
+            "{cut:?}"
+        );
     }
 }

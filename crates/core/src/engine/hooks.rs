@@ -16,9 +16,6 @@ use std::time::Duration;
 /// The note on an answered `ask_user`'s result that carries the person's answer.
 pub const USER_ANSWER: &str = "user_answer";
 
-/// Why a run ends on Ctrl+C (a cancel without a stop's reason).
-pub(super) const INTERRUPTED: &str = "interrupted (Ctrl+C)";
-
 /// A reply not from the model (injected from the panel, an approver's edit, the configured
 /// boot reply), read by the strategy exactly like a model's. It counts as one that ended on
 /// its own (`finish_reason: stop`): a person's text is never cut off at max_tokens, so a plain
@@ -155,7 +152,7 @@ impl Engine<'_> {
                 }
                 Decision::Replace(text) => {
                     let reply = given_reply(text);
-                    *reading = self.strategy.read(&reply, ctx);
+                    *reading = self.read_reply(&reply, ctx)?;
                     self.emit_reply(turn, 0.0, &reply, reading);
                     if !self.needs_approval(turn, reading) {
                         return Ok(None);
@@ -259,12 +256,13 @@ impl Engine<'_> {
         Ok(())
     }
 
-    /// The stop of a cancelled run: the reason a stop gave, else Ctrl+C.
+    /// The stop of a cancelled run: the reason a stop gave, else what set the cancel token
+    /// (`interrupted (SIGTERM)`).
     pub(super) fn cancelled(&self) -> Stop {
         let reason = self
             .controls
             .stop_requested()
-            .unwrap_or_else(|| INTERRUPTED.into());
+            .unwrap_or_else(|| self.cancel.interrupted());
         Stop(Outcome::Interrupted, reason)
     }
 }

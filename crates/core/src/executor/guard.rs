@@ -9,18 +9,18 @@
 
 use super::{ExecError, Executor, touches_os};
 use crate::action::{Action, ActionError, ActionKind, ErrorKind};
-use crate::policy::{self, Context, Policy, Verdict};
+use crate::policy::{self, Context, Field, Policy, Verdict};
 use franz_desktop::Desktop;
 
 /// Asks a person whether an action a `confirm` rule matched may run: `(action, rule)`.
 pub type Confirmer = Box<dyn FnMut(&Action, &str) -> bool + Send>;
 
-/// The policy, the text typed so far and the refusals counted.
+/// The policy, the focused field as typing left it and the refusals counted.
 #[derive(Default)]
 pub(super) struct Guard {
     policy: Policy,
-    /// The text typed since the last pointer action or Enter.
-    typed: String,
+    /// The focused field's text as the actions so far left it.
+    field: Field,
     violations: u32,
     confirmer: Option<Confirmer>,
     /// `confirm` verdicts pass without asking (a person approved the turn).
@@ -28,9 +28,9 @@ pub(super) struct Guard {
 }
 
 impl Guard {
-    /// Notes an action that ran (the typed text).
+    /// Notes an action that ran (what it did to the focused field).
     pub(super) fn performed(&mut self, kind: &ActionKind) {
-        self.typed = policy::typed_after(&self.typed, kind);
+        self.field = self.field.after(kind);
     }
 }
 
@@ -67,19 +67,19 @@ impl Executor {
         self.guard.confirmed = yes;
     }
 
-    /// The policy's verdict on each action of a turn, in order, the typed text carried
+    /// The policy's verdict on each action of a turn, in order, the focused field carried
     /// along as if each ran; nothing is performed.
     pub fn verdicts(&mut self, desktop: &mut dyn Desktop, actions: &[Action]) -> Vec<Verdict> {
-        let mut typed = self.guard.typed.clone();
+        let mut field = self.guard.field.clone();
         let mut out = Vec::with_capacity(actions.len());
         for a in actions {
             let verdict = if self.judges(a) {
-                let ctx = self.policy_context(desktop, a, typed.clone());
+                let ctx = self.policy_context(desktop, a, field.clone());
                 self.guard.policy.check(a, &ctx)
             } else {
                 Verdict::Allow
             };
-            typed = policy::typed_after(&typed, &a.kind);
+            field = field.after(&a.kind);
             out.push(verdict);
         }
         out
@@ -99,7 +99,7 @@ impl Executor {
     /// What the policy needs to judge `action`: its points (an element's centre; the pointer
     /// for an action at the pointer, not read in dry-run; shifted by the test-only offset)
     /// and, when `allow_only_windows` is set, the windows there.
-    fn policy_context(&self, desktop: &mut dyn Desktop, action: &Action, typed: String) -> Context {
+    fn policy_context(&self, desktop: &mut dyn Desktop, action: &Action, field: Field) -> Context {
         let area = self.fence.area;
         // the screen is what configured regions are boxes of; `work_area` needs only the area
         let screen = if self.guard.policy.is_empty() {
@@ -119,7 +119,7 @@ impl Executor {
             ctx = Context::of(action, area, screen, desktop.pointer().ok());
         }
         let mut ctx = ctx.shifted(self.pixel_offset, area, action.kind.name());
-        ctx.typed = typed;
+        ctx.field = field;
         if self.guard.policy.needs_windows() {
             ctx.windows = ctx
                 .points
@@ -140,7 +140,7 @@ impl Executor {
         if !self.judges(action) {
             return None;
         }
-        let ctx = self.policy_context(desktop, action, self.guard.typed.clone());
+        let ctx = self.policy_context(desktop, action, self.guard.field.clone());
         let name = action.kind.name();
         match self.guard.policy.check(action, &ctx) {
             Verdict::Allow => None,

@@ -17,7 +17,8 @@ pub enum Canned {
     /// This text, ended with `finish_reason: stop`; streamed word by word as deltas when the
     /// request streams.
     Text(String),
-    /// This reply as it is (tool calls, a finish reason, usage).
+    /// This reply as it is (tool calls, a finish reason, usage); streamed like a server streams
+    /// it (its text word by word, then its complete calls).
     Reply(Reply),
     /// This error.
     Error(ModelError),
@@ -147,9 +148,17 @@ impl Model for MemoryModel {
                     })
                 }
                 Canned::Reply(reply) => {
-                    // streamed: its calls come whole, before the reply ends
-                    if request.stream && !reply.truncated() {
-                        for call in &reply.tool_calls {
+                    // streamed: its text word by word, its calls whole before the reply ends;
+                    // the last call of a reply cut off at max_tokens is never complete
+                    if request.stream {
+                        for word in reply.content.split_inclusive(' ') {
+                            on_progress(Progress::Delta(word));
+                        }
+                        let whole = match reply.truncated() {
+                            true => reply.tool_calls.len().saturating_sub(1),
+                            false => reply.tool_calls.len(),
+                        };
+                        for call in &reply.tool_calls[..whole] {
                             on_progress(Progress::ToolCall(call));
                         }
                     }

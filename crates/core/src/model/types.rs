@@ -328,9 +328,18 @@ impl Reply {
         }
     }
 
-    /// Whether the server cut the reply at max_tokens.
+    /// Whether the server cut the reply at max_tokens: `finish_reason` `length` (OpenAI's
+    /// name, which llama.cpp, vLLM, Ollama and LM Studio use), or `max_tokens` /
+    /// `max_output_tokens` (the names of servers that relay Anthropic's and Google's APIs).
     pub fn truncated(&self) -> bool {
-        self.finish_reason.as_deref() == Some("length")
+        self.finish_reason
+            .as_deref()
+            .map(str::trim)
+            .is_some_and(|r| {
+                ["length", "max_tokens", "max_output_tokens"]
+                    .iter()
+                    .any(|n| r.eq_ignore_ascii_case(n))
+            })
     }
 
     /// Reads a whole chat-completions response (`{"choices":[{"message":...}]}`), or a bare

@@ -14,7 +14,7 @@ fn check(p: &Policy, kind: ActionKind, typed: &str) -> Verdict {
     let a = Action::from(kind);
     let area = Crop::FULL.work_area(screen()).unwrap();
     let mut ctx = Context::of(&a, area, screen(), None);
-    ctx.typed = typed.into();
+    ctx.field = Field::with_text(typed);
     p.check(&a, &ctx)
 }
 
@@ -83,23 +83,39 @@ fn keys_match_after_alias_normalisation_in_any_order() {
 }
 
 #[test]
-fn text_is_matched_with_what_was_typed_since_the_last_pointer_action_or_enter() {
+fn text_is_matched_with_the_field_as_typing_leaves_it() {
     let p = policy(r#"deny_text = ['rm\s+-rf']"#);
     let t = |s: &str| ActionKind::Type { text: s.into() };
     assert!(matches!(check(&p, t("rm -rf /"), ""), Verdict::Deny { .. }));
     assert!(matches!(check(&p, t("-rf /"), "rm "), Verdict::Deny { .. }));
     assert_eq!(check(&p, t("ls -rf"), ""), Verdict::Allow);
-    // the typed text starts afresh after Enter and after a pointer action
-    let after_enter = typed_after(
-        "rm ",
-        &ActionKind::Key {
-            keys: "Return".into(),
-        },
-    );
-    assert_eq!(after_enter, "");
-    assert_eq!(typed_after("rm ", &click(1, 1)), "");
-    assert_eq!(typed_after("a\nrm ", &t("x")), "rm x");
-    assert_eq!(check(&p, t("-rf"), &after_enter), Verdict::Allow);
+    // the field starts afresh after Enter and after a click
+    let after_enter = Field::with_text("rm ").after(&ActionKind::Key {
+        keys: "Return".into(),
+    });
+    assert_eq!(after_enter.text(), "");
+    assert_eq!(Field::with_text("rm ").after(&click(1, 1)).text(), "");
+    let field = Field::default().after(&t("a\nrm ")).after(&t("x"));
+    assert_eq!(field.text(), "rm x");
+    assert_eq!(check(&p, t("-rf"), &after_enter.text()), Verdict::Allow);
+}
+
+#[test]
+fn edits_that_make_the_field_match_are_refused_as_typing_it_would_be() {
+    let p = policy(r#"deny_text = ['touch pwned']"#);
+    let t = |s: &str| ActionKind::Type { text: s.into() };
+    let k = |s: &str| ActionKind::Key { keys: s.into() };
+    let denied = |v: Verdict| matches!(v, Verdict::Deny { .. });
+    assert!(denied(check(&p, t("touch pwnex\u{8}d"), "")));
+    assert!(denied(check(&p, t("d"), "touch pwne")));
+    assert!(denied(check(&p, k("d"), "touch pwne")));
+    // text typed and erased within one action is caught as sent
+    assert!(denied(check(&p, t("touch pwned\u{8}\u{8}"), "")));
+    // a key that leaves the text as it is, or a move, is not matched again
+    assert_eq!(check(&p, k("ctrl+s"), "touch pwn"), Verdict::Allow);
+    let anchored = policy(r#"deny_text = ['^touch pwned$']"#);
+    assert!(denied(check(&anchored, k("backspace"), "touch pwnedx")));
+    assert_eq!(check(&anchored, k("left"), "touch pwnedx"), Verdict::Allow);
 }
 
 #[test]

@@ -10,6 +10,8 @@
 //!   franz.log          the run's tracing output (trace.rs: the engine's run span)
 //!   config.toml        the effective configuration, secrets as ***
 //!   run.json           what else replaying needs: the screen size (RunMeta)
+//!   run.lock           locked while the run lives (prune.rs: `keep_runs` never deletes it)
+//!   checkers.json      a bench task's checkers' verdict, written after the run (verdict.rs)
 //! ```
 //!
 //! Crash safety: every line is one `write` of a whole record; `finish_turn` returns only when
@@ -17,13 +19,17 @@
 //! leaves every finished turn readable and at most a torn last line, which `reader` skips.
 
 mod images;
+mod prune;
 mod reader;
 mod record;
 pub mod trace;
+mod verdict;
 
 pub use images::{ImagePool, PooledImage, TurnImage};
+pub use prune::{LOCK_FILE, RunLock, prune_runs};
 pub use reader::{RunLog, TurnView, read_jsonl, read_run};
 pub use record::{AnnotatedRecord, RawRecord, Record, TurnEntry, TurnTimings};
+pub use verdict::{CheckerVerdict, VERDICT_FILE, read_verdict, write_verdict};
 
 use crate::event::{Event, EventKind, unix_ms};
 use serde::{Deserialize, Serialize};
@@ -123,6 +129,8 @@ pub enum RunLogError {
     Config(String),
     #[error("{} is not a run directory (no {TURNS_FILE})", .0.display())]
     NotARun(PathBuf),
+    #[error("{} is in use by another franz run (its {LOCK_FILE} is locked)", .0.display())]
+    InUse(PathBuf),
 }
 
 fn io_err<'a>(what: &'static str, path: &'a Path) -> impl FnOnce(io::Error) -> RunLogError + 'a {
@@ -159,35 +167,6 @@ pub fn create_next_run_dir(root: &Path) -> Result<PathBuf, RunLogError> {
     }
 }
 
-/// Deletes the oldest `root/run_NNNN` directories beyond the newest `keep` (`keep_runs`);
-/// returns those deleted.
-pub fn prune_runs(root: &Path, keep: u64) -> Result<Vec<PathBuf>, RunLogError> {
-    let mut runs: Vec<(u32, PathBuf)> = std::fs::read_dir(root)
-        .map_err(io_err("cannot read", root))?
-        .filter_map(|e| e.ok())
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
-        .filter_map(|e| {
-            let n = e
-                .file_name()
-                .to_str()?
-                .strip_prefix("run_")?
-                .parse::<u32>()
-                .ok()?;
-            Some((n, e.path()))
-        })
-        .collect();
-    runs.sort();
-    let excess = runs
-        .len()
-        .saturating_sub(usize::try_from(keep).unwrap_or(usize::MAX));
-    let mut deleted = Vec::new();
-    for (_, dir) in runs.into_iter().take(excess) {
-        std::fs::remove_dir_all(&dir).map_err(io_err("cannot delete", &dir))?;
-        deleted.push(dir);
-    }
-    Ok(deleted)
-}
-
 /// A turn's screenshots on their way to disk, and the names its records will give them.
 struct Pending {
     done: Receiver<io::Result<()>>,
@@ -211,6 +190,8 @@ pub struct RunWriter {
     log_images: LogImages,
     /// The buffers raw screenshots are copied into for the writer thread.
     pool: ImagePool,
+    /// Held while this writer lives: the run is alive (prune.rs).
+    _lock: RunLock,
 }
 
 impl RunWriter {
@@ -223,6 +204,7 @@ impl RunWriter {
     /// Writes into `dir` (created if missing), appending to any records already there.
     pub fn open_dir(dir: &Path, layout: Layout) -> Result<Self, RunLogError> {
         std::fs::create_dir_all(dir).map_err(io_err("cannot create", dir))?;
+        let lock = RunLock::acquire(dir)?;
         let open = |name: &str| {
             let path = dir.join(name);
             OpenOptions::new()
@@ -243,6 +225,7 @@ impl RunWriter {
             failed: HashSet::new(),
             log_images: LogImages::All,
             pool: ImagePool::default(),
+            _lock: lock,
         };
         images::sync_dir(dir).map_err(io_err("cannot sync", dir))?;
         Ok(w)

@@ -1,32 +1,29 @@
 //! The narrative strategy (docs/seeds.md (narrative)), the default: stateless requests holding the
 //! goal, the model's own story and the last action, plus one screenshot annotated with that action.
 //! The reply is one action as function-call text and a story that replaces the old one in full, so
-//! the request never grows with turns. A reply cut off at max_tokens never ends the run: its
-//! `done` is dropped and the cut goes back to the model as a problem.
+//! the request never grows with turns. How a turn ends the run (a cut-off reply, a finish, a
+//! plain answer) is `finish.rs`'s rule.
 
 use super::grammar::{self, Space};
 use super::{Prompt, ReadOptions, Reading, Strategy, TurnContext, prompts};
 use crate::action::ActionResult;
 use crate::model::Reply;
-use crate::parser::Dialect;
 
 pub struct Narrative {
     options: ReadOptions,
     story: String,
     last: String,
-    evidence: super::plain::EvidenceRule,
+    finish: super::finish::Finish,
 }
 
 impl Narrative {
     pub fn new(mut options: ReadOptions) -> Self {
-        if options.dialect.is_none() {
-            options.dialect = Some(Dialect::Calls);
-        }
+        options.dialect = super::StrategyName::Narrative.dialect(options.dialect);
         Self {
             options,
             story: "(nothing yet: this is the first turn)".into(),
             last: "(none)".into(),
-            evidence: Default::default(),
+            finish: Default::default(),
         }
     }
 
@@ -48,43 +45,21 @@ impl Strategy for Narrative {
             ("last", &self.last),
         ];
         // a family's grammar when its dialect is set (strategy/grammar), else franz's own
-        let family = grammar::of(self.options.dialect).map(|g| {
-            grammar::prompts::narrative_system(g, Space::of(&self.options, ctx.screenshot.size))
-        });
-        super::one_shot_prompt(
-            &self.options,
-            family.as_deref().unwrap_or(prompts::NARRATIVE_SYSTEM),
-            prompts::NARRATIVE_USER,
-            &vars,
-            ctx,
-        )
+        let space = Space::of(&self.options, ctx.screenshot.size);
+        let system = match grammar::of(self.options.dialect) {
+            Some(g) => grammar::prompts::narrative_system(g, space),
+            None => prompts::fill(prompts::NARRATIVE_SYSTEM, &[("coords", &space.wording())]),
+        };
+        let prompt =
+            super::one_shot_prompt(&self.options, &system, prompts::NARRATIVE_USER, &vars, ctx);
+        self.finish.prompted(&prompt.messages);
+        prompt
     }
 
     fn read(&mut self, reply: &Reply, ctx: &TurnContext<'_>) -> Reading {
         let parsed = super::parse(reply, &self.options, ctx);
-        let mut errors = parsed.errors;
-        let mut actions = parsed.actions;
-        if actions.is_empty()
-            && let Some(done) = grammar::finish_by_answer(reply, &self.options, ctx)
-        {
-            actions.push(done);
-            errors.clear();
-        }
-        super::plain::no_completion_if_cut(reply, &mut actions);
-        if actions.len() > 1 {
-            errors.push(format!(
-                "{} actions given; the narrative strategy performs one per turn: only the first was performed",
-                actions.len()
-            ));
-            actions.truncate(1);
-        }
-        self.evidence.check(&mut actions, &mut errors);
-        Reading {
-            actions,
-            text: parsed.text.trim().to_string(),
-            bboxes: Vec::new(),
-            errors,
-        }
+        self.finish
+            .reading(reply, &self.options, ctx, parsed, Some("narrative"))
     }
 
     fn scripted_reply(&mut self, turn: u32) -> Option<String> {
@@ -92,12 +67,15 @@ impl Strategy for Narrative {
     }
 
     /// One action a turn, the first the reply gives: the rest of the reply cannot change it
-    /// (`read` only drops a `done`, which never runs early, and the actions after the first).
+    /// (`read` drops the actions after the first, and a `done`, which never runs early; a
+    /// reply cut off at max_tokens performs nothing, but an action performed before the cut
+    /// was known stands, `engine/early.rs`).
     fn early_reading(&self, ctx: &TurnContext<'_>) -> Option<crate::parser::ParseOptions> {
         Some(super::parse_options(&self.options, ctx))
     }
 
     fn record(&mut self, reading: &Reading, results: &[ActionResult]) {
+        self.finish.record(&reading.actions, results);
         if !reading.text.is_empty() {
             self.story = reading.text.clone();
         }

@@ -8,15 +8,19 @@
 //! - A reply cut off at `max_tokens` (`finish_reason: length`) or an empty one is never an
 //!   answer and runs nothing: it is a problem sent back to the model.
 //! - Text that looks like an action the parser could not read (a `<tool_call>` block, a known
-//!   function name, a UI-TARS `Action:` line, JSON with `"actions"`) is a problem too.
+//!   function name, a UI-TARS `Action:` line, JSON with `"actions"`) is a problem too, and so
+//!   is text that does not read as prose (`prose.rs`: a broken or cut call, markup, an error
+//!   dump, a code block, symbols): it is sent back exactly as an unreadable `<tool_call>` is.
 //! - Anything else is a final answer when the reply ended on its own: `finish_reason` `stop`
 //!   (or the same meaning under another server's name: `eos`, `eos_token`, `end_turn`,
 //!   `stop_sequence`), or no `finish_reason` at all: servers that omit it give no sign of a
 //!   cut, and the engine marks injected and edited replies `stop`. Any other value
-//!   (`content_filter`, `tool_calls` without a readable call) is a problem.
+//!   (`content_filter`, `tool_calls` without a readable call) is a problem. Whether such an
+//!   answer ends the run is `finish.rs`'s rule (it must not restate the task, and it needs an
+//!   action performed first on a task that asks for one).
 
 use super::{ReadOptions, TurnContext};
-use crate::action::{Action, ActionKind};
+use crate::action::Action;
 use crate::model::Reply;
 use crate::parser::{Dialect, detect, strip_think};
 
@@ -25,7 +29,7 @@ use crate::parser::{Dialect, detect, strip_think};
 pub enum PlainReply {
     /// An action written in the text, the text around it, and problems (e.g. extra actions).
     Action {
-        action: Action,
+        action: Box<Action>,
         text: String,
         errors: Vec<String>,
     },
@@ -52,10 +56,7 @@ pub fn read_plain(
         errors: vec![format!("{problem}: {what_to_do}")],
     };
     if reply.truncated() {
-        return unusable(
-            text,
-            "your reply was cut off at max_tokens (finish_reason: length), so nothing in it was performed and it is not a final answer; write less (or raise max_tokens)".into(),
-        );
+        return unusable(text, super::finish::cut_off_problem());
     }
     if text.is_empty() {
         let only = if reply
@@ -79,11 +80,12 @@ pub fn read_plain(
         let given = super::keep_one(&mut actions);
         if given > 1 {
             errors.push(format!(
-                "{given} actions given; one is performed per turn: only the first was performed"
+                "{}; one is performed per turn: only the first was performed",
+                super::caps::actions_given(given)
             ));
         }
         return PlainReply::Action {
-            action: actions.remove(0),
+            action: Box::new(actions.remove(0)),
             text: parsed.text.trim().to_string(),
             errors,
         };
@@ -94,6 +96,15 @@ pub fn read_plain(
             "your reply looks like a {seen} action, but no action could be read in it, so it was neither performed nor taken as a final answer"
         );
         if !parsed.errors.is_empty() {
+            problem.push_str(&format!(" ({})", parsed.errors.join("; ")));
+        }
+        return unusable(text, problem);
+    }
+    if let Some(what) = super::prose::not_prose(&text) {
+        let mut problem = format!(
+            "your reply is not a final answer: it looks like {what}, so it was neither performed nor taken as the answer"
+        );
+        if !parsed.errors.is_empty() && !text.is_empty() {
             problem.push_str(&format!(" ({})", parsed.errors.join("; ")));
         }
         return unusable(text, problem);
@@ -112,55 +123,6 @@ pub fn read_plain(
     }
 }
 
-/// A reply cut off at max_tokens never completes a run: the narrative and vision strategies
-/// drop its `done` (the parser already reported the cut); its other actions still run.
-pub fn no_completion_if_cut(reply: &Reply, actions: &mut Vec<Action>) {
-    if reply.truncated() {
-        actions.retain(|a| {
-            !matches!(
-                a.kind,
-                ActionKind::Done { .. } | ActionKind::ReportCompletion { .. }
-            )
-        });
-    }
-}
-
-/// Seed 004's rule that completion needs evidence (docs/seeds.md (commander)), in every
-/// strategy: a `done` (or `report_completion`) without an answer or evidence is dropped and sent
-/// back to the model as a problem, once per run; a second empty one is accepted with a warning.
-#[derive(Debug, Clone, Default)]
-pub struct EvidenceRule {
-    refused: bool,
-}
-
-/// The problem sent back for a first empty `done`.
-pub const EMPTY_DONE: &str = "done: the answer is empty; say what on the screen shows the task is complete (or the answer asked for), or keep working";
-
-/// The warning on a second empty `done`, accepted.
-pub const EMPTY_DONE_ACCEPTED: &str =
-    "warning: done without an answer or evidence, accepted (an empty one was refused once)";
-
-impl EvidenceRule {
-    /// Applies the rule to a reading's actions; problems and warnings go to `errors`.
-    pub fn check(&mut self, actions: &mut Vec<Action>, errors: &mut Vec<String>) {
-        let empty = |a: &Action| match &a.kind {
-            ActionKind::Done { text } => text.trim().is_empty(),
-            ActionKind::ReportCompletion { evidence } => evidence.trim().is_empty(),
-            _ => false,
-        };
-        if !actions.iter().any(empty) {
-            return;
-        }
-        if self.refused {
-            errors.push(EMPTY_DONE_ACCEPTED.into());
-        } else {
-            self.refused = true;
-            actions.retain(|a| !empty(a));
-            errors.push(EMPTY_DONE.into());
-        }
-    }
-}
-
 /// Whether text in dialect `d` (as detected) was meant as an action.
 fn looks_like_an_action(d: Dialect, text: &str) -> bool {
     match d {
@@ -174,35 +136,8 @@ fn looks_like_an_action(d: Dialect, text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::action::ActionKind;
 
-    #[test]
-    fn an_empty_done_is_refused_once_then_accepted_with_a_warning() {
-        let done = |t: &str| -> Action { ActionKind::Done { text: t.into() }.into() };
-        let click: Action = ActionKind::Key {
-            keys: "enter".into(),
-        }
-        .into();
-        let mut rule = EvidenceRule::default();
-        let (mut actions, mut errors) = (vec![done("the answer is 42")], Vec::new());
-        rule.check(&mut actions, &mut errors);
-        assert_eq!((actions.len(), errors.len()), (1, 0), "an answer passes");
-        let (mut actions, mut errors) = (vec![click.clone(), done("  ")], Vec::new());
-        rule.check(&mut actions, &mut errors);
-        assert_eq!(
-            actions,
-            vec![click],
-            "the empty done is dropped, the click stays"
-        );
-        assert_eq!(errors, vec![EMPTY_DONE.to_string()]);
-        let report: Action = ActionKind::ReportCompletion {
-            evidence: String::new(),
-        }
-        .into();
-        let (mut actions, mut errors) = (vec![report], Vec::new());
-        rule.check(&mut actions, &mut errors);
-        assert_eq!(actions.len(), 1, "the second empty one is accepted");
-        assert_eq!(errors, vec![EMPTY_DONE_ACCEPTED.to_string()]);
-    }
     use crate::action::ActionResult;
     use crate::strategy::test_support::{click_at, finished, screenshot};
 

@@ -8,9 +8,13 @@
 //!   screenshot as a role=user image message.
 //! - A reply without tool calls is read by [`super::read_plain`]: an action written in its
 //!   text (a `<tool_call>` block, `click(500, 300)`, any dialect) runs, and its result goes
-//!   back as a user message (the assistant message has no tool call to answer); a non-empty
-//!   plain answer that ended with `finish_reason: stop` ends the run as `done` with that text;
-//!   a cut-off or empty reply is a problem sent back as a user message and runs nothing.
+//!   back as a user message (the assistant message has no tool call to answer); a plain
+//!   answer that ended with `finish_reason: stop` and reads as prose ends the run as `done`
+//!   with that text when `finish.rs` lets it (not a restatement of the task, and an action
+//!   performed first on a task that asks for one); a cut-off, empty or garbled reply is a
+//!   problem sent back as a user message and runs nothing.
+//! - A reply cut off at max_tokens performs nothing, its tool calls included; a call performed
+//!   early (while the reply streamed) stands, and its result says the reply was then cut.
 //! - Pruning: only the last `keep_last_screenshots` images stay (older ones become a text
 //!   placeholder); `<think>` is stripped from all but the last `keep_last_thinks` assistant
 //!   messages; beyond `history_max_chars` the oldest turns are dropped (see `budget`).
@@ -32,8 +36,10 @@ pub const PRUNED_SCREENSHOT: &str = "[older screenshot removed to save context]"
 const HEAD: usize = 2;
 
 /// How the model is told to act or to finish, after a problem with a reply.
-const WHAT_TO_DO: &str =
-    "call exactly one tool, or answer in plain text (no tool call) once the task is finished";
+const WHAT_TO_DO: &str = "call exactly one tool, or once the task is finished answer in plain text (no tool call) saying what on the screen shows it";
+
+/// Added to the result of a call performed early from a reply then cut off at max_tokens.
+const PERFORMED_BEFORE_THE_CUT: &str = "note: your reply was then cut off at max_tokens (finish_reason: length); this call had already been performed as soon as it was complete, and nothing else in the reply was performed";
 
 /// An action of the last reply waiting for its result.
 #[derive(Debug, Clone)]
@@ -44,6 +50,8 @@ struct Pending {
     name: String,
     /// Set for calls answered without executing them (extra calls, unreadable arguments).
     answer: Option<String>,
+    /// The reply was cut off at max_tokens: the call runs only if it ran early.
+    cut: bool,
 }
 
 pub struct Tools {
@@ -56,7 +64,7 @@ pub struct Tools {
     unrecorded: Option<usize>,
     /// Turns dropped by the budget so far.
     dropped: usize,
-    evidence: super::plain::EvidenceRule,
+    finish: super::finish::Finish,
 }
 
 impl Tools {
@@ -68,7 +76,7 @@ impl Tools {
             problems: Vec::new(),
             unrecorded: None,
             dropped: 0,
-            evidence: Default::default(),
+            finish: Default::default(),
         }
     }
 
@@ -83,27 +91,33 @@ impl Tools {
             // an empty assistant message is refused by some servers; the problem says it all
             self.history.push(Message::assistant(reply.content.clone()));
         }
-        let (actions, text, errors, name) =
+        let bare = super::finish::bare(&self.options);
+        let (mut actions, text, mut errors) =
             match super::read_plain(reply, &self.options, ctx, WHAT_TO_DO) {
                 PlainReply::Action {
                     action,
                     text,
                     errors,
-                } => {
-                    let name = action.kind.name().to_string();
-                    (vec![action], text, errors, Some(name))
-                }
+                } => (vec![*action], text, errors),
                 PlainReply::Answer(text) => {
-                    let done = ActionKind::Done { text: text.clone() }.into();
-                    (vec![done], text, Vec::new(), Some("done".to_string()))
+                    let mut errors = Vec::new();
+                    self.finish.prompted(&self.history);
+                    let done = self.finish.answer(&text, ctx.task, &mut errors);
+                    let actions = match done {
+                        true => vec![ActionKind::Done { text: text.clone() }.into()],
+                        false => Vec::new(),
+                    };
+                    (actions, text, errors)
                 }
-                PlainReply::Unusable { text, errors } => (Vec::new(), text, errors, None),
+                PlainReply::Unusable { text, errors } => (Vec::new(), text, errors),
             };
-        if let Some(name) = name {
+        self.finish.check(&mut actions, &mut errors, &text, bare);
+        if let Some(a) = actions.first() {
             self.pending.push(Pending {
                 id: None,
-                name,
+                name: a.kind.name().to_string(),
                 answer: None,
+                cut: false,
             });
         }
         self.problems = errors.clone();
@@ -130,14 +144,19 @@ impl Strategy for Tools {
             let system = match (&self.options.system_prompt, family) {
                 (Some(own), _) => own.clone(),
                 (None, Some(g)) => grammar::prompts::tools_system(g, space),
-                (None, None) => prompts::TOOLS_SYSTEM.to_string(),
+                (None, None) => {
+                    prompts::fill(prompts::TOOLS_SYSTEM, &[("coords", &space.wording())])
+                }
             };
             self.history.push(Message::system(system));
             self.history
                 .push(Message::user(format!("TASK: {}", ctx.task)));
             let first = match family {
-                Some(_) => "The screen now.",
-                None => "observe_screen: the screen now (coordinates are 0..1000 of this image).",
+                Some(_) => "The screen now.".to_string(),
+                None => format!(
+                    "observe_screen: the screen now (coordinates are {} of this image).",
+                    space.range()
+                ),
             };
             self.history.push(Message::user_with_image(first, url));
         } else {
@@ -153,7 +172,7 @@ impl Strategy for Tools {
             HEAD,
             self.dropped,
         );
-        let tools = family.map_or_else(schema::tools_strategy, |g| (g.tools)(space));
+        let tools = family.map_or_else(|| schema::tools_strategy(space), |g| (g.tools)(space));
         Prompt {
             messages: self.history.clone(),
             tool_choice: (!tools.is_empty()).then(ToolChoice::auto),
@@ -215,13 +234,21 @@ impl Strategy for Tools {
         }
     }
 
-    fn record(&mut self, _reading: &Reading, results: &[ActionResult]) {
+    fn record(&mut self, reading: &Reading, results: &[ActionResult]) {
         self.unrecorded = None;
+        self.finish.record(&reading.actions, results);
         let mut results = results.iter();
         for p in std::mem::take(&mut self.pending) {
-            let content = match p.answer {
-                Some(a) => a,
-                None => results
+            let content = match (p.answer, p.cut) {
+                // performed early, before the cut was known (engine/early.rs): it stands
+                (Some(_), true) if !reading.actions.is_empty() => match results.next() {
+                    Some(r) => {
+                        format!("{} ({PERFORMED_BEFORE_THE_CUT})", schema::result_payload(r))
+                    }
+                    None => schema::err_payload("truncated", &super::finish::cut_off_problem()),
+                },
+                (Some(a), _) => a,
+                (None, _) => results
                     .next()
                     .map(schema::result_payload)
                     .unwrap_or_else(|| {
@@ -254,11 +281,12 @@ impl Tools {
         let parsed = super::parse_one_call(reply, first, &self.options, ctx);
         let mut errors = parsed.errors;
         let mut actions = parsed.actions;
-        if reply.truncated() {
-            // the parser said why; a cut call may have lost part of its arguments
-            actions.clear();
-        }
-        self.evidence.check(&mut actions, &mut errors);
+        // a cut call may have lost part of its arguments: nothing of a cut reply runs
+        super::finish::cut_off(reply, &mut actions, &mut errors);
+        let around = strip_think(&reply.content);
+        let bare = super::finish::bare(&self.options);
+        self.finish
+            .check(&mut actions, &mut errors, around.trim(), bare);
         let kind = if reply.truncated() {
             "truncated"
         } else {
@@ -278,6 +306,7 @@ impl Tools {
             id: first.id.clone(),
             name: first.name.clone(),
             answer,
+            cut: reply.truncated(),
         });
         for extra in reply.tool_calls.iter().skip(1) {
             errors.push(format!(
@@ -288,6 +317,7 @@ impl Tools {
                 id: extra.id.clone(),
                 name: extra.name.clone(),
                 answer: Some(schema::too_many_tool_calls()),
+                cut: false,
             });
         }
         Reading {

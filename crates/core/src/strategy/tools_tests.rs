@@ -99,9 +99,10 @@ fn last_text(t: &Tools) -> String {
 #[test]
 fn a_plain_answer_with_stop_is_done_with_that_text() {
     let mut t = Tools::new(ReadOptions::default());
+    turn(&mut t, 1, &call("click_element", json!({"box": [5, 5]})));
     let (_, r) = turn(
         &mut t,
-        1,
+        2,
         &stopped("<think>ok</think>The file was created."),
     );
     assert_eq!(

@@ -1,33 +1,30 @@
 //! The vision strategy (docs/seeds.md (vision loop)): the reply is JSON `{observation, bboxes,
 //! actions}` with several actions a turn; the model's notes (its `observation` text) come back to
 //! it in the next turn's prompt and the bboxes are drawn on the next screenshot. A boot reply can
-//! start the loop without asking the model. A reply cut off at max_tokens never ends the run: its
-//! `done` is dropped.
+//! start the loop without asking the model. How a turn ends the run (a cut-off reply, a finish,
+//! a plain answer) is `finish.rs`'s rule.
 
 use super::grammar::{self, Space};
 use super::{Prompt, ReadOptions, Reading, Strategy, TurnContext, prompts};
 use crate::action::ActionResult;
 use crate::model::Reply;
-use crate::parser::Dialect;
 
 pub struct Vision {
     options: ReadOptions,
     /// The model's notes of its last reply (what it saw and means to do), for the next prompt.
     notes: String,
     last: String,
-    evidence: super::plain::EvidenceRule,
+    finish: super::finish::Finish,
 }
 
 impl Vision {
     pub fn new(mut options: ReadOptions) -> Self {
-        if options.dialect.is_none() {
-            options.dialect = Some(Dialect::Json);
-        }
+        options.dialect = super::StrategyName::Vision.dialect(options.dialect);
         Self {
             options,
             notes: "(none yet)".into(),
             last: "(none)".into(),
-            evidence: Default::default(),
+            finish: Default::default(),
         }
     }
 }
@@ -45,36 +42,28 @@ impl Strategy for Vision {
         ];
         // a family's grammar when its dialect is set (strategy/grammar), else franz's own
         let space = Space::of(&self.options, ctx.screenshot.size);
-        let family =
-            grammar::of(self.options.dialect).map(|g| grammar::prompts::vision_system(g, space));
-        let (system, user) = match &family {
-            Some(s) => (s.as_str(), grammar::prompts::VISION_USER),
-            None => (prompts::VISION_SYSTEM, prompts::VISION_USER),
+        let (system, user) = match grammar::of(self.options.dialect) {
+            Some(g) => (
+                grammar::prompts::vision_system(g, space),
+                grammar::prompts::VISION_USER,
+            ),
+            None => (
+                prompts::fill(prompts::VISION_SYSTEM, &[("coords", &space.wording())]),
+                prompts::VISION_USER,
+            ),
         };
-        super::one_shot_prompt(&self.options, system, user, &vars, ctx)
+        let prompt = super::one_shot_prompt(&self.options, &system, user, &vars, ctx);
+        self.finish.prompted(&prompt.messages);
+        prompt
     }
 
     fn read(&mut self, reply: &Reply, ctx: &TurnContext<'_>) -> Reading {
         let parsed = super::parse(reply, &self.options, ctx);
-        let mut actions = parsed.actions;
-        let mut errors = parsed.errors;
-        if actions.is_empty()
-            && let Some(done) = grammar::finish_by_answer(reply, &self.options, ctx)
-        {
-            actions.push(done);
-            errors.clear();
-        }
-        super::plain::no_completion_if_cut(reply, &mut actions);
-        self.evidence.check(&mut actions, &mut errors);
-        Reading {
-            actions,
-            text: parsed.text.trim().to_string(),
-            bboxes: parsed.bboxes,
-            errors,
-        }
+        self.finish.reading(reply, &self.options, ctx, parsed, None)
     }
 
     fn record(&mut self, reading: &Reading, results: &[ActionResult]) {
+        self.finish.record(&reading.actions, results);
         if !reading.text.is_empty() {
             self.notes = reading.text.clone();
         }

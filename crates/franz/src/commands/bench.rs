@@ -4,6 +4,7 @@ mod board;
 #[cfg(target_os = "linux")]
 mod early;
 mod mcp;
+mod parse;
 mod stop;
 #[cfg(target_os = "linux")]
 mod tasks;
@@ -16,6 +17,7 @@ use crate::exit::{self, Exit};
 use crate::settings::{resolve, size_rule};
 use crate::setup;
 use crate::stats::stats;
+use crate::terminal::outln;
 use franz_core::action::{Action, ActionKind, ActionResult};
 use franz_core::event::{Event, EventKind};
 use franz_core::geometry::NormBox;
@@ -54,6 +56,7 @@ pub fn run(g: &GlobalArgs, cmd: &BenchCommand) -> anyhow::Result<ExitCode> {
         .into()),
         BenchCommand::Turn(args) => turn::turn(g, args),
         BenchCommand::Soak(args) => turn::soak(g, args),
+        BenchCommand::Parse(args) => parse::bench(args),
     }
 }
 
@@ -90,36 +93,40 @@ fn observe(g: &GlobalArgs, args: &BenchObserveArgs) -> anyhow::Result<ExitCode> 
         runs.push(obs.timings);
         pipeline.recycle(obs);
     }
-    println!(
+    outln!(
         "{} ({}), {} turns",
         session.desktop.describe(),
         size.map(|s| s.to_string()).unwrap_or_default(),
         turns
-    );
+    )?;
     let names = StageTimings::default().stages().map(|(n, _)| n);
     let mut last = (0.0, 0.0, 0.0);
     for (i, name) in names.iter().enumerate() {
         let mut v: Vec<f64> = runs.iter().map(|t| t.stages()[i].1).collect();
         last = stats(&mut v);
         if *name != "total" {
-            println!(
+            outln!(
                 "  {name:<8} median {:>7.3} ms  min {:>7.3}  max {:>7.3}",
-                last.0, last.1, last.2
-            );
+                last.0,
+                last.1,
+                last.2
+            )?;
         }
     }
-    println!(
+    outln!(
         "observe: median {:.2} ms, min {:.2} ms, max {:.2} ms, payload {payload} bytes",
-        last.0, last.1, last.2
-    );
+        last.0,
+        last.1,
+        last.2
+    )?;
     if let Some(g) = grounded.as_mut() {
         let (median, min, max) = stats(&mut g.ms);
-        println!(
+        outln!(
             "elements: median {median:.2} ms, min {min:.2} ms, max {max:.2} ms, {} marks, {} skipped (budget {} ms)",
             g.marks,
             g.skipped,
             g.budget.as_millis()
-        );
+        )?;
     }
     unchanged(&mut pipeline, session.desktop.as_mut(), turns)?;
     Ok(ExitCode::SUCCESS)
@@ -148,14 +155,14 @@ fn unchanged(
     }
     pipeline.set_overlay_key(None);
     if reused.is_empty() {
-        println!("unchanged frame: the screen changed on every turn ({turns} turns), no reuse");
+        outln!("unchanged frame: the screen changed on every turn ({turns} turns), no reuse")?;
         return Ok(());
     }
     let n = reused.len();
     let (median, min, max) = stats(&mut reused);
-    println!(
+    outln!(
         "unchanged frame (reused, not encoded): median {median:.2} ms, min {min:.2} ms, max {max:.2} ms ({n} of {turns} turns)"
-    );
+    )?;
     Ok(())
 }
 
@@ -313,9 +320,9 @@ fn overlay(args: &BenchOverlayArgs) -> anyhow::Result<ExitCode> {
         v.push(s.elapsed().as_secs_f64() * 1000.0);
     }
     let (median, min, max) = stats(&mut v);
-    println!(
+    outln!(
         "overlay 1536x864, 4-turn trail, 7 actions, 2 boxes, {n} draws: median {median:.3} ms, min {min:.3} ms, max {max:.3} ms"
-    );
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -360,18 +367,18 @@ fn runlog_in(root: &std::path::Path, turns: usize) -> anyhow::Result<ExitCode> {
         total.push(ms(s));
     }
     w.close()?;
-    println!(
+    outln!(
         "runlog: {turns} turns, two {} byte PNGs each, flat layout, in {}",
         png.len(),
         root.display()
-    );
+    )?;
     for (name, v) in [
         ("submit", &mut submit),
         ("finish", &mut finish),
         ("turn", &mut total),
     ] {
         let (median, min, max) = stats(v);
-        println!("  {name:<6} median {median:>7.3} ms  min {min:>7.3}  max {max:>7.3}");
+        outln!("  {name:<6} median {median:>7.3} ms  min {min:>7.3}  max {max:>7.3}")?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -384,7 +391,7 @@ fn ms(since: Instant) -> f64 {
 /// median time from the click action starting to the press arriving at the window.
 #[cfg(target_os = "linux")]
 fn act(g: &GlobalArgs, args: &BenchActArgs) -> anyhow::Result<ExitCode> {
-    use crate::acting::{config, executor, fatal};
+    use crate::acting::{executor, fatal};
     use crate::flags::InputSettings;
     use anyhow::Context;
     use franz_core::config::Choice;
@@ -393,7 +400,8 @@ fn act(g: &GlobalArgs, args: &BenchActArgs) -> anyhow::Result<ExitCode> {
     use std::time::Duration;
 
     let fast = InputSettings::default().with("motion", MotionProfile::Fast.name());
-    let config = config(g, &fast.given)?;
+    let what = "times clicks arriving at its witness window";
+    let config = crate::acting::config_that_acts(g, &fast.given, "bench act", what)?;
     let mut session = setup::open_session(g)?;
     let display = session.display().ok_or_else(|| {
         Exit(
@@ -439,11 +447,11 @@ fn act(g: &GlobalArgs, args: &BenchActArgs) -> anyhow::Result<ExitCode> {
     }
     let (lm, lmin, lmax) = stats(&mut latency);
     let (cm, _, _) = stats(&mut call);
-    println!(
+    outln!(
         "act click -> witness ButtonPress over {} clicks (fast profile, {}): median {lm:.3} ms (min {lmin:.3}, max {lmax:.3}); execute() returns after median {cm:.3} ms",
         latency.len(),
         session.desktop.describe()
-    );
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 

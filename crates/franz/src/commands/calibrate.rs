@@ -8,10 +8,16 @@ use crate::calibration::{self, MAX_ERROR_PX};
 use crate::cli::{CalibrateArgs, GlobalArgs};
 use crate::exit::{self, Exit};
 use crate::setup;
+use crate::terminal::outln;
 use std::process::ExitCode;
 
 pub fn run(g: &GlobalArgs, args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
-    let config = crate::acting::config(g, &args.settings.given)?;
+    let config = crate::acting::config_that_acts(
+        g,
+        &args.settings.given,
+        "calibrate",
+        "measures where real clicks land",
+    )?;
     let offset = parse_offset(args.test_offset.as_deref())?;
     let mut session = setup::open_session(g)?;
     run_on(&mut session, g, &config, args.grid, offset)
@@ -62,7 +68,7 @@ fn run_on(
         )?;
         let r = m.rect;
         let dpi = report.dpi.map(|d| format!(", DPI {d}")).unwrap_or_default();
-        println!(
+        outln!(
             "monitor {} ({}x{} at {},{}{dpi}), working area {}x{} at {},{}:",
             m.index,
             r.width,
@@ -73,28 +79,28 @@ fn run_on(
             report.area.rect.height,
             report.area.rect.x,
             report.area.rect.y
-        );
+        )?;
         for t in &report.targets {
-            println!("  {}", calibration::describe(t));
+            outln!("  {}", calibration::describe(t))?;
         }
         let worst = report
             .worst()
             .map(calibration::describe)
             .unwrap_or_default();
-        println!("  max error {:.1} px ({worst})", report.max_error());
+        outln!("  max error {:.1} px ({worst})", report.max_error())?;
         if report.refused() > 0 {
-            println!(
+            outln!(
                 "  refused {} of {} targets: the safety policy did not send their clicks",
                 report.refused(),
                 report.targets.len()
-            );
+            )?;
         }
         if !report.passed() {
             failures.push(format!("monitor {}: worst {worst}", m.index));
         }
     }
     if failures.is_empty() {
-        println!("calibration passed: every click landed within {MAX_ERROR_PX} px");
+        outln!("calibration passed: every click landed within {MAX_ERROR_PX} px")?;
         return Ok(ExitCode::SUCCESS);
     }
     Err(Exit(

@@ -6,6 +6,7 @@ use crate::cli::{DemoArgs, GlobalArgs, RunArgs};
 use crate::exit::{self, Exit};
 use crate::flags::RunSettings;
 use crate::setup;
+use crate::terminal::{errln, outln};
 use anyhow::Context;
 use franz_core::event::Outcome;
 use franz_core::model::ScriptedReply;
@@ -24,10 +25,13 @@ pub const DEMO_REPLIES: [&str; 4] = [
 pub const DEMO_TASK: &str = "Click into the terminal, type 'Hello from franz!' and press Enter.";
 
 pub fn run(g: &GlobalArgs, args: &DemoArgs) -> anyhow::Result<ExitCode> {
-    eprintln!(
+    let (effective, _) = crate::settings::resolve(g, &[], None)?;
+    let what = "shows franz typing into a real terminal and checks what arrived";
+    crate::acting::refuse_dry_run(&effective, "demo", what)?;
+    errln!(
         "franz demo: the MODEL IS SCRIPTED here (a local fake server answers with fixed replies),"
     );
-    eprintln!(
+    errln!(
         "so you can watch every other part work: sandbox, capture, annotation, input, run log, report."
     );
     let note = std::env::temp_dir().join(format!("franz-demo-{}.txt", std::process::id()));
@@ -65,16 +69,16 @@ pub fn run(g: &GlobalArgs, args: &DemoArgs) -> anyhow::Result<ExitCode> {
     let deadline = Instant::now() + Duration::from_secs(5);
     let mut typed = String::new();
     while Instant::now() < deadline {
-        typed = std::fs::read_to_string(&note).unwrap_or_default();
+        typed = franz_core::files::read_settings(&note).unwrap_or_default();
         if typed.ends_with('\n') {
             break;
         }
         std::thread::sleep(Duration::from_millis(20));
     }
     let _ = std::fs::remove_file(&note);
-    println!("run directory: {}", run_dir.display());
-    println!("report: {}", report.display());
-    println!("the terminal received: {:?}", typed.trim_end());
+    outln!("run directory: {}", run_dir.display())?;
+    outln!("report: {}", report.display())?;
+    outln!("the terminal received: {:?}", typed.trim_end())?;
     if summary.outcome != Outcome::Done {
         return Err(Exit(
             summary.exit_code(),

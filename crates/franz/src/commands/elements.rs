@@ -5,6 +5,7 @@
 
 use crate::cli::{ElementsArgs, GlobalArgs};
 use crate::setup;
+use crate::terminal::{errln, outln};
 use anyhow::Context;
 use franz_core::grounding;
 use std::process::ExitCode;
@@ -35,7 +36,7 @@ fn write_png(
     drawn?;
     std::fs::write(out, &shot.encoded)
         .with_context(|| format!("cannot write {}", out.display()))?;
-    eprintln!("{} {}x{}", out.display(), shot.size.width, shot.size.height);
+    errln!("{} {}x{}", out.display(), shot.size.width, shot.size.height);
     Ok(())
 }
 
@@ -63,7 +64,7 @@ pub fn run(g: &GlobalArgs, args: &ElementsArgs) -> anyhow::Result<ExitCode> {
         std::thread::sleep(Duration::from_millis(100));
     };
     for m in &marks {
-        println!("{}", serde_json::to_string(m)?);
+        outln!("{}", serde_json::to_string(m)?)?;
     }
     if let Some(out) = &args.png {
         write_png(
@@ -79,7 +80,7 @@ pub fn run(g: &GlobalArgs, args: &ElementsArgs) -> anyhow::Result<ExitCode> {
     } else {
         String::new()
     };
-    eprintln!("{} elements in {} ms{cut}", marks.len(), found.elapsed_ms);
+    errln!("{} elements in {} ms{cut}", marks.len(), found.elapsed_ms);
     if setup::interrupted() {
         return Err(setup::interrupted_error());
     }

@@ -1,23 +1,25 @@
 //! `franz export RUN_DIR --format osworld|jsonl --out DIR`: a run directory (crates/core/src/runlog/)
 //! as other tools read trajectories.
 //!
-//! - `osworld`: `traj.jsonl`, one line per step with `step_num` (1-based), `action` (the
-//!   step's canonical actions; one object when there is one), `action_timestamp` (the turn's
-//!   time, `YYYYmmdd@HHMMSS`), `screenshot_file` (the screenshot the model saw, copied into
-//!   DIR, relative to DIR), `response` (the model's story), plus `result.txt` (1 when the run
-//!   ended done, else 0).
+//! - `osworld`: OSWorld's trajectory (export/osworld.rs): `traj.jsonl` with pyautogui code in
+//!   screen pixels, the screenshots, and `result.txt` only from a checker's verdict.
 //! - `jsonl`: `steps.jsonl`, one flat record per step for fine-tuning: `screenshot` (copied
 //!   into DIR, relative to DIR), `instruction` (the task), `reply` (the model's reply text),
 //!   `actions` (canonical JSON), `step`.
 
+mod lines;
+mod osworld;
+mod pyautogui;
+
 use crate::cli::ExportArgs;
 use crate::exit::usage;
+use crate::terminal::outln;
 use anyhow::Context;
-use franz_core::event::{EventKind, Outcome};
-use franz_core::runlog::read_run;
+use franz_core::event::EventKind;
+use franz_core::runlog::{RunLog, read_run};
 use serde_json::{Value, json};
 use std::collections::HashMap;
-use std::io::Write;
+use std::path::Path;
 use std::process::ExitCode;
 
 pub fn run(args: &ExportArgs) -> anyhow::Result<ExitCode> {
@@ -33,8 +35,31 @@ pub fn run(args: &ExportArgs) -> anyhow::Result<ExitCode> {
     }
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("cannot create {}", args.out.display()))?;
+    if args.format == "osworld" {
+        let written = osworld::write(&log, &args.out)?;
+        let result = match written.result {
+            Some(score) => format!("result.txt {score:?} (the checkers' verdict)"),
+            None => "no result.txt: the run has no checker's verdict".into(),
+        };
+        outln!(
+            "{} actions written to {}; {result}",
+            written.lines,
+            args.out.join("traj.jsonl").display()
+        )?;
+    } else {
+        let steps = flat(&log, &args.out)?;
+        outln!(
+            "{} steps written to {}",
+            steps,
+            args.out.join("steps.jsonl").display()
+        )?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `steps.jsonl` and the screenshot each step was decided on; returns the lines written.
+fn flat(log: &RunLog, out: &Path) -> anyhow::Result<usize> {
     let mut task = String::new();
-    let mut done = false;
     let mut replies: HashMap<u32, String> = HashMap::new();
     for e in &log.events {
         match &e.kind {
@@ -42,19 +67,15 @@ pub fn run(args: &ExportArgs) -> anyhow::Result<ExitCode> {
             EventKind::ModelReply { text, .. } => {
                 replies.insert(e.turn, text.clone());
             }
-            EventKind::RunFinished { outcome, .. } => done = *outcome == Outcome::Done,
             _ => {}
         }
     }
-    let (file, mut out) = match args.format.as_str() {
-        "osworld" => ("traj.jsonl", Vec::new()),
-        _ => ("steps.jsonl", Vec::new()),
-    };
+    let mut records = Vec::new();
     for (i, turn) in log.turns.iter().enumerate() {
         let shot = turn.shown_png().unwrap_or_default().to_string();
         let src = log.dir.join(&shot);
         let name = format!("step_{}.png", i + 1);
-        std::fs::copy(&src, args.out.join(&name))
+        std::fs::copy(&src, out.join(&name))
             .with_context(|| format!("cannot copy the screenshot {}", src.display()))?;
         let actions: Vec<Value> = turn
             .raw
@@ -66,77 +87,14 @@ pub fn run(args: &ExportArgs) -> anyhow::Result<ExitCode> {
             .get(&turn.raw.turn)
             .cloned()
             .unwrap_or_else(|| turn.raw.story.clone());
-        let line = match args.format.as_str() {
-            "osworld" => json!({
-                "step_num": i + 1,
-                "action": if actions.len() == 1 { actions[0].clone() } else { Value::Array(actions) },
-                "action_timestamp": timestamp(turn.raw.t_ms),
-                "screenshot_file": name,
-                "response": turn.raw.story,
-                "reward": 0,
-                "done": done && i + 1 == log.turns.len(),
-            }),
-            _ => json!({
-                "step": i + 1,
-                "screenshot": name,
-                "instruction": task,
-                "reply": reply,
-                "actions": actions,
-            }),
-        };
-        out.push(line.to_string());
+        records.push(json!({
+            "step": i + 1,
+            "screenshot": name,
+            "instruction": task,
+            "reply": reply,
+            "actions": actions,
+        }));
     }
-    let mut f = std::fs::File::create(args.out.join(file))
-        .with_context(|| format!("cannot write {}", args.out.join(file).display()))?;
-    for l in &out {
-        writeln!(f, "{l}")?;
-    }
-    if args.format == "osworld" {
-        std::fs::write(
-            args.out.join("result.txt"),
-            if done { "1\n" } else { "0\n" },
-        )?;
-    }
-    println!(
-        "{} steps written to {}",
-        out.len(),
-        args.out.join(file).display()
-    );
-    Ok(ExitCode::SUCCESS)
-}
-
-/// Unix milliseconds as OSWorld's `YYYYmmdd@HHMMSS` (UTC).
-fn timestamp(ms: u64) -> String {
-    let secs = ms / 1000;
-    let (days, rem) = (secs / 86_400, secs % 86_400);
-    let (y, m, d) = civil(days as i64);
-    format!(
-        "{y:04}{m:02}{d:02}@{:02}{:02}{:02}",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
-}
-
-/// Days since 1970-01-01 as (year, month, day) (Howard Hinnant's civil_from_days).
-fn civil(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let y = yoe + era * 400 + if m <= 2 { 1 } else { 0 };
-    (y, m, d)
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn timestamps_are_utc_calendar_times() {
-        assert_eq!(super::timestamp(0), "19700101@000000");
-        assert_eq!(super::timestamp(1_700_000_000_000), "20231114@221320");
-    }
+    lines::write(&out.join("steps.jsonl"), &records)?;
+    Ok(records.len())
 }

@@ -5,6 +5,7 @@
 
 use crate::cli::{GlobalArgs, ProfilesArgs, ProfilesCommand};
 use crate::exit::usage;
+use crate::terminal::outln;
 use franz_core::geometry::ImageSize;
 use franz_core::profile::{self, ModelIds, Profile};
 use franz_desktop::PixelRect;
@@ -15,13 +16,13 @@ pub fn run(g: &GlobalArgs, a: &ProfilesArgs) -> anyhow::Result<ExitCode> {
     match &a.command {
         None => {
             for p in profile::builtin() {
-                println!(
+                outln!(
                     "{:<20} {:<9} {:<10} {}",
                     p.name,
                     p.coords.as_str(),
                     p.dialect,
                     p.family
-                );
+                )?;
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -44,7 +45,7 @@ fn show(g: &GlobalArgs, name: &str, screen: ImageSize) -> anyhow::Result<ExitCod
         .work_area(PixelRect::new(0, 0, screen.width, screen.height))
         .map_err(|e| usage(e.to_string()))?;
     let image = crate::profiles::size_rule(c, &p)?.resolve(area.rect.width, area.rect.height);
-    println!("{}", describe(&p, screen, area.rect, image));
+    outln!("{}", describe(&p, screen, area.rect, image))?;
     Ok(ExitCode::SUCCESS)
 }
 

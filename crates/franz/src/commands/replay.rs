@@ -1,7 +1,8 @@
 //! `franz replay RUN_DIR [--execute [--rescale]] [--from N] [--to M]`: prints a run's turns
 //! and what replaying them would do. `--execute` performs again, on the current desktop, the
 //! actions the run executed (not the ones a person rejected, that were over the per-turn cap or
-//! that failed), with the run's crop and motion, on a screen of the run's size unless
+//! that failed), with the run's crop and motion, an action that named an element where the
+//! run recorded it (`element_at`; an older run's element actions are skipped, saying so), on a screen of the run's size unless
 //! `--rescale`; the configuration (flags > environment > config file > defaults) applies as
 //! for every command, so a dry run executes nothing. One JSON line per action, as `franz act`
 //! prints them, or saying why it was skipped.
@@ -9,7 +10,8 @@
 use crate::cli::{GlobalArgs, ReplayArgs};
 use crate::exit::{self, Exit};
 use crate::setup;
-use franz_core::action::{ActionKind, ActionResult};
+use crate::terminal::{errln, outln};
+use franz_core::action::{Action, ActionKind, ActionResult};
 use franz_core::config::Config;
 use franz_core::executor::MotionProfile;
 use franz_core::geometry::ImageSize;
@@ -43,9 +45,9 @@ pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> anyhow::Result<ExitCode> {
         shown += 1;
         without_screenshot += usize::from(t.shown_png().is_none());
         let r = &t.raw;
-        println!("turn {}: {}", r.turn, one_line(&r.story));
+        outln!("turn {}: {}", r.turn, one_line(&r.story))?;
         if r.actions.is_empty() {
-            println!("  (no actions)");
+            outln!("  (no actions)")?;
         }
         for (i, a) in r.actions.iter().enumerate() {
             let json = serde_json::to_string(a).unwrap_or_default();
@@ -63,24 +65,25 @@ pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> anyhow::Result<ExitCode> {
                 None => "not performed".into(),
             };
             let then = match not_executed(t, i, dry_run) {
-                None => format!("would {}", would(&a.kind)),
+                None => format!("would {}", would(a)),
+                Some(why) if a.element.is_some() => format!("--execute skips it: {why}"),
                 Some(_) => "--execute skips it".into(),
             };
-            println!("  {}. {json} (was {was}) -> {then}", i + 1);
+            outln!("  {}. {json} (was {was}) -> {then}", i + 1)?;
         }
     }
     if shown == 0 {
-        println!(
+        outln!(
             "no turns in {from}..{} of {} recorded",
             fmt_to(to),
             log.turns.len()
-        );
+        )?;
     }
     if without_screenshot > 0 {
-        println!(
+        outln!(
             "note: {without_screenshot} of {shown} turns kept no screenshot (the run was logged \
              with log_images = none); their actions replay all the same"
-        );
+        )?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -106,11 +109,18 @@ fn one_line(s: &str) -> String {
 }
 
 /// What performing the action again would do, in words.
-fn would(k: &ActionKind) -> String {
-    let at = k
-        .point()
-        .map(|(x, y)| format!(" at ({x}, {y})"))
-        .unwrap_or_else(|| " at the pointer".into());
+fn would(a: &Action) -> String {
+    let k = &a.kind;
+    let at = match (a.element, a.element_at) {
+        (Some(n), Some([x, y])) => format!(" at ({x}, {y}), where element {n} was"),
+        _ => k
+            .point()
+            .map(|(x, y)| format!(" at ({x}, {y})"))
+            .unwrap_or_else(|| " at the pointer".into()),
+    };
+    if let (ActionKind::Type { text }, Some(_)) = (k, a.element_at) {
+        return format!("click{at} and type {text:?}");
+    }
     match k {
         ActionKind::Drag { x2, y2, .. } => format!("drag{at} to ({x2}, {y2})"),
         ActionKind::Type { text } => format!("type {text:?}"),
@@ -140,7 +150,7 @@ fn recorded(log: &runlog::RunLog) -> Recorded {
     let table = match log.config.as_deref().map(str::parse::<toml::Table>) {
         Some(Ok(t)) => t,
         Some(Err(e)) => {
-            eprintln!(
+            errln!(
                 "franz: warning: {}/{} cannot be read ({e}): replaying with the current crop and motion",
                 log.dir.display(),
                 runlog::CONFIG_FILE
@@ -182,7 +192,7 @@ fn check_screen(
     rescale: bool,
 ) -> anyhow::Result<()> {
     match rec.screen {
-        None => eprintln!(
+        None => errln!(
             "franz: warning: {} does not record its screen size (it is older than run.json): replaying without the size check",
             log.dir.display()
         ),
@@ -196,23 +206,47 @@ fn check_screen(
             .into());
         }
         Some(was) if was != now => {
-            eprintln!("franz: note: --rescale: replaying the run's {was} screen on this {now} one")
+            errln!("franz: note: --rescale: replaying the run's {was} screen on this {now} one")
         }
         Some(_) => {}
     }
     Ok(())
 }
 
-/// Why action `i` of a turn is not replayed: only what the run executed is.
+/// Why action `i` of a turn is not replayed: only what the run executed is, and an action
+/// that named an element only where the run recorded the element's point.
 fn not_executed(t: &runlog::TurnView, i: usize, dry_run: bool) -> Option<String> {
     if dry_run {
         return Some("the run was a dry run: nothing was executed".into());
+    }
+    if let Some(a) = t.raw.actions.get(i)
+        && let (Some(n), None) = (a.element, a.element_at)
+    {
+        return Some(format!(
+            "this action named element {n}; the run did not record where (it is older than element points in the run log)"
+        ));
     }
     match t.raw.results.get(i) {
         Some(r) if r.is_ok() => None,
         Some(ActionResult::Error(e)) => Some(format!("not executed in the run: {e}")),
         _ => Some("no result was recorded: the run did not perform it".into()),
     }
+}
+
+/// One mark per element the actions named, a point at the place the run recorded for it.
+fn recorded_marks(actions: &[Action]) -> Vec<franz_core::grounding::Mark> {
+    actions
+        .iter()
+        .filter_map(|a| Some((a.element?, a.element_at?)))
+        .map(|(id, [x, y])| franz_core::grounding::Mark {
+            id,
+            role: String::new(),
+            name: format!("element {id} as recorded"),
+            states: Vec::new(),
+            bounds: franz_desktop::PixelRect::new(0, 0, 0, 0),
+            norm: [x, y, x, y],
+        })
+        .collect()
 }
 
 /// Performs again the actions of turns `from..=to` that the run executed, in order, with the
@@ -253,6 +287,8 @@ fn execute(
             }
         }
         let actions: Vec<_> = runnable.iter().map(|&i| t.raw.actions[i].clone()).collect();
+        // the elements act where they were when the run performed them
+        ex.set_marks(recorded_marks(&actions));
         let results = ex
             .execute_with(session.desktop.as_mut(), &actions, |j, result| {
                 crate::acting::print_line(&serde_json::json!({ "turn": turn, "index": runnable[j], "action": &actions[j], "result": result }));

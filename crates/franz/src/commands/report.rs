@@ -3,6 +3,7 @@
 
 use crate::cli::ReportArgs;
 use crate::reporting::write_report;
+use crate::terminal::outln;
 use std::process::ExitCode;
 
 pub fn run(args: &ReportArgs) -> anyhow::Result<ExitCode> {
@@ -11,12 +12,12 @@ pub fn run(args: &ReportArgs) -> anyhow::Result<ExitCode> {
         .clone()
         .unwrap_or_else(|| args.run_dir.join("report.html"));
     let t = write_report(&args.run_dir, &out)?;
-    println!(
+    outln!(
         "{}: {} turns, {} actions, {} errors",
         out.display(),
         t.turns,
         t.actions,
         t.errors
-    );
+    )?;
     Ok(ExitCode::SUCCESS)
 }

@@ -6,6 +6,7 @@ use crate::exit::usage;
 use crate::runner::run_engine;
 use crate::settings::resolve_run;
 use crate::setup;
+use crate::terminal::{errln, errs};
 use anyhow::Context;
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -16,7 +17,7 @@ fn ask_for_task() -> anyhow::Result<String> {
             "no task: give one (franz run \"open the calculator\") or pass --scenario FILE.toml",
         ));
     }
-    eprint!("What should franz do? ");
+    errs!("What should franz do? ");
     let mut line = String::new();
     std::io::stdin()
         .read_line(&mut line)
@@ -43,7 +44,7 @@ pub fn run(g: &GlobalArgs, a: &RunArgs) -> anyhow::Result<ExitCode> {
     let session = setup::open_session(&global)?;
     let (summary, _sandbox) = run_engine(session, &effective, task, a)?;
     if summary.outcome == franz_core::event::Outcome::Unreachable {
-        eprintln!(
+        errln!(
             "franz: start your model server or pass --api-url (tried {})",
             effective.config.api_url
         );

@@ -1,6 +1,7 @@
 //! `franz scenarios [DIR]`: lists the scenarios in a folder.
 
 use crate::cli::ScenariosArgs;
+use crate::terminal::outln;
 use franz_core::config::Config;
 use franz_core::scenario::Scenario;
 use std::process::ExitCode;
@@ -16,12 +17,12 @@ pub fn run(args: &ScenariosArgs) -> anyhow::Result<ExitCode> {
                     .get("strategy")
                     .and_then(|v| v.as_str())
                     .unwrap_or(Config::defaults().strategy.as_str());
-                println!("{:<22} {:<10} {}", s.name, strategy, s.path.display());
+                outln!("{:<22} {:<10} {}", s.name, strategy, s.path.display())?;
                 if !s.description.is_empty() {
-                    println!("{:<22} {}", "", s.description);
+                    outln!("{:<22} {}", "", s.description)?;
                 }
             }
-            Err(e) => println!("(unreadable) {e}"),
+            Err(e) => outln!("(unreadable) {e}")?,
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -7,6 +7,7 @@
 
 use crate::cli::{GlobalArgs, ScreenshotArgs};
 use crate::setup;
+use crate::terminal::outln;
 use anyhow::Context;
 use franz_core::geometry::{GeometryError, ImageSize, SizeRule};
 use franz_core::observe::{ImageFormat, ObserveConfig, Pipeline};
@@ -47,13 +48,13 @@ pub fn run(g: &GlobalArgs, args: &ScreenshotArgs) -> anyhow::Result<ExitCode> {
     let obs = pipeline.observe(session.desktop.as_mut(), |_| {})?;
     std::fs::write(&args.out, &obs.encoded)
         .with_context(|| format!("cannot write {}", args.out.display()))?;
-    println!(
+    outln!(
         "{} {}x{} ({} bytes)",
         args.out.display(),
         obs.size.width,
         obs.size.height,
         obs.encoded.len()
-    );
+    )?;
     if setup::interrupted() {
         return Err(setup::interrupted_error());
     }

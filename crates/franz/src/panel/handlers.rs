@@ -1,5 +1,5 @@
-//! The panel's endpoints and its guard (token, origin). Bodies are read as bytes and parsed
-//! here so that malformed JSON gets 400 with serde's message, and oversized bodies 413.
+//! The panel's endpoints and its guard (Host, token, origin). Bodies are read as bytes and
+//! parsed here so that malformed JSON gets 400 with serde's message, and oversized bodies 413.
 
 use super::state::PanelState;
 use axum::Json;
@@ -16,7 +16,6 @@ use serde::de::DeserializeOwned;
 use std::convert::Infallible;
 use std::sync::Arc;
 use tokio_stream::StreamExt;
-use tokio_stream::wrappers::BroadcastStream;
 
 const PAGE: &str = include_str!("page.html");
 
@@ -48,27 +47,68 @@ fn same(a: &str, b: &str) -> bool {
             == 0
 }
 
-/// Every request needs the token; a browser request from another origin is refused.
-pub async fn guard(State(s): Shared, req: Request, next: Next) -> Response {
-    if !token_of(&req).is_some_and(|t| same(&t, &s.token)) {
-        return error(StatusCode::UNAUTHORIZED, "missing or wrong token");
-    }
-    if let Some(origin) = req.headers().get(header::ORIGIN) {
-        let host = req
-            .headers()
-            .get(header::HOST)
-            .and_then(|h| h.to_str().ok())
-            .unwrap_or("");
-        if origin.to_str().ok() != Some(format!("http://{host}").as_str()) {
-            return error(
-                StatusCode::FORBIDDEN,
-                "requests from other origins are refused",
-            );
+/// Whether an authority (`Host` header, or an origin without its scheme) names this machine:
+/// `localhost`, `127.x.x.x` or `[::1]`, any port.
+pub fn loopback_host(authority: &str) -> bool {
+    let host = if let Some(v6) = authority.strip_prefix('[') {
+        match v6.split_once(']') {
+            Some((h, tail)) if tail.is_empty() || tail.starts_with(':') => h,
+            _ => return false,
         }
+    } else {
+        match authority.split_once(':') {
+            Some((h, port)) if port.bytes().all(|b| b.is_ascii_digit()) => h,
+            Some(_) => return false,
+            None => authority,
+        }
+    };
+    host.eq_ignore_ascii_case("localhost")
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+/// Why a request is refused, if it is: a `Host` that is not this machine (DNS rebinding)
+/// unless the panel serves other machines, a missing or wrong token, a browser request from
+/// another origin.
+fn refusal(s: &PanelState, allow_remote: bool, req: &Request) -> Option<Response> {
+    let host = req
+        .headers()
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("");
+    if !allow_remote && !loopback_host(host) {
+        return Some(error(
+            StatusCode::FORBIDDEN,
+            "requests for another Host are refused (start franz with --panel-allow-remote to serve other machines)",
+        ));
     }
-    let mut resp = next.run(req).await;
+    if !token_of(req).is_some_and(|t| same(&t, &s.token)) {
+        return Some(error(StatusCode::UNAUTHORIZED, "missing or wrong token"));
+    }
+    if let Some(origin) = req.headers().get(header::ORIGIN)
+        && origin.to_str().ok() != Some(format!("http://{host}").as_str())
+    {
+        return Some(error(
+            StatusCode::FORBIDDEN,
+            "requests from other origins are refused",
+        ));
+    }
+    None
+}
+
+/// Every request passes [`refusal`]; every response is `no-store` (unless it says otherwise),
+/// `nosniff` and sends no referrer.
+pub async fn guard(
+    State((s, allow_remote)): State<(Arc<PanelState>, bool)>,
+    req: Request,
+    next: Next,
+) -> Response {
+    let mut resp = match refusal(&s, allow_remote, &req) {
+        Some(refused) => refused,
+        None => next.run(req).await,
+    };
     let h = resp.headers_mut();
-    // a screenshot, named by its seq, never changes: it sets its own cache header
     if !h.contains_key(header::CACHE_CONTROL) {
         h.insert(
             header::CACHE_CONTROL,
@@ -78,6 +118,10 @@ pub async fn guard(State(s): Shared, req: Request, next: Next) -> Response {
     h.insert(
         "x-content-type-options",
         header::HeaderValue::from_static("nosniff"),
+    );
+    h.insert(
+        header::REFERRER_POLICY,
+        header::HeaderValue::from_static("no-referrer"),
     );
     resp
 }
@@ -124,8 +168,9 @@ pub struct ShotQuery {
 }
 
 /// `GET /screenshot?seq=N`: the latest screenshot (PNG or JPEG, as sent to the model) while
-/// its seq is N. A screenshot never changes under its seq, so the browser may keep it; the
-/// page asks again only when `/state`'s `image_seq` changes. 404 for any other seq.
+/// its seq is N, `no-store` like every response (a screenshot of the desktop stays out of the
+/// browser's cache); the page asks again only when `/state`'s `image_seq` changes. 404 for any
+/// other seq.
 pub async fn screenshot(
     State(s): Shared,
     axum::extract::Query(q): axum::extract::Query<ShotQuery>,
@@ -150,20 +195,22 @@ pub async fn screenshot(
     } else {
         "image/jpeg"
     };
-    let headers = [
-        (header::CONTENT_TYPE, kind),
-        (header::CACHE_CONTROL, "private, max-age=86400, immutable"),
-    ];
-    (headers, shot.encoded.as_ref().clone()).into_response()
+    (
+        [(header::CONTENT_TYPE, kind)],
+        shot.encoded.as_ref().clone(),
+    )
+        .into_response()
 }
 
 pub async fn events(
     State(s): Shared,
 ) -> Sse<impl tokio_stream::Stream<Item = Result<SseEvent, Infallible>>> {
-    let stream = BroadcastStream::new(s.events.subscribe()).filter_map(|r| {
-        // a lagging client skips what it missed; /state has the latest view
-        r.ok().map(|line| Ok(SseEvent::default().data(line)))
-    });
+    // a client that falls behind is dropped (fanout.rs): its stream ends, and it reconnects
+    let stream = s
+        .events
+        .subscribe()
+        .into_stream()
+        .map(|line| Ok(SseEvent::default().data(&*line)));
     Sse::new(stream).keep_alive(KeepAlive::default())
 }
 

@@ -1,17 +1,22 @@
 //! The live panel (`franz run --panel`): an axum server on its own thread and tokio runtime
 //! that shows the run as it happens and steers it through the session's ops.
 //!
-//! Every request needs the run's random token (`?token=` or `Authorization: Bearer`); requests
-//! from another origin are refused; bodies are capped. The panel only reaches the engine
+//! Every request needs the run's random token (`?token=` or `Authorization: Bearer`) and a
+//! loopback `Host` (unless `--panel-allow-remote`: DNS rebinding); requests from another origin
+//! are refused; bodies are capped; responses send no referrer and are not cached; a client
+//! that does not read `/events` is dropped once it falls `fanout::CLIENT_BYTES` behind. The panel only reaches the engine
 //! through the session handle, so it cannot make the engine do what it would not do on its own.
 
+mod fanout;
 mod handlers;
 mod state;
 #[cfg(test)]
 mod tests;
 
+pub use handlers::loopback_host;
 pub use state::PanelState;
 
+use crate::terminal::errln;
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
@@ -21,8 +26,9 @@ use std::sync::Arc;
 /// Request bodies past this many bytes get 413 (an annotated 1536x864 PNG is a few MB).
 pub const BODY_LIMIT: usize = 16 * 1024 * 1024;
 
-/// The panel's routes, ready to serve (tests bind it to port 0).
-pub fn app(state: Arc<PanelState>) -> Router {
+/// The panel's routes, ready to serve (tests bind it to port 0); `allow_remote` lets requests
+/// for any `Host` through.
+pub fn app(state: Arc<PanelState>, allow_remote: bool) -> Router {
     Router::new()
         .route("/", get(handlers::page))
         .route("/config", get(handlers::config))
@@ -35,7 +41,7 @@ pub fn app(state: Arc<PanelState>) -> Router {
         .route("/approve", post(handlers::approve))
         .route("/answer", post(handlers::answer))
         .layer(axum::middleware::from_fn_with_state(
-            state.clone(),
+            (state.clone(), allow_remote),
             handlers::guard,
         ))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
@@ -59,7 +65,7 @@ pub fn start(addr: &str, allow_remote: bool, state: Arc<PanelState>) -> anyhow::
                 "--panel {addr} is not a loopback address: pass --panel-allow-remote to serve it to other machines"
             );
         }
-        eprintln!(
+        errln!(
             "WARNING: the panel listens on {addr}: anyone who can reach it and has the token can watch and steer this run"
         );
     }
@@ -73,7 +79,7 @@ pub fn start(addr: &str, allow_remote: bool, state: Arc<PanelState>) -> anyhow::
         bound.ip().to_string()
     };
     let url = format!("http://{host}:{}/?token={}", bound.port(), state.token);
-    let router = app(state);
+    let router = app(state, allow_remote);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

@@ -1,7 +1,7 @@
 //! What the panel knows about the run: the latest view (`GET /state`), fed by the session's
 //! events, the latest screenshot (`GET /screenshot?seq=N`, taken from the session on each
-//! `observation`; `/state` carries only its seq and size), and the event broadcast behind
-//! `/events`. Commands go to the run as ops on its [`SessionHandle`].
+//! `observation`; `/state` carries only its seq and size), and the events behind `/events`
+//! (fanout.rs: one queue per client, bounded by bytes). Commands go to the run as ops on its [`SessionHandle`].
 
 use franz_core::action::{Action, ActionResult};
 use franz_core::engine::{SessionHandle, ShownScreenshot};
@@ -10,7 +10,6 @@ use franz_core::geometry::NormBox;
 use franz_core::observe::StageTimings;
 use serde::Serialize;
 use std::sync::{Arc, Mutex, MutexGuard};
-use tokio::sync::broadcast;
 
 /// The body of `GET /state` (the vision loop's fields, docs/seeds.md, plus franz's).
 #[derive(Debug, Clone, Default, Serialize)]
@@ -59,7 +58,7 @@ pub struct PanelState {
     pub session: SessionHandle,
     /// `GET /config`: the overlay config and the capture size.
     pub config: serde_json::Value,
-    pub events: broadcast::Sender<String>,
+    pub events: super::fanout::Fanout,
     view: Mutex<View>,
     /// The latest screenshot, served by `GET /screenshot`.
     shot: Mutex<Option<ShownScreenshot>>,
@@ -67,7 +66,7 @@ pub struct PanelState {
 
 impl PanelState {
     pub fn new(token: String, session: SessionHandle, config: serde_json::Value) -> Arc<Self> {
-        let (events, _) = broadcast::channel(1024);
+        let events = super::fanout::Fanout::new(super::fanout::CLIENT_BYTES);
         let view = View {
             phase: "starting".into(),
             annotate_mode: session.annotate_mode(),
@@ -125,8 +124,7 @@ impl PanelState {
     /// goes out on `/events` (the page shows it without asking `/state` again).
     pub fn record(&self, e: &Event) {
         if let EventKind::ModelDelta { .. } = e.kind {
-            // no receivers is fine: nobody watches
-            let _ = self.events.send(e.to_json_line());
+            self.events.send(e.to_json_line());
             return;
         }
         if let EventKind::Observation { .. } = e.kind {
@@ -202,8 +200,7 @@ impl PanelState {
                 _ => {}
             }
         }
-        // no receivers is fine: nobody watches
-        let _ = self.events.send(e.to_json_line());
+        self.events.send(e.to_json_line());
     }
 }
 

@@ -20,7 +20,7 @@ fn serve(annotate: bool, approve: bool) -> Server {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     listener.set_nonblocking(true).unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
-    let router = app(state.clone());
+    let router = app(state.clone(), false);
     std::thread::spawn(move || {
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
@@ -118,6 +118,116 @@ fn other_origins_are_refused() {
 }
 
 #[test]
+fn another_host_is_refused_and_no_response_sends_a_referrer() {
+    let s = serve(false, false);
+    // DNS rebinding: evil.example resolves to 127.0.0.1, and its page knows the token
+    let port = s.base.rsplit(':').next().unwrap().to_string();
+    for host in [
+        format!("evil.example:{port}"),
+        "evil.example".into(),
+        String::new(),
+    ] {
+        let r = client()
+            .post(s.url("/control"))
+            .header("host", host.clone())
+            .header("content-type", "application/json")
+            .body(r#"{"command":"pause"}"#)
+            .send()
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::FORBIDDEN, "{host:?}");
+        assert_eq!(r.headers()["referrer-policy"], "no-referrer");
+    }
+    assert!(!s.state.session.is_paused());
+    for host in [format!("localhost:{port}"), format!("[::1]:{port}")] {
+        let r = client()
+            .get(s.url("/state"))
+            .header("host", host.clone())
+            .send()
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::OK, "{host}");
+        assert_eq!(r.headers()["referrer-policy"], "no-referrer");
+        assert_eq!(r.headers()["cache-control"], "no-store");
+    }
+    for path in ["/", "/config", "/screenshot?seq=1&x=1", "/nowhere"] {
+        let r = client().get(s.url(path)).send().unwrap();
+        assert_eq!(r.headers()["referrer-policy"], "no-referrer", "{path}");
+    }
+    let r = client().get(format!("{}/state", s.base)).send().unwrap();
+    assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
+    assert_eq!(r.headers()["referrer-policy"], "no-referrer");
+}
+
+#[test]
+fn a_client_that_never_reads_events_is_dropped_and_memory_stays_bounded() {
+    const REPLIES: usize = 40;
+    use franz_core::event::{Event, EventKind};
+    use std::io::{Read, Write};
+    let s = serve(false, false);
+    // a client that asks for /events and then never reads
+    let addr = s.base.trim_start_matches("http://").to_string();
+    let mut slow = std::net::TcpStream::connect(&addr).unwrap();
+    write!(
+        slow,
+        "GET /events?token={} HTTP/1.1\r\nHost: {addr}\r\n\r\n",
+        s.token
+    )
+    .unwrap();
+    // and one that reads everything
+    let reading = client().get(s.url("/events")).send().unwrap();
+    assert_eq!(reading.status(), StatusCode::OK);
+    let reader = std::thread::spawn(move || {
+        let needle = b"\"model_reply\"";
+        let (mut seen, mut body) = (0, reading);
+        let mut buf = vec![0u8; 1 << 16];
+        let mut tail: Vec<u8> = Vec::new();
+        while seen < REPLIES {
+            let n = body.read(&mut buf).unwrap();
+            assert!(n > 0, "the reading client was cut off after {seen} replies");
+            tail.extend_from_slice(&buf[..n]);
+            seen += tail.windows(needle.len()).filter(|w| w == needle).count();
+            // what is kept cannot hold a whole needle again
+            tail.drain(..tail.len().saturating_sub(needle.len() - 1));
+        }
+        seen
+    });
+    let subscribed = std::time::Instant::now();
+    while s.state.events.clients() < 2 {
+        assert!(
+            subscribed.elapsed() < Duration::from_secs(30),
+            "no second client"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    // 40 MB in all: past what the kernel's socket buffers and the bound can hold
+    let big = "x".repeat(1 << 20);
+    for turn in 1..=REPLIES as u32 {
+        let reply = EventKind::ModelReply {
+            ms: 1.0,
+            text: big.clone(),
+            story: None,
+            actions: vec![],
+            bboxes: vec![],
+            prompt_tokens: None,
+            completion_tokens: None,
+        };
+        s.state.record(&Event::now(turn, reply));
+    }
+    assert!(
+        reader.join().unwrap() >= REPLIES,
+        "the reading client got every reply"
+    );
+    assert_eq!(
+        s.state.events.dropped(),
+        1,
+        "the client that never read was dropped"
+    );
+    let bound = super::fanout::CLIENT_BYTES + big.len() + 1024;
+    let peak = s.state.events.peak_bytes();
+    assert!(peak <= bound, "{peak} bytes queued for one client");
+    drop(slow);
+}
+
+#[test]
 fn oversized_bodies_get_413_and_malformed_json_400() {
     let s = serve(false, false);
     let big = format!(r#"{{"vlm_text": "{}"}}"#, "a".repeat(BODY_LIMIT + 1));
@@ -210,7 +320,7 @@ fn a_wrong_seq_gets_409_and_the_engine_keeps_waiting() {
 fn a_stream_delta_goes_out_on_events_and_leaves_the_state_alone() {
     use franz_core::event::{Event, EventKind};
     let s = serve(false, false);
-    let mut rx = s.state.events.subscribe();
+    let rx = s.state.events.subscribe();
     let before = s.state.view().msg_id;
     let delta = EventKind::ModelDelta {
         text: "I see a".into(),

@@ -11,7 +11,7 @@ use franz_core::runlog::{RunWriter, TurnEntry, TurnImage, TurnTimings};
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::sync::mpsc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// A desktop-like frame that differs per turn (a window that moves right), for tests that
 /// need many varied turns quickly; the crash test uses real sandbox captures instead.
@@ -289,4 +289,48 @@ pub fn data_url_pngs(text: &str) -> Vec<Vec<u8>> {
                 .unwrap()
         })
         .collect()
+}
+
+/// Polls `f` until it returns `Some`, or panics with `what` after `timeout`.
+pub fn poll<T>(what: &str, timeout: Duration, mut f: impl FnMut() -> Option<T>) -> T {
+    let deadline = Instant::now() + timeout;
+    loop {
+        if let Some(v) = f() {
+            return v;
+        }
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Runs `franz --policy <file with policy> act --motion fast ACTIONS` on `display` with
+/// `stdin` as its input; returns the exit code, the result lines and stderr.
+pub fn act_with_policy(
+    display: &str,
+    policy: &str,
+    stdin: &str,
+    actions: &[&str],
+) -> (i32, Vec<serde_json::Value>, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("policy.toml");
+    std::fs::write(&file, policy).unwrap();
+    let out = output_with_stdin(
+        Command::new(env!("CARGO_BIN_EXE_franz"))
+            .arg("--policy")
+            .arg(&file)
+            .args(["act", "--motion", "fast"])
+            .args(actions)
+            .env("DISPLAY", display)
+            .env_remove("FRANZ_LOG"),
+        stdin,
+    );
+    let lines = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    (
+        out.status.code().unwrap_or(-1),
+        lines,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }

@@ -7,13 +7,16 @@
 //!   when the operator escalates (report_progress DONE or BLOCKED), and when the active history
 //!   reaches `compression_threshold` turns (it then calls compress_memory; the snapshot of a
 //!   summary and a loop pattern replaces the archived turns in every later context).
-//!   spawn_operator switches to EXECUTION.
+//!   spawn_operator switches to EXECUTION. A leader reply cut off at max_tokens is not applied;
+//!   the leader is asked again next turn, told why.
 //! - EXECUTION: the operator writes a SITREP and calls one tool; extra calls come back as
 //!   errors. A reply without tool calls is read by [`super::read_plain`]: an action written in
 //!   its text (`click(500, 300)`, a `<tool_call>` block) runs; a plain answer, a cut-off
 //!   (`finish_reason: length`) or an empty reply runs nothing and comes back as an error: only
-//!   report_completion (or `done(...)` written as text) ends the mission, with `min_evidence`
-//!   characters of evidence; shorter evidence goes back to the operator as an error.
+//!   report_completion (or a finish of the grammar: `done(...)` written as text, Qwen's
+//!   `terminate`, whose evidence is the SITREP) ends the mission, with `min_evidence`
+//!   characters of evidence; shorter evidence goes back to the operator as an error. A reply
+//!   cut off at max_tokens performs nothing (`finish.rs`).
 //! - An injected reply (the panel) or an approver's edit is read as the operator's reply. On a
 //!   turn with an injected reply the engine does not consult: a leader review or a loop
 //!   recovery that was due happens on the next turn the model is asked.
@@ -37,6 +40,9 @@ use serde_json::Value;
 
 /// How the operator is told to act or to finish, after a problem with its reply.
 const OPERATOR_TODO: &str = "call exactly one tool each turn (report_completion, with the evidence, once the mission is complete)";
+
+/// The start of the escalation after a leader reply cut off at max_tokens.
+const LEADER_CUT_OFF: &str = "your last reply was cut off at max_tokens (finish_reason: length)";
 
 /// Repeats (the loop breaker's, `crate::loops`) that make the turn a loop recovery.
 const RECOVERY_REPEATS: u32 = 3;
@@ -112,7 +118,7 @@ pub struct Commander {
     feedback: Vec<String>,
     pending: Option<Pending>,
     turn: u32,
-    evidence: super::plain::EvidenceRule,
+    finish: super::finish::Finish,
     /// The loop breaker's count of repeats (`crate::loops`), before this turn.
     repeats: u32,
 }
@@ -133,7 +139,7 @@ impl Commander {
             feedback: Vec::new(),
             pending: None,
             turn: 0,
-            evidence: Default::default(),
+            finish: Default::default(),
             repeats: 0,
         }
     }
@@ -254,6 +260,24 @@ impl Commander {
         self.mode = Mode::Execution;
     }
 
+    /// A leader reply cut off at max_tokens is not applied (`finish.rs`: a cut reply performs
+    /// nothing): the operator goes on with the brief it has (the mission, at the start), and
+    /// the leader is asked again next turn, told why, once.
+    fn leader_cut_off(&mut self, ctx: &TurnContext<'_>) {
+        let told = self
+            .escalation
+            .as_deref()
+            .is_some_and(|e| e.starts_with(LEADER_CUT_OFF));
+        self.escalation = (!told).then(|| {
+            format!("{LEADER_CUT_OFF}, so none of it was applied: write less (or raise leader_max_tokens)")
+        });
+        if self.brief.is_none() {
+            self.brief = Some(ctx.task.to_string());
+        }
+        self.last_leader_turn = ctx.turn;
+        self.mode = Mode::Execution;
+    }
+
     /// Reads an operator reply without tool calls: an action written in its text runs (see
     /// `read_plain`); a plain answer does not end the mission (report_completion does), so it
     /// goes back as an error like a cut-off or empty reply.
@@ -264,7 +288,7 @@ impl Commander {
                     action,
                     text,
                     errors,
-                } => (vec![action], text, errors),
+                } => (vec![*action], text, errors),
                 PlainReply::Answer(text) => (
                     Vec::new(),
                     text,
@@ -272,7 +296,8 @@ impl Commander {
                 ),
                 PlainReply::Unusable { text, errors } => (Vec::new(), text, errors),
             };
-        self.check_completion(&mut actions, &mut errors);
+        // the text around a finish written in the text is its evidence (the SITREP)
+        self.check_completion(&mut actions, &mut errors, &text);
         let (tool, args) = match actions.first() {
             Some(a) => (
                 a.kind.name().to_string(),
@@ -289,9 +314,18 @@ impl Commander {
         }
     }
 
-    /// A completion (report_completion, or done written as text) needs `min_evidence`
-    /// characters of evidence; a shorter one is dropped with an error.
-    fn check_completion(&mut self, actions: &mut Vec<Action>, errors: &mut Vec<String>) {
+    /// A completion (report_completion, or a finish of the grammar: done written as text,
+    /// Qwen's `terminate`) needs `min_evidence` characters of evidence; a shorter one is
+    /// dropped with an error. A finish form that carries no answer takes the SITREP as its
+    /// evidence (`finish.rs`).
+    fn check_completion(
+        &mut self,
+        actions: &mut Vec<Action>,
+        errors: &mut Vec<String>,
+        sitrep: &str,
+    ) {
+        let bare = super::finish::bare(&self.options);
+        super::finish::fill_bare(actions, sitrep, bare);
         let evidence = match actions.first().map(|a| &a.kind) {
             Some(ActionKind::ReportCompletion { evidence }) => evidence,
             Some(ActionKind::Done { text }) => text,
@@ -306,7 +340,7 @@ impl Commander {
             actions.clear();
             return;
         }
-        self.evidence.check(actions, errors);
+        self.finish.check(actions, errors, sitrep, bare);
     }
 
     /// Whether this turn should break a loop instead of asking the operator.
@@ -349,7 +383,10 @@ impl Strategy for Commander {
         if !reasons.is_empty() {
             self.mode = Mode::Evaluation;
             let reply = ask(self.leader_prompt(ctx, &reasons))?;
-            self.apply_leader(&reply, ctx);
+            match reply.truncated() {
+                true => self.leader_cut_off(ctx),
+                false => self.apply_leader(&reply, ctx),
+            }
         }
         if self.wants_recovery(ctx.turn) {
             self.last_recovery_turn = Some(ctx.turn);
@@ -398,6 +435,7 @@ impl Strategy for Commander {
                 &[
                     ("brief", &brief),
                     ("min_evidence", &self.s.min_evidence.to_string()),
+                    ("coords", &space.wording()),
                 ],
             )
         });
@@ -421,9 +459,10 @@ impl Strategy for Commander {
                 Message::system(system),
                 Message::user_with_image(user, ctx.screenshot.data_url.clone()),
             ],
-            tools: family.map_or_else(schema::operator, |g| {
-                grammar::prompts::operator_tools(g, space)
-            }),
+            tools: family.map_or_else(
+                || schema::operator(space),
+                |g| grammar::prompts::operator_tools(g, space),
+            ),
             temperature: Some(self.s.operator_temperature),
             max_tokens: Some(self.s.operator_max_tokens),
             tool_choice: Some(ToolChoice::auto()),
@@ -447,11 +486,9 @@ impl Strategy for Commander {
         let parsed = super::parse_one_call(reply, first, &self.options, ctx);
         errors.extend(parsed.errors);
         let mut actions = parsed.actions;
-        if reply.truncated() {
-            // the parser said why; a cut call may have lost part of its arguments
-            actions.clear();
-        }
-        self.check_completion(&mut actions, &mut errors);
+        // a cut call may have lost part of its arguments: nothing of a cut reply runs
+        super::finish::cut_off(reply, &mut actions, &mut errors);
+        self.check_completion(&mut actions, &mut errors, &sitrep);
         self.pending = Some(Pending {
             tool: first.name.clone(),
             args: arguments(first).to_string(),

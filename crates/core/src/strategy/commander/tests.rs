@@ -261,3 +261,42 @@ fn a_plain_answer_a_cut_reply_and_an_empty_one_are_errors_never_done() {
     assert!(r.actions.is_empty());
     assert!(r.errors[0].contains("at least 100"), "{:?}", r.errors);
 }
+
+/// A leader reply cut off at max_tokens is not applied: the operator works on the mission,
+/// and the leader is asked again next turn, told why.
+#[test]
+fn a_cut_off_leader_reply_is_not_applied_and_the_leader_is_asked_again() {
+    let mut c = Commander::new(settings());
+    let obs = screenshot();
+    let ctx = |turn| TurnContext {
+        task: "the task",
+        turn,
+        screenshot: &obs,
+    };
+    let mut prompts = Vec::new();
+    let mut ask = |p: Prompt| {
+        prompts.push(serde_json::to_string(&p.messages).unwrap());
+        Some(Reply {
+            finish_reason: Some("length".into()),
+            ..call(
+                "Plan: first",
+                "spawn_operator",
+                json!({"operator_instructions": "OBJ-1: do a thing that was cu"}),
+            )
+        })
+    };
+    assert!(c.consult(&ctx(1), &mut ask).is_none());
+    assert_eq!(
+        c.brief.as_deref(),
+        Some("the task"),
+        "the cut brief was not applied"
+    );
+    assert_eq!(c.mode, Mode::Execution);
+    assert!(c.consult(&ctx(2), &mut ask).is_none());
+    assert_eq!(prompts.len(), 2, "the leader is asked again");
+    assert!(
+        prompts[1].contains("cut off at max_tokens"),
+        "{}",
+        prompts[1]
+    );
+}

@@ -77,7 +77,7 @@ CURRENT BRIEF: {{brief}}
 EXECUTION DISCIPLINE:
 - Perform exactly ONE action per turn, with a justification in your SITREP.
 - When your objective is reached, call report_progress(status="DONE"); after 2 failed attempts, report_progress(status="BLOCKED") with what you saw.
-- Call report_completion only when the whole MISSION is done, with at least {{min_evidence}} characters of evidence describing what on the screen proves it.
+- Call report_completion only when the whole MISSION is done, with at least {{min_evidence}} characters of evidence describing what on the screen proves it.{finish}
 COORDINATES: {coords}
 ACTIONS:
 {actions}
@@ -89,6 +89,13 @@ ACT: the one action you take and why
 FIELD INTEL: report blockers early, trust what the UI shows, escalate ambiguity to the leader."#,
         coords = space.wording(),
         actions = g.section(space, true),
+        finish = match (g.finish, g.bare_finish) {
+            (Some(_), true) =>
+                "\n- Ending the MISSION with the finish action of your actions (e.g. terminate with status success) completes it too: your SITREP is then the evidence and needs those characters.",
+            (Some(_), false) =>
+                "\n- Ending the MISSION with the finish action of your actions completes it too: its text is then the evidence and needs those characters.",
+            (None, _) => "",
+        },
     )
 }
 
@@ -97,7 +104,7 @@ FIELD INTEL: report blockers early, trust what the UI shows, escalate ambiguity 
 pub fn operator_tools(g: &Grammar, space: Space) -> Vec<Tool> {
     let mut tools = (g.tools)(space);
     tools.extend(
-        crate::strategy::schema::operator()
+        crate::strategy::schema::operator(space)
             .into_iter()
             .filter(|t| t.function.name.starts_with("report_")),
     );

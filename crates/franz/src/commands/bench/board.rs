@@ -3,6 +3,7 @@
 //! folders of several runs (e.g. the shards of a Kubernetes Job, docs/scale-out.md).
 
 use crate::cli::BenchMergeArgs;
+use crate::terminal::outln;
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -65,12 +66,14 @@ impl Row {
 /// Reads `dir/results.jsonl`.
 pub fn read_rows(dir: &Path) -> anyhow::Result<Vec<Row>> {
     let path = dir.join(RESULTS_FILE);
-    let text = std::fs::read_to_string(&path).with_context(|| {
-        format!(
-            "cannot read {} (is it a `franz bench tasks` output folder?)",
-            path.display()
-        )
-    })?;
+    let what = "one file of a run directory";
+    let text = franz_core::files::read_text(&path, what, franz_core::files::RUN_FILE_CAP)
+        .with_context(|| {
+            format!(
+                "cannot read {} (is it a `franz bench tasks` output folder?)",
+                path.display()
+            )
+        })?;
     text.lines()
         .filter(|l| !l.trim().is_empty())
         .enumerate()
@@ -250,11 +253,11 @@ pub fn merge(args: &BenchMergeArgs) -> anyhow::Result<ExitCode> {
     }
     write_all(&args.out, &mut all)?;
     let ok = all.iter().filter(|r| r.success).count();
-    println!(
+    outln!(
         "merged {} task runs ({ok} succeeded) into {}",
         all.len(),
         args.out.join(INDEX_FILE).display()
-    );
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 

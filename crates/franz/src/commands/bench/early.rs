@@ -5,11 +5,12 @@
 //! request (its `model_request` event) to the first input event the witness saw.
 
 use super::turn::{median_p95, options, pipeline};
-use crate::acting::{config, executor};
+use crate::acting::executor;
 use crate::cli::{BenchTurnArgs, GlobalArgs};
 use crate::exit::{self, Exit};
 use crate::flags::InputSettings;
 use crate::setup;
+use crate::terminal::outln;
 use franz_core::config::Choice;
 use franz_core::engine::{Session, SessionConfig, SessionHandle};
 use franz_core::event::EventKind;
@@ -46,24 +47,25 @@ pub fn bench(g: &GlobalArgs, args: &BenchTurnArgs) -> anyhow::Result<ExitCode> {
             ..ServerOptions::default()
         },
     )?;
-    println!(
+    outln!(
         "early execution: narrative, {TURNS} turns each way, scripted server streaming {rate} tokens/s, fast motion"
-    );
+    )?;
     let mut medians = Vec::new();
     for early in [true, false] {
         let mut firsts = first_inputs(g, &server, early)?;
         let (median, p95) = median_p95(&mut firsts);
         let what = if early { "with" } else { "without" };
-        println!(
+        outln!(
             "  {what:<8} early execution: request to first input median {median:7.1} ms, p95 {p95:7.1} ms ({} turns)",
             firsts.len()
-        );
+        )?;
         medians.push(median);
     }
-    println!(
+    outln!(
         "early execution: first input after {:.0} ms, without {:.0} ms",
-        medians[0], medians[1]
-    );
+        medians[0],
+        medians[1]
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -71,7 +73,8 @@ pub fn bench(g: &GlobalArgs, args: &BenchTurnArgs) -> anyhow::Result<ExitCode> {
 /// the witness saw after it.
 fn first_inputs(g: &GlobalArgs, server: &ScriptedServer, early: bool) -> anyhow::Result<Vec<f64>> {
     let fast = InputSettings::default().with("motion", MotionProfile::Fast.name());
-    let c = config(g, &fast.given)?;
+    let what = "times early input arriving at its witness window";
+    let c = crate::acting::config_that_acts(g, &fast.given, "bench turn --stream", what)?;
     let session = setup::open_session(g)?;
     let Some(display) = session.display() else {
         let msg = "this benchmark needs an X display: set DISPLAY or pass --sandbox";

@@ -6,6 +6,7 @@
 use crate::cli::{BenchMcpArgs, GlobalArgs};
 use crate::exit::{self, Exit};
 use crate::stats::stats;
+use crate::terminal::outln;
 use anyhow::{Context, bail};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Write};
@@ -41,12 +42,12 @@ pub fn bench(g: &GlobalArgs, args: &BenchMcpArgs) -> anyhow::Result<ExitCode> {
     let rss_last = server.rss_kib();
     server.stop();
     let (median, min, max) = stats(&mut times);
-    println!("mcp screenshot over stdio, {calls} calls");
-    println!("  per call median {median:.1} ms  min {min:.1}  max {max:.1}");
+    outln!("mcp screenshot over stdio, {calls} calls")?;
+    outln!("  per call median {median:.1} ms  min {min:.1}  max {max:.1}")?;
     if let (Some(a), Some(b)) = (rss_at_10, rss_last) {
-        println!("  server RSS after call 10: {a} kB, after call {calls}: {b} kB");
+        outln!("  server RSS after call 10: {a} kB, after call {calls}: {b} kB")?;
     }
-    println!("mcp screenshot: median {median:.1} ms");
+    outln!("mcp screenshot: median {median:.1} ms")?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -4,6 +4,7 @@
 //! what is measured is the engine's own latency. Prints the median, min and max per case.
 
 use crate::cli::BenchStopArgs;
+use crate::terminal::outln;
 use franz_core::engine::{Op, RunOptions, Session, SessionConfig};
 use franz_core::event::EventKind;
 use franz_core::executor::{ExecConfig, Executor, motion::Motion};
@@ -26,7 +27,7 @@ const CASES: [(&str, &str); 4] = [
 pub fn bench(args: &BenchStopArgs) -> anyhow::Result<ExitCode> {
     let runs = args.runs.max(1);
     let long_text = format!("type(\"{}\")\ntyping", "word ".repeat(400));
-    println!("stop latency: from Op::Stop to run_finished, {runs} runs per case");
+    outln!("stop latency: from Op::Stop to run_finished, {runs} runs per case")?;
     for (name, reply) in CASES {
         let answer = match name {
             "hung model call" => Canned::Hang,
@@ -38,7 +39,7 @@ pub fn bench(args: &BenchStopArgs) -> anyhow::Result<ExitCode> {
             ms.push(once(answer.clone())?.as_secs_f64() * 1000.0);
         }
         let (median, min, max) = crate::stats::stats(&mut ms);
-        println!("  {name:<22} median {median:7.2} ms   min {min:7.2} ms   max {max:7.2} ms");
+        outln!("  {name:<22} median {median:7.2} ms   min {min:7.2} ms   max {max:7.2} ms")?;
     }
     Ok(ExitCode::SUCCESS)
 }

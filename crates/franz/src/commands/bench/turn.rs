@@ -4,12 +4,13 @@
 //! outside the model, by stage (the engine reports it per turn, engine/overhead.rs); `soak`
 //! runs many turns and checks that memory and the request size stay flat.
 
-use crate::acting::{config, executor};
+use crate::acting::executor;
 use crate::cli::{BenchSoakArgs, BenchTurnArgs, GlobalArgs};
 use crate::exit::{self, Exit};
 use crate::flags::InputSettings;
 use crate::settings::{crop, size_rule};
 use crate::setup;
+use crate::terminal::outln;
 use franz_core::config::{Choice, Config};
 use franz_core::engine::{RunOptions, Session, SessionConfig, SessionHandle, TurnOverhead};
 use franz_core::event::{Event, EventKind};
@@ -59,7 +60,7 @@ pub fn turn(g: &GlobalArgs, args: &BenchTurnArgs) -> anyhow::Result<ExitCode> {
         run(g, root, turns, (LogImages::All, pool), None)
     })?;
     let o: Vec<&TurnOverhead> = ran.overhead.iter().skip(WARM_UP).collect();
-    println!(
+    outln!(
         "turn overhead outside the model: {} turns (after {WARM_UP} warm-up), narrative, in-memory model, fast motion, log_images all{}",
         o.len(),
         if args.fresh_buffers {
@@ -67,21 +68,21 @@ pub fn turn(g: &GlobalArgs, args: &BenchTurnArgs) -> anyhow::Result<ExitCode> {
         } else {
             ""
         }
-    );
+    )?;
     for (i, (name, _)) in TurnOverhead::default().stages().iter().enumerate() {
         let mut v: Vec<f64> = o.iter().map(|t| t.stages()[i].1).collect();
         let (median, p95) = median_p95(&mut v);
-        println!("  {name:<14} median {median:7.3} ms   p95 {p95:7.3} ms");
+        outln!("  {name:<14} median {median:7.3} ms   p95 {p95:7.3} ms")?;
     }
     let mut model: Vec<f64> = o.iter().map(|t| t.model_ms).collect();
     let (median, p95) = median_p95(&mut model);
-    println!(
+    outln!(
         "  {:<14} median {median:7.3} ms   p95 {p95:7.3} ms (not counted)",
         "model"
-    );
+    )?;
     let mut total: Vec<f64> = o.iter().map(|t| t.outside_model_ms()).collect();
     let (median, p95) = median_p95(&mut total);
-    println!("turn: median {median:.2} ms, p95 {p95:.2} ms");
+    outln!("turn: median {median:.2} ms, p95 {p95:.2} ms")?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -91,17 +92,17 @@ pub fn soak(g: &GlobalArgs, args: &BenchSoakArgs) -> anyhow::Result<ExitCode> {
     let ran = in_scratch(args.dir.as_deref(), "soak", |root| {
         run(g, root, turns, (LogImages::None, 4), Some(every))
     })?;
-    println!(
+    outln!(
         "soak: {} turns, narrative, in-memory model, fast motion, log_images none",
         ran.turns
-    );
-    let rss_ok = report_rss(&ran.rss);
-    let size_ok = report_requests(&ran.requests);
-    println!(
+    )?;
+    let rss_ok = report_rss(&ran.rss)?;
+    let size_ok = report_requests(&ran.requests)?;
+    outln!(
         "disk use: {} bytes per turn ({} bytes in all)",
         ran.disk / ran.turns.max(1) as u64,
         ran.disk
-    );
+    )?;
     if ran.turns < turns {
         anyhow::bail!("the run ended after {} of {turns} turns", ran.turns);
     }
@@ -113,35 +114,35 @@ pub fn soak(g: &GlobalArgs, args: &BenchSoakArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// Prints the RSS samples; whether each is within 5% of the first.
-fn report_rss(rss: &[(u32, u64)]) -> bool {
+fn report_rss(rss: &[(u32, u64)]) -> std::io::Result<bool> {
     let Some(&(first_turn, first)) = rss.first() else {
-        println!("RSS: not measured (no /proc/self/status here)");
-        return true;
+        outln!("RSS: not measured (no /proc/self/status here)")?;
+        return Ok(true);
     };
     let line: Vec<String> = rss.iter().map(|(t, kb)| format!("{t}:{kb}")).collect();
-    println!("RSS (turn:KiB): {}", line.join(" "));
+    outln!("RSS (turn:KiB): {}", line.join(" "))?;
     let worst = rss
         .iter()
         .map(|(_, kb)| (*kb as f64 - first as f64).abs() / first as f64 * 100.0)
         .fold(0.0, f64::max);
     let ok = worst <= 5.0;
-    println!(
+    outln!(
         "RSS: at most {worst:.2}% from {first} KiB at turn {first_turn}: {}",
         if ok { "within 5%" } else { "NOT within 5%" }
-    );
-    ok
+    )?;
+    Ok(ok)
 }
 
 /// Prints the request size per turn, and its text (the request less its screenshot), which
 /// must stay the same after the first turn; whether it did.
-fn report_requests(r: &Requests) -> bool {
+fn report_requests(r: &Requests) -> std::io::Result<bool> {
     let ((min, max), (tmin, tmax)) = (r.bytes, r.text);
     let constant = tmin == tmax;
-    println!(
+    outln!(
         "request size per turn: {min}..{max} bytes; without the screenshot {tmin}..{tmax} bytes: {}",
         if constant { "constant" } else { "NOT constant" }
-    );
-    constant
+    )?;
+    Ok(constant)
 }
 
 /// The smallest and largest request, whole and less its screenshot, after the first turn.
@@ -200,7 +201,8 @@ fn run(
     every: Option<usize>,
 ) -> anyhow::Result<Ran> {
     let fast = InputSettings::default().with("motion", MotionProfile::Fast.name());
-    let c = config(g, &fast.given)?;
+    let what = "measures turns that act on the screen";
+    let c = crate::acting::config_that_acts(g, &fast.given, "bench turn / soak", what)?;
     let session = setup::open_session(g)?;
     if session.display().is_none() {
         return Err(Exit(

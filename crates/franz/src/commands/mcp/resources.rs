@@ -1,13 +1,17 @@
 //! The runs in the runs directory as MCP resources: `franz://runs/NAME/report` (the HTML
 //! report of `franz report`, built on each read) and `franz://runs/NAME/turns` (its
 //! `turns.jsonl`), so a client can read what a task did.
+//!
+//! Only what lies inside the runs directory is served: a run directory, or a file in it, that
+//! is a link to somewhere else (`turns.jsonl -> /etc/passwd`) is refused, also with
+//! `--read-only`.
 
 use franz_core::runlog::{self, TURNS_FILE};
 use rmcp::ErrorData as McpError;
 use rmcp::model::{
     ListResourcesResult, ReadResourceResponse, ReadResourceResult, Resource, ResourceContents,
 };
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 const PREFIX: &str = "franz://runs/";
 
@@ -47,6 +51,41 @@ fn parse(uri: &str) -> Option<(&str, &str)> {
     (safe && matches!(what, "report" | "turns")).then_some((name, what))
 }
 
+/// `dir` resolved, when it is a directory of `runs_dir` and every link in it (and in its turn
+/// directories) stays inside it; else the refusal.
+fn inside(runs_dir: &Path, dir: &Path) -> Result<PathBuf, McpError> {
+    let refuse = |what: &Path| {
+        McpError::invalid_params(
+            format!(
+                "{} leads outside the runs directory {}: franz serves only the runs themselves",
+                what.display(),
+                runs_dir.display()
+            ),
+            None,
+        )
+    };
+    let io = |e: std::io::Error| McpError::internal_error(e.to_string(), None);
+    let runs = runs_dir.canonicalize().map_err(io)?;
+    let real = dir.canonicalize().map_err(io)?;
+    if real.parent() != Some(runs.as_path()) {
+        return Err(refuse(dir));
+    }
+    let mut todo = vec![(real.clone(), 0)];
+    while let Some((d, depth)) = todo.pop() {
+        for entry in std::fs::read_dir(&d).map_err(io)?.filter_map(Result::ok) {
+            let path = entry.path();
+            let resolved = path.canonicalize().map_err(|_| refuse(&path))?;
+            if !resolved.starts_with(&real) {
+                return Err(refuse(&path));
+            }
+            if depth == 0 && resolved.is_dir() {
+                todo.push((resolved, 1));
+            }
+        }
+    }
+    Ok(real)
+}
+
 /// Reads one resource.
 pub fn read(runs_dir: &Path, uri: &str) -> Result<ReadResourceResponse, McpError> {
     let Some((name, what)) = parse(uri) else {
@@ -64,6 +103,7 @@ pub fn read(runs_dir: &Path, uri: &str) -> Result<ReadResourceResponse, McpError
             None,
         ));
     }
+    let dir = inside(runs_dir, &dir)?;
     let (text, mime) = match what {
         "report" => {
             let log = runlog::read_run(&dir)
@@ -71,8 +111,16 @@ pub fn read(runs_dir: &Path, uri: &str) -> Result<ReadResourceResponse, McpError
             (franz_core::report::build(&log), "text/html")
         }
         _ => (
-            std::fs::read_to_string(dir.join(TURNS_FILE)).map_err(|e| {
-                McpError::internal_error(format!("cannot read {name}'s turns: {e}"), None)
+            franz_core::files::read_text(
+                &dir.join(TURNS_FILE),
+                "one file of a run directory",
+                franz_core::files::RUN_FILE_CAP,
+            )
+            .map_err(|e| {
+                McpError::internal_error(
+                    format!("cannot read {name}'s turns: {}", e.problem()),
+                    None,
+                )
             })?,
             "application/jsonl",
         ),

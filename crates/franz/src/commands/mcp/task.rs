@@ -216,9 +216,8 @@ fn start_and_follow(
         .executor
         .with_confirmer(Box::new(super::hands::nobody_to_ask));
     let (handle, mut events) = Session::spawn(config, desktop, Arc::new(assembled.client))?;
-    // Ctrl+C of the server stops the task too
-    let cancel = handle.cancel_token().clone();
-    crate::setup::interrupt_flag().on_cancel(move || cancel.cancel());
+    // a signal to the server (Ctrl+C) stops the task too
+    crate::setup::interrupt_flag().forward_to(handle.cancel_token().clone());
     stopper.started(handle.clone());
     for e in events.by_ref() {
         if let EventKind::ModelReply { story, text, .. } = &e.kind {

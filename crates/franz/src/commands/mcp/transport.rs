@@ -9,6 +9,7 @@
 
 use super::shared::Shared;
 use super::tools::FranzMcp;
+use crate::terminal::errln;
 use axum::extract::{Request, State};
 use axum::http::{StatusCode, header};
 use axum::middleware::Next;
@@ -68,28 +69,10 @@ fn same(a: &str, b: &str) -> bool {
 /// Whether an `Origin` header names this machine (`http(s)://localhost`, `127.x.x.x` or
 /// `[::1]`, any port).
 pub fn loopback_origin(origin: &str) -> bool {
-    let Some(rest) = origin
+    origin
         .strip_prefix("http://")
         .or_else(|| origin.strip_prefix("https://"))
-    else {
-        return false;
-    };
-    let host = if let Some(v6) = rest.strip_prefix('[') {
-        match v6.split_once(']') {
-            Some((h, tail)) if tail.is_empty() || tail.starts_with(':') => h.to_string(),
-            _ => return false,
-        }
-    } else {
-        match rest.split_once(':') {
-            Some((h, port)) if port.bytes().all(|b| b.is_ascii_digit()) => h.to_string(),
-            Some(_) => return false,
-            None => rest.to_string(),
-        }
-    };
-    host.eq_ignore_ascii_case("localhost")
-        || host
-            .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback())
+        .is_some_and(crate::panel::loopback_host)
 }
 
 struct Guard {
@@ -136,7 +119,7 @@ pub async fn http(
                 "--http {addr} is not a loopback address: pass --allow-remote to serve it to other machines"
             )));
         }
-        eprintln!(
+        errln!(
             "WARNING: franz mcp listens on {addr}: anyone who can reach it and has the token can drive this desktop"
         );
     }
@@ -166,8 +149,8 @@ pub async fn http(
             .rsplit_once(':')
             .map_or(String::new(), |(h, _)| h.to_string())
     };
-    eprintln!("mcp: http://{host}:{}/mcp", bound.port());
-    eprintln!(
+    errln!("mcp: http://{host}:{}/mcp", bound.port());
+    errln!(
         "mcp token: {} (send it as Authorization: Bearer TOKEN)",
         g.token
     );

@@ -49,6 +49,16 @@ pub fn run(job: &Job) -> Row {
             row.error = outcome.failures.join("; ");
             if let Some(run_dir) = &outcome.run_dir {
                 fill_from_run(&mut row, run_dir);
+                let verdict = franz_core::runlog::CheckerVerdict {
+                    task: row.task.clone(),
+                    score: if row.success { 1.0 } else { 0.0 },
+                    failures: outcome.failures.clone(),
+                };
+                if let Err(e) = franz_core::runlog::write_verdict(run_dir, &verdict) {
+                    row.success = false;
+                    let sep = if row.error.is_empty() { "" } else { "; " };
+                    row.error = format!("{}{sep}{e}", row.error);
+                }
                 let report = run_dir.join("report.html");
                 if crate::reporting::write_report(run_dir, &report).is_ok()
                     && let Ok(rel) = report.strip_prefix(&job.dir)

@@ -13,6 +13,7 @@ mod scripted;
 use super::board::{self, RUNS_DIR, Row};
 use crate::cli::{BenchTasksArgs, GlobalArgs};
 use crate::exit::usage;
+use crate::terminal::outln;
 use anyhow::Context;
 use franz_core::bench_task::Task;
 use plan::Job;
@@ -43,11 +44,11 @@ pub fn run(g: &GlobalArgs, args: &BenchTasksArgs) -> anyhow::Result<ExitCode> {
         return Err(crate::setup::interrupted_error());
     }
     let ok = rows.iter().filter(|r| r.success).count();
-    println!(
+    outln!(
         "{ok}/{} task runs succeeded; leaderboard: {}",
         rows.len(),
         args.out.join(board::INDEX_FILE).display()
-    );
+    )?;
     Ok(if ok == rows.len() {
         ExitCode::SUCCESS
     } else {

@@ -38,10 +38,10 @@ impl Progress {
         );
         let mut err = std::io::stderr().lock();
         if self.tty {
-            let _ = write!(err, "\r\x1b[2K{head}  last: {} {}", row.task, mark(row));
+            let last = crate::terminal::clean(&row.task);
+            let _ = write!(err, "\r\x1b[2K{head}  last: {last} {}", mark(row));
         } else {
-            let _ = writeln!(
-                err,
+            let line = format!(
                 "{head}  {} {} {} {}: {} ({:.1} s){}",
                 row.task,
                 row.model,
@@ -55,6 +55,7 @@ impl Progress {
                     format!(": {}", row.error)
                 }
             );
+            let _ = writeln!(err, "{}", crate::terminal::clean(&line));
         }
         let _ = err.flush();
     }
