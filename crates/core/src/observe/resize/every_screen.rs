@@ -10,22 +10,7 @@ use franz_desktop::{Frame, PixelRect};
 use proptest::prelude::*;
 
 /// Screens people have (laptops, desktops, ultrawides, 4K).
-const SCREENS: [(u32, u32); 14] = [
-    (1280, 720),
-    (1280, 800),
-    (1366, 768),
-    (1440, 900),
-    (1536, 864),
-    (1600, 900),
-    (1680, 1050),
-    (1920, 1080),
-    (1920, 1200),
-    (2560, 1080),
-    (2560, 1440),
-    (2880, 1800),
-    (3440, 1440),
-    (3840, 2160),
-];
+const SCREENS: [(u32, u32); 14] = crate::geometry::COMMON_SCREENS;
 
 /// Crops that reach the frame's right and bottom edges (where a band's edge computed past
 /// the last row is an error) and ones that stop short of them.
