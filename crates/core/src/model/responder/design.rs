@@ -1,11 +1,9 @@
 //! Replies in the designs' own formats (docs/actions.md), whatever the request asked for:
 //! narrative call lines, the vision JSON, franz's tool calls; points in 0..1000.
 
-use super::{DesignFormat, Intent};
+use super::{DesignFormat, Intent, STORY};
 use crate::model::scripted_wire::ScriptedReply;
 use serde_json::json;
-
-const STORY: &str = "I see the terminal window; I act on it as the goal asks.";
 
 /// The reply doing `intent` in `format`; `at` is the click's point in 0..1000. `completion`:
 /// the request is the commander operator's, whose finish is `report_completion`.
@@ -20,12 +18,14 @@ pub(super) fn reply(
         DesignFormat::Calls => ScriptedReply::text(match intent {
             Intent::Click { .. } => format!("left_click({x}, {y})\n{STORY}"),
             Intent::Type(text) => format!("type({})\n{STORY}", json!(text)),
+            Intent::Key(keys) => format!("press_key({})\n{STORY}", json!(keys)),
             Intent::Finish(answer) => format!("done({})\n{STORY}", json!(answer)),
         }),
         DesignFormat::VisionJson => {
             let action = match intent {
                 Intent::Click { .. } => json!({"name": "click", "x1": x, "y1": y}),
                 Intent::Type(text) => json!({"name": "type", "text": text}),
+                Intent::Key(keys) => json!({"name": "key", "keys": keys}),
                 Intent::Finish(answer) => json!({"name": "done", "text": answer}),
             };
             let reply = json!({"observation": STORY, "bboxes": [], "actions": [action]});
@@ -40,6 +40,10 @@ pub(super) fn reply(
             Intent::Type(text) => ScriptedReply::text(STORY).tool_call(
                 "type_text",
                 json!({"text": text, "justification": "the goal asks for the word"}),
+            ),
+            Intent::Key(keys) => ScriptedReply::text(STORY).tool_call(
+                "press_key",
+                json!({"key": keys, "justification": "the goal asks for it"}),
             ),
             Intent::Finish(answer) => {
                 let evidence = format!(

@@ -21,6 +21,10 @@ use super::scripted_wire::ScriptedReply;
 use serde_json::Value;
 use std::sync::{Arc, Mutex, PoisonError};
 
+/// The sentence each reply carries where its format has room for the model's own words (a
+/// finish's carries its answer instead).
+const STORY: &str = "I see the terminal window; I act on it as the goal asks.";
+
 /// What the scripted model does in one turn.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Intent {
@@ -28,6 +32,8 @@ pub enum Intent {
     Click { fx: f64, fy: f64 },
     /// Types this text.
     Type(String),
+    /// Presses this key or combination (`enter`, `ctrl+s`).
+    Key(String),
     /// Says the task is done, with this answer.
     Finish(String),
 }
@@ -134,10 +140,17 @@ fn asked(request: &Value, intent: &Intent, at: Option<(i64, i64)>) -> ScriptedRe
     let tools = tool_functions(request);
     // a function for the action when the request sends one; else the prompt's text grammar
     // (the commander's operator sends its report functions and writes actions in text)
-    match schema::call(&tools, intent, at) {
+    let mut reply = match schema::call(&tools, intent, at) {
         Some((name, args)) => ScriptedReply::text(text::story(&sys)).tool_call(name, args),
         None => ScriptedReply::text(text::reply(&sys, intent, at)),
+    };
+    // a finish says what shows the goal is reached where the reply has words of its own
+    // (a form with no place for the answer, such as Qwen's terminate, takes them as it)
+    if let Intent::Finish(answer) = intent {
+        let said = format!("The goal is reached: {answer}.");
+        reply.content = reply.content.replace(STORY, &said);
     }
+    reply
 }
 
 /// A request without a screenshot (the commander's leader): the function its prompt says to

@@ -66,6 +66,7 @@ fn verbs(intent: &Intent) -> &'static [&'static str] {
     match intent {
         Intent::Click { .. } => &["left_click", "click"],
         Intent::Type(_) => &["type", "write", "type_text"],
+        Intent::Key(_) => &["key", "keypress", "press_key", "hotkey", "press"],
         Intent::Finish(_) => &["terminate", "done", "finished", "finish"],
     }
 }
@@ -108,6 +109,7 @@ fn enum_args(
             Intent::Type(text) => ["text", "content"]
                 .contains(&name.as_str())
                 .then(|| json!(text)),
+            Intent::Key(keys) => key_value(tool, name, schema, keys),
             Intent::Finish(_) => (name == "status" && enum_values(schema).contains(&"success"))
                 .then(|| json!("success")),
         };
@@ -128,6 +130,20 @@ fn point_value(name: &str, schema: &Value, at: Option<(i64, i64)>) -> Option<Val
     }
 }
 
+/// The keys for a parameter of `tool` that takes them: a list (`keys: ["ctrl", "s"]`) or a
+/// string (`key`, `keys`, or the `text` a key action takes where no parameter is named so).
+fn key_value(tool: &Value, name: &str, schema: &Value, keys: &str) -> Option<Value> {
+    let named = properties(tool).any(|(n, _)| n == "key" || n == "keys");
+    match name {
+        "keys" | "key" if schema["type"] == "array" => {
+            Some(json!(keys.split('+').collect::<Vec<_>>()))
+        }
+        "keys" | "key" => Some(json!(keys)),
+        "text" if !named => Some(json!(keys)),
+        _ => None,
+    }
+}
+
 /// Whether a function (one per action) does `intent`.
 fn fits(tool: &Value, intent: &Intent) -> bool {
     let name = tool["name"].as_str().unwrap_or_default().to_lowercase();
@@ -141,6 +157,7 @@ fn fits(tool: &Value, intent: &Intent) -> bool {
                 && points
         }
         Intent::Type(_) => name.contains("type") || name.contains("write"),
+        Intent::Key(_) => name.contains("key") || name.contains("press"),
         Intent::Finish(_) => ["complet", "finish", "done", "terminate"]
             .iter()
             .any(|w| name.contains(w)),
@@ -155,6 +172,7 @@ fn function_args(tool: &Value, intent: &Intent, at: Option<(i64, i64)>) -> Value
             Intent::Type(text) => ["text", "content"]
                 .contains(&name.as_str())
                 .then(|| json!(text)),
+            Intent::Key(keys) => key_value(tool, name, schema, keys),
             Intent::Finish(_) => None,
         };
         if let Some(v) = value {

@@ -74,7 +74,7 @@ fn text_placeholders_are_the_text_argument() {
 fn a_call_grammar_is_answered_in_its_own_lines_and_space() {
     let prompt = "Coordinates are integers from 0 to 1000 on each axis.\n\
                   Answer with exactly ONE action:\n  left_click(x, y)   right_click(x, y)\n  \
-                  type(\"text to type\")   done(\"answer\")\nThen write the new story.";
+                  type(\"text to type\")   press_key(\"keys\")   done(\"answer\")\nThen write the new story.";
     let req = request(prompt, json!(null), (1536, 864));
     assert_eq!(read_space(&req), Space::Norm1000);
     let click = answer(&req, &CLICK, Style::Asked).content;
@@ -83,6 +83,8 @@ fn a_call_grammar_is_answered_in_its_own_lines_and_space() {
     assert!(typed.starts_with("type(\"hi\")\n"), "{typed}");
     let done = answer(&req, &Intent::Finish("ok".into()), Style::Asked).content;
     assert!(done.starts_with("done(\"ok\")\n"), "{done}");
+    let key = answer(&req, &Intent::Key("enter".into()), Style::Asked).content;
+    assert!(key.starts_with("press_key(\"enter\")\n"), "{key}");
 }
 
 #[test]
@@ -113,6 +115,7 @@ fn a_tool_schema_is_filled_from_its_parameters() {
         "parameters": {"properties": {
             "action": {"enum": ["key", "type", "left_click", "terminate"], "type": "string"},
             "coordinate": {"type": "array"}, "text": {"type": "string"},
+            "keys": {"type": "array"},
             "status": {"enum": ["success", "failure"], "type": "string"}},
             "required": ["action"], "type": "object"}}}]);
     let req = request("Act.", computer, (1600, 896));
@@ -122,6 +125,14 @@ fn a_tool_schema_is_filled_from_its_parameters() {
         [(
             "computer_use".to_string(),
             json!({"action": "left_click", "coordinate": [250, 500]})
+        )]
+    );
+    let key = answer(&req, &Intent::Key("ctrl+s".into()), Style::Asked);
+    assert_eq!(
+        key.tool_calls,
+        [(
+            "computer_use".to_string(),
+            json!({"action": "key", "keys": ["ctrl", "s"]})
         )]
     );
     let done = answer(&req, &Intent::Finish("ok".into()), Style::Asked);
@@ -144,39 +155,4 @@ fn a_tool_schema_is_filled_from_its_parameters() {
     assert_eq!(name, "click_element");
     assert_eq!(args["position"], json!([250, 500]));
     assert!(args["label"].is_string());
-}
-
-#[test]
-fn zz_dump() {
-    let Ok(dir) = std::env::var("ZZ_REQ") else {
-        return;
-    };
-    let mut files: Vec<_> = glob(&dir);
-    files.sort();
-    for f in files {
-        let req: Value = serde_json::from_str(&std::fs::read_to_string(&f).unwrap()).unwrap();
-        eprintln!("===== {f} space {:?}", read_space(&req));
-        if image_size(&req).is_none() {
-            eprintln!("BRIEF {:?}", brief(&req));
-            continue;
-        }
-        for i in [
-            CLICK,
-            Intent::Type("hello".into()),
-            Intent::Finish("ok".into()),
-        ] {
-            let r = answer(&req, &i, Style::Asked);
-            eprintln!("-- {:?}\n{}\n{:?}", i, r.content, r.tool_calls);
-        }
-    }
-}
-fn glob(dir: &str) -> Vec<String> {
-    let mut v = Vec::new();
-    for d in std::fs::read_dir(dir).unwrap() {
-        let d = d.unwrap().path();
-        for f in std::fs::read_dir(&d).unwrap() {
-            v.push(f.unwrap().path().display().to_string());
-        }
-    }
-    v
 }

@@ -5,11 +5,9 @@
 //! `"x": X, "y": Y`; a text is the quoted string after `text`/`content` or the first
 //! argument.
 
-use super::{Intent, schema};
+use super::{Intent, STORY, schema};
 use regex::Regex;
 use serde_json::{Map, Value, json};
-
-const STORY: &str = "I see the terminal window; I act on it as the goal asks.";
 
 /// The reply that does `intent` in the format `prompt` (the system text) asks for.
 pub(super) fn reply(prompt: &str, intent: &Intent, at: Option<(i64, i64)>) -> String {
@@ -187,6 +185,7 @@ fn json_action(prompt: &str, actions: &str, intent: &Intent, at: Option<(i64, i6
                 .unwrap_or(Value::Null);
         }
         Intent::Type(text) => ("type|write", text.clone()),
+        Intent::Key(keys) => ("key|press_key|hotkey", keys.clone()),
         Intent::Finish(answer) => ("done|finished|finish", answer.clone()),
     };
     let re = Regex::new(&format!(r"\b({verbs})\s*\((\w+)")).ok();
@@ -232,6 +231,7 @@ fn does(verb: &str, intent: &Intent) -> bool {
                     .any(|w| verb.contains(w))
         }
         Intent::Type(_) => ["type", "write", "type_text"].contains(&verb),
+        Intent::Key(_) => ["press_key", "key", "hotkey", "press", "keypress"].contains(&verb),
         Intent::Finish(_) => ["done", "finished", "finish", "terminate"].contains(&verb),
     }
 }

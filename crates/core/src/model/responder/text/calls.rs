@@ -20,7 +20,7 @@ pub(in super::super) fn call_reply(
                 .map(|s| fill_text(&s, answer).unwrap_or(s))
                 .unwrap_or_else(|| plain_answer(intent)),
         },
-        Intent::Type(text) => match snippet_for(prompt, intent) {
+        Intent::Type(text) | Intent::Key(text) => match snippet_for(prompt, intent) {
             Some(s) => fill_text(&s, text).unwrap_or(s),
             None => return plain_answer(intent),
         },
@@ -138,7 +138,7 @@ pub(in super::super) fn fill_point(s: &str, (x, y): (i64, i64)) -> Option<String
 /// `s` with its text argument (the quoted string after `text`/`content`, else the first
 /// quoted argument) set to `text`; `None` when it has none.
 pub(in super::super) fn fill_text(s: &str, text: &str) -> Option<String> {
-    let keyed = Regex::new(r#"\b(?:text|content)"?\s*[:=]\s*(["'])(.*?)["']"#).ok()?;
+    let keyed = Regex::new(r#"\b(?:text|content|keys?)"?\s*[:=]\s*(["'])(.*?)["']"#).ok()?;
     let first = Regex::new(r#"\(\s*(["'])(.*?)["']"#).ok()?;
     let c = keyed.captures(s).or_else(|| first.captures(s))?;
     let inner = c.get(2)?;
