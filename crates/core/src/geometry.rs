@@ -243,6 +243,26 @@ pub enum SizeRule {
     },
 }
 
+/// Screen sizes people have, width x height (laptops, desktops, ultrawides, 4K): the
+/// observation pipeline and `franz screenshot`/`franz run` are tested at each of them
+/// (docs/architecture.md).
+pub const COMMON_SCREENS: [(u32, u32); 14] = [
+    (1280, 720),
+    (1280, 800),
+    (1366, 768),
+    (1440, 900),
+    (1536, 864),
+    (1600, 900),
+    (1680, 1050),
+    (1920, 1080),
+    (1920, 1200),
+    (2560, 1080),
+    (2560, 1440),
+    (2880, 1800),
+    (3440, 1440),
+    (3840, 2160),
+];
+
 impl SizeRule {
     /// The model default: fit inside 1536x864.
     pub const MODEL_DEFAULT: SizeRule = SizeRule::Fit(ImageSize::new(1536, 864));

@@ -14,6 +14,7 @@ pub mod error;
 pub mod honours;
 pub mod memory;
 pub mod refusal;
+pub mod responder;
 pub mod sanitize;
 pub mod scripted_server;
 mod scripted_wire;

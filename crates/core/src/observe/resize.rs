@@ -1,16 +1,22 @@
-//! Crop and resize in one pass with fast_image_resize (SIMD convolution), straight from the
-//! captured frame where the backend lends it (B, G, R and an undefined fourth byte), then one
-//! swizzle to opaque RGBA at the final size. The output rows are split
-//! into bands, one thread each, so both stages use every core.
+//! Crop and resize with fast_image_resize (SIMD convolution), straight from the captured frame
+//! where the backend lends it (B, G, R and an undefined fourth byte), then one swizzle to
+//! opaque RGBA at the final size. The resize's two passes are split across threads where the
+//! split cannot change a pixel: the vertical pass by columns, the horizontal pass by output
+//! rows, so the result equals one resize of the region, pixel for pixel, at every screen size
+//! (tested in `resize/every_screen.rs`).
 //!
-//! For speed, a band whose source rows (with the filter's reach) did not change since the last
-//! resize of the same region to the same size is copied from that resize instead of computed
-//! again: the result is the same, byte for byte (tested below).
+//! For speed, an output band whose source rows (with the filter's reach) did not change since
+//! the last resize of the same region to the same size is copied from that resize instead of
+//! computed again (when no band changed, nothing is computed): the result is the same, byte
+//! for byte (tested below).
 
 use super::{ObserveError, RgbaImage};
 use crate::geometry::ImageSize;
-use fast_image_resize::{self as fir, images::Image, images::ImageRef};
+use fast_image_resize::images::{TypedImage, TypedImageRef};
+use fast_image_resize::pixels::U8x4;
+use fast_image_resize::{self as fir, ImageView as _, ImageViewMut as _};
 use franz_desktop::FrameView;
+use std::num::NonZeroU32;
 
 /// A rectangle of the frame, in frame pixels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,7 +30,7 @@ pub struct Region {
 /// Keeps fast_image_resize's scratch buffers (one resizer per band) between turns.
 #[derive(Default)]
 pub struct Resizer {
-    inner: Vec<fir::Resizer>,
+    scratch: Scratch,
     /// Repacked frame rows, used only when the capture's stride has padding.
     packed: Vec<u8>,
     /// The last resize's output (RGBA, before any drawing), and what it was made from.
@@ -52,7 +58,6 @@ impl Resizer {
         changed: Option<&[bool]>,
         mut out: Vec<u8>,
     ) -> Result<RgbaImage, ObserveError> {
-        let err = |e: &dyn std::fmt::Display| ObserveError::Resize(e.to_string());
         let row = frame.width as usize * 4;
         let src: &[u8] = if frame.stride == row {
             frame.data
@@ -74,8 +79,8 @@ impl Resizer {
             self.last = None;
             out
         } else {
-            let src_ref = ImageRef::new(frame.width, frame.height, src, fir::PixelType::U8x4)
-                .map_err(|e| err(&e))?;
+            let src_ref =
+                Src::from_buffer(frame.width, frame.height, src).map_err(|e| resize_error(&e))?;
             out.resize(size.width as usize * size.height as usize * 4, 0);
             let key = LastKey {
                 frame: (frame.width, frame.height),
@@ -91,7 +96,7 @@ impl Resizer {
             let changed = changed.filter(|c| c.len() == region.height as usize);
             keep.resize(out.len(), 0);
             resize_bands(
-                &mut self.inner,
+                &mut self.scratch,
                 &src_ref,
                 region,
                 size,
@@ -111,19 +116,33 @@ impl Resizer {
     }
 }
 
-/// Resizes `region` of `src` (BGRA) into `out` (`size`, RGBA), the output rows split into
-/// bands resized on up to `threads` threads at once. A band is the same resize with a
-/// crop box that covers exactly its share of the source, and the filter reads past the
-/// box as it does past a crop, so the bands join without a seam: the result is bit-identical to one
-/// resize (tested below).
+/// The frame as fast_image_resize reads it: BGRA pixels (alpha is never used).
+type Src<'a> = TypedImageRef<'a, U8x4>;
+
+fn resize_error(e: &dyn std::fmt::Display) -> ObserveError {
+    ObserveError::Resize(e.to_string())
+}
+
+/// Resizes `region` of `src` (BGRA) into `out` (`size`, RGBA) on up to `threads` threads.
+///
+/// One resize with bilinear convolution is two passes, as fast_image_resize makes them for
+/// 8-bit pixels: vertical first (region rows to output rows, into 8-bit rows), then horizontal.
+/// Each pass is split where its coefficients do not depend on the split: the vertical pass by
+/// columns, the horizontal pass by output rows. Every part is computed with the coefficients
+/// one whole resize uses, and every part's edge is a whole pixel, so the result equals one
+/// resize of the region pixel for pixel (tested below at every common screen size). Splitting
+/// the output rows of one combined resize would not: each band would compute its own vertical
+/// coefficients from a fractional crop, whose edge can land past the frame's last row, and
+/// round them at its own precision.
 ///
 /// `keep` (as long as `out`) holds a previous resize of the same region to the same size, and
-/// `changed` which rows of `region` changed since (`None`: all): a band that reads no changed
-/// row is copied from `keep`; a band computed is copied into `keep`, for the next call.
+/// `changed` which rows of `region` changed since (`None`: all): an output band that reads no
+/// changed row is copied from `keep` (when no band does, nothing is computed); a band computed
+/// is copied into `keep`, for the next call.
 #[allow(clippy::too_many_arguments)]
 fn resize_bands(
-    resizers: &mut Vec<fir::Resizer>,
-    src: &ImageRef<'_>,
+    scratch: &mut Scratch,
+    src: &Src<'_>,
     region: Region,
     size: ImageSize,
     out: &mut [u8],
@@ -131,54 +150,172 @@ fn resize_bands(
     keep: &mut [u8],
     changed: Option<&[bool]>,
 ) -> Result<(), ObserveError> {
-    let (w, h) = (size.width as usize, size.height as usize);
+    let h = size.height as usize;
     let bands = threads.clamp(1, (h / MIN_BAND_ROWS).max(1));
     let rows = h.div_ceil(bands);
-    resizers.resize_with(bands, fir::Resizer::new);
     let scale = f64::from(region.height) / h as f64;
-    let resize = |resizer: &mut fir::Resizer, first: usize, dst: &mut [u8], keep: &mut [u8]| {
-        let n = dst.len() / (w * 4);
-        if let Some(changed) = changed
-            && !changed[source_rows(first, n, scale, changed.len())]
-                .iter()
-                .any(|&c| c)
-        {
+    let todo = |first: usize, n: usize| {
+        changed.is_none_or(|c| c[source_rows(first, n, scale, c.len())].contains(&true))
+    };
+    if !(0..h)
+        .step_by(rows)
+        .any(|first| todo(first, rows.min(h - first)))
+    {
+        out.copy_from_slice(keep);
+        return Ok(());
+    }
+    scratch
+        .resizers
+        .resize_with(threads.max(bands), fir::Resizer::new);
+    let resizers = &mut scratch.resizers;
+    let rows_of = (region.y, region.height);
+    if size.width == region.width {
+        // vertical only, straight into the output: every row is computed
+        let mut dst = TypedImage::<U8x4>::from_buffer(size.width, size.height, out)
+            .map_err(|e| resize_error(&e))?;
+        vertical_pass(resizers, src, rows_of, &mut dst, 0..size.width, region.x)?;
+        bgra_to_rgba(out);
+        keep.copy_from_slice(out);
+        return Ok(());
+    }
+    let bands = Bands { rows, todo: &todo };
+    if size.height == region.height {
+        // horizontal only, straight from the frame
+        return horizontal_bands(resizers, src, region, region.y, size, out, keep, &bands);
+    }
+    let width = src.width();
+    scratch.temp.resize(width as usize * h * 4, 0);
+    let mut temp = TypedImage::<U8x4>::from_buffer(width, size.height, &mut scratch.temp)
+        .map_err(|e| resize_error(&e))?;
+    let cols = read_columns(region, size.width, width);
+    vertical_pass(resizers, src, rows_of, &mut temp, cols, 0)?;
+    let temp = Src::from_buffer(width, size.height, &scratch.temp).map_err(|e| resize_error(&e))?;
+    horizontal_bands(resizers, &temp, region, 0, size, out, keep, &bands)
+}
+
+/// fast_image_resize's state between turns: one resizer (with its scratch buffers) per thread,
+/// and the rows of the vertical pass.
+#[derive(Default)]
+struct Scratch {
+    resizers: Vec<fir::Resizer>,
+    temp: Vec<u8>,
+}
+
+/// The output's row bands: `rows` rows each (the last fewer), and whether a band starting at
+/// an output row with that many rows must be computed.
+struct Bands<'a> {
+    rows: usize,
+    todo: &'a (dyn Fn(usize, usize) -> bool + Sync),
+}
+
+/// The vertical pass: rows `top..top + height` of `src` (`rows`) to `dst`'s height, into
+/// `dst`'s columns `cols`, dst column `c` from src column `c + shift`. Split into one part of
+/// columns per resizer: the vertical coefficients are the same for every column.
+fn vertical_pass(
+    resizers: &mut [fir::Resizer],
+    src: &Src<'_>,
+    (top, height): (u32, u32),
+    dst: &mut TypedImage<'_, U8x4>,
+    cols: std::ops::Range<u32>,
+    shift: u32,
+) -> Result<(), ObserveError> {
+    let width = cols.end.saturating_sub(cols.start);
+    let parts = resizers
+        .len()
+        .clamp(1, (width as usize / MIN_BAND_COLS).max(1)) as u32;
+    let (Some(width), Some(parts)) = (NonZeroU32::new(width), NonZeroU32::new(parts)) else {
+        return Ok(());
+    };
+    let parts = dst
+        .split_by_width_mut(cols.start, width, parts)
+        .ok_or_else(|| ObserveError::Resize(format!("cannot split columns {cols:?}")))?;
+    let mut left = cols.start;
+    let jobs: Vec<_> = resizers
+        .iter_mut()
+        .zip(parts)
+        .map(|(resizer, part)| {
+            let job = (resizer, left, part);
+            left += job.2.width();
+            job
+        })
+        .collect();
+    super::in_parallel(jobs, |(resizer, left, mut part)| {
+        let options = resize_options().crop(
+            f64::from(left + shift),
+            f64::from(top),
+            f64::from(part.width()),
+            f64::from(height),
+        );
+        resizer
+            .resize_typed(src, &mut part, &options)
+            .map_err(|e| resize_error(&e))
+    })?;
+    Ok(())
+}
+
+/// The horizontal pass: `src`'s columns `region.x..` (`region.width` of them) to the output's
+/// width, one band of output rows per resizer, output row `r` from src row `top + r`. The
+/// horizontal coefficients are the same for every row. A band `bands.todo` says is unchanged
+/// is copied from `keep`; one computed is swizzled to RGBA and copied into `keep`.
+#[allow(clippy::too_many_arguments)]
+fn horizontal_bands(
+    resizers: &mut [fir::Resizer],
+    src: &Src<'_>,
+    region: Region,
+    top: u32,
+    size: ImageSize,
+    out: &mut [u8],
+    keep: &mut [u8],
+    bands: &Bands<'_>,
+) -> Result<(), ObserveError> {
+    let row = size.width as usize * 4;
+    let jobs: Vec<_> = resizers
+        .iter_mut()
+        .zip(out.chunks_mut(bands.rows * row))
+        .zip(keep.chunks_mut(bands.rows * row))
+        .enumerate()
+        .map(|(i, ((resizer, dst), keep))| (resizer, i * bands.rows, dst, keep))
+        .collect();
+    super::in_parallel(jobs, |(resizer, first, dst, keep)| {
+        let n = dst.len() / row;
+        if !(bands.todo)(first, n) {
             dst.copy_from_slice(keep);
             return Ok(());
         }
-        let mut dst = Image::from_slice_u8(size.width, n as u32, dst, fir::PixelType::U8x4)
-            .map_err(|e| ObserveError::Resize(e.to_string()))?;
-        // Bilinear convolution: its support grows with the downscale factor, so it
-        // antialiases like Pillow's BILINEAR; text stays crisper than with a box filter.
-        // The fourth byte is alpha 255 (or undefined from X), never transparency: no
-        // premultiplication, which would cost two extra passes over the image.
-        let options = fir::ResizeOptions::new()
-            .use_alpha(false)
-            .resize_alg(fir::ResizeAlg::Convolution(fir::FilterType::Bilinear))
-            .crop(
-                f64::from(region.x),
-                f64::from(region.y) + first as f64 * scale,
-                f64::from(region.width),
-                n as f64 * scale,
-            );
+        let mut img = TypedImage::<U8x4>::from_buffer(size.width, n as u32, dst)
+            .map_err(|e| resize_error(&e))?;
+        let options = resize_options().crop(
+            f64::from(region.x),
+            f64::from(top) + first as f64,
+            f64::from(region.width),
+            n as f64,
+        );
         resizer
-            .resize(src, &mut dst, &options)
-            .map_err(|e| ObserveError::Resize(e.to_string()))?;
-        bgra_to_rgba(dst.buffer_mut());
-        keep.copy_from_slice(dst.buffer());
+            .resize_typed(src, &mut img, &options)
+            .map_err(|e| resize_error(&e))?;
+        bgra_to_rgba(dst);
+        keep.copy_from_slice(dst);
         Ok(())
-    };
-    let jobs: Vec<_> = resizers
-        .iter_mut()
-        .zip(out.chunks_mut(rows * w * 4))
-        .zip(keep.chunks_mut(rows * w * 4))
-        .enumerate()
-        .map(|(i, ((resizer, dst), keep))| (resizer, i * rows, dst, keep))
-        .collect();
-    super::in_parallel(jobs, |(resizer, first, dst, keep)| {
-        resize(resizer, first, dst, keep)
     })?;
     Ok(())
+}
+
+/// The columns of the frame (`frame_width` wide) that resizing `region`'s width to `width`
+/// reads: the bilinear filter reaches one output column's worth of source columns (at least
+/// one column) each side of a column's centre; two columns of margin more.
+fn read_columns(region: Region, width: u32, frame_width: u32) -> std::ops::Range<u32> {
+    let reach = (f64::from(region.width) / f64::from(width)).max(1.0).ceil() as u32 + 2;
+    region.x.saturating_sub(reach)..(region.x + region.width + reach).min(frame_width)
+}
+
+/// Bilinear convolution: its support grows with the downscale factor, so it antialiases like
+/// Pillow's BILINEAR; text stays crisper than with a box filter. The fourth byte is alpha 255
+/// (or undefined from X), never transparency: no premultiplication, which would cost two extra
+/// passes over the image.
+fn resize_options() -> fir::ResizeOptions {
+    fir::ResizeOptions::new()
+        .use_alpha(false)
+        .resize_alg(fir::ResizeAlg::Convolution(fir::FilterType::Bilinear))
 }
 
 /// The rows of the region (of `height` rows) that output rows `first..first + n` read, at
@@ -192,8 +329,9 @@ fn source_rows(first: usize, n: usize, scale: f64, height: usize) -> std::ops::R
     lo.min(height)..hi.min(height)
 }
 
-/// Bands of fewer output rows are not worth a thread.
+/// Bands of fewer output rows (or columns) are not worth a thread.
 const MIN_BAND_ROWS: usize = 64;
+const MIN_BAND_COLS: usize = 64;
 
 /// Swaps B and R and sets alpha to opaque, in place. Written on u32 words so the compiler
 /// vectorises it: about 0.2 ms for 1536x864.
@@ -204,6 +342,9 @@ pub fn bgra_to_rgba(data: &mut [u8]) {
         px.copy_from_slice(&swapped.to_le_bytes());
     }
 }
+
+#[cfg(test)]
+mod every_screen;
 
 #[cfg(test)]
 mod tests {
@@ -267,9 +408,9 @@ mod tests {
             height: 390,
         };
         let size = ImageSize::new(383, 311);
-        let src = ImageRef::new(500, 400, &f.data, fir::PixelType::U8x4).unwrap();
+        let src = Src::from_buffer(500, 400, &f.data).unwrap();
         let mut whole = vec![0; 383 * 311 * 4];
-        let mut resizers = Vec::new();
+        let mut resizers = Scratch::default();
         let mut keep = vec![0; whole.len()];
         resize_bands(
             &mut resizers,
@@ -296,7 +437,7 @@ mod tests {
                 None,
             )
             .unwrap();
-            assert_eq!(resizers.len(), threads);
+            assert_eq!(resizers.resizers.len(), threads);
             assert!(banded == whole, "{threads} bands differ from one");
         }
     }

@@ -9,18 +9,23 @@ use crate::setup;
 use crate::terminal::{errln, outln};
 use anyhow::Context;
 use franz_core::event::Outcome;
-use franz_core::model::ScriptedReply;
-use franz_core::model::scripted_server::{Script, ScriptedServer};
+use franz_core::model::responder::{self, Intent, Style};
+use franz_core::model::scripted_server::ScriptedServer;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-/// What the scripted model answers, turn by turn (the narrative strategy's dialect).
-pub const DEMO_REPLIES: [&str; 4] = [
-    "left_click(200, 200)\nI see a terminal window at the top left. I clicked into it so that my typing goes there.",
-    "type(\"Hello from franz!\")\nThe terminal has focus (my click mark is on it). I typed the greeting.",
-    "press_key(\"enter\")\nThe greeting is on the terminal's line; I pressed Enter to submit it.",
-    "done(\"typed the greeting into the terminal\")\nThe line was submitted: the task is complete.",
-];
+/// What the scripted model does, turn by turn. It writes each reply in the format the run's
+/// request asks for (the profile of the model id users run by default), so the demo shows
+/// the family's own replies (crates/core/src/model/responder).
+fn demo_plan() -> Vec<Intent> {
+    vec![
+        // the terminal's middle, as fractions of the screen the model is shown
+        Intent::Click { fx: 0.2, fy: 0.2 },
+        Intent::Type("Hello from franz!".into()),
+        Intent::Key("enter".into()),
+        Intent::Finish("typed the greeting into the terminal and pressed Enter".into()),
+    ]
+}
 
 pub const DEMO_TASK: &str = "Click into the terminal, type 'Hello from franz!' and press Enter.";
 
@@ -29,11 +34,12 @@ pub fn run(g: &GlobalArgs, args: &DemoArgs) -> anyhow::Result<ExitCode> {
     let what = "shows franz typing into a real terminal and checks what arrived";
     crate::acting::refuse_dry_run(&effective, "demo", what)?;
     errln!(
-        "franz demo: the MODEL IS SCRIPTED here (a local fake server answers with fixed replies),"
+        "franz demo: the MODEL IS SCRIPTED here (a local fake server answers with a fixed plan,"
     );
     errln!(
-        "so you can watch every other part work: sandbox, capture, annotation, input, run log, report."
+        "written in the format franz asks the default model for), so you can watch every other part work:"
     );
+    errln!("sandbox, capture, annotation, input, run log, report.");
     let note = std::env::temp_dir().join(format!("franz-demo-{}.txt", std::process::id()));
     let _ = std::fs::remove_file(&note);
     let mut global = g.clone();
@@ -46,12 +52,15 @@ pub fn run(g: &GlobalArgs, args: &DemoArgs) -> anyhow::Result<ExitCode> {
     ));
     let session = setup::open_session(&global)?;
 
-    let server = ScriptedServer::start(Script::list(DEMO_REPLIES.map(ScriptedReply::text)))
-        .context("cannot start the scripted model server")?;
+    let (script, _) = responder::script(demo_plan(), Style::Asked);
+    let server = ScriptedServer::start(script).context("cannot start the scripted model server")?;
+    // the model id users run by default, its profile chosen as theirs is (`--profile auto`)
+    let model = franz_core::config::Config::defaults().model.clone();
     let run_args = RunArgs {
         settings: RunSettings::default()
             .with("api_url", server.url())
-            .with("model", "scripted-demo")
+            .with("model", model)
+            .with("profile", "auto")
             .with("runs_dir", args.runs_dir.display().to_string())
             .with("max_steps", "8")
             .with("step_delay", "0.2"),

@@ -334,3 +334,31 @@ pub fn act_with_policy(
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
 }
+
+/// The model id a user types for each built-in profile (`--profile auto`, the default, picks
+/// the profile from it): the ids of the families' own releases and of the servers people run
+/// them on.
+pub const MODEL_IDS: [(&str, &str); 8] = [
+    ("franz", "gemma-3-12b-it"),
+    ("qwen3-vl", "qwen3-vl-8b-instruct"),
+    ("qwen2.5-vl", "Qwen/Qwen2.5-VL-7B-Instruct"),
+    ("ui-tars-1.5", "ui-tars-1.5-7b@q4_k_m"),
+    ("glm-4.5v", "glm-4.5v"),
+    ("openai-computer", "computer-use-preview"),
+    ("anthropic-computer", "claude-sonnet-4-20250514"),
+    ("pyautogui", "osworld-pyautogui-agent"),
+];
+
+/// The model id users type for built-in profile `profile`; panics for a profile missing from
+/// [`MODEL_IDS`] (a new built-in profile needs its line there), or whose id `--profile auto`
+/// does not read as that profile (an id no profile matches gets `franz`).
+pub fn model_id(profile: &str) -> &'static str {
+    let id = MODEL_IDS
+        .iter()
+        .find(|(p, _)| *p == profile)
+        .map(|(_, m)| *m)
+        .unwrap_or_else(|| panic!("profile {profile} has no model id in MODEL_IDS"));
+    let picked = franz_core::profile::for_model(id).map_or("franz".to_string(), |(p, _)| p.name);
+    assert_eq!(picked, profile, "--profile auto on {id}");
+    id
+}
