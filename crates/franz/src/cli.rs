@@ -15,7 +15,8 @@ use std::path::PathBuf;
 #[derive(Debug, Parser)]
 #[command(
     name = "franz",
-    version,
+    // the version, the commit and the build target (build.rs)
+    version = env!("FRANZ_VERSION_LINE"),
     about = "A fast, exact computer-use agent driven by a vision-language model"
 )]
 pub struct Cli {
