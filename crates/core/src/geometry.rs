@@ -329,13 +329,13 @@ impl Target {
         match nums {
             [x, y] => {
                 if *x < 0.0 && *y < 0.0 {
-                    return Err(GeometryError::NoTarget);
+                    return Err(GeometryError::NoTarget(shown(nums)));
                 }
                 Ok(Target::Point(NormPoint::new(r(*x), r(*y))))
             }
             [x1, y1, x2, y2] => {
                 if nums.iter().all(|v| *v == 0.0) || nums.iter().all(|v| *v < 0.0) {
-                    return Err(GeometryError::NoTarget);
+                    return Err(GeometryError::NoTarget(shown(nums)));
                 }
                 Ok(Target::Box(NormBox::from_corners(
                     r(*x1),
@@ -344,7 +344,7 @@ impl Target {
                     r(*y2),
                 )))
             }
-            [] => Err(GeometryError::NoTarget),
+            [] => Err(GeometryError::NoTarget("[]".into())),
             _ => Err(GeometryError::BadTarget(format!("{nums:?}"))),
         }
     }
@@ -358,6 +358,60 @@ impl Target {
 }
 
 /// The numbers of a JSON target in any of the forms [`Target::from_json`] reads, unrounded.
+/// Numbers as a model wrote them, for messages: `[-5, -7]`, `[0.5, 2]`.
+fn shown(nums: &[f64]) -> String {
+    let parts: Vec<String> = nums
+        .iter()
+        .map(|v| {
+            if v.fract() == 0.0 && v.abs() < 1e15 {
+                format!("{}", *v as i64)
+            } else {
+                v.to_string()
+            }
+        })
+        .collect();
+    format!("[{}]", parts.join(", "))
+}
+
+/// The numbers written in a string, in order: `"[640, 360]"`, `"(640,360)"`, `"640 360"`,
+/// `"<point>5 7</point>"`, `"(1e-308, 5e2)"` (an exponent belongs to its number). `Err` with
+/// the piece that is no number (`1.2.3`).
+pub fn numbers_in(s: &str) -> Result<Vec<f64>, String> {
+    let b = s.as_bytes();
+    let digit = |i: usize| b.get(i).is_some_and(u8::is_ascii_digit);
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let signed = matches!(b[i], b'-' | b'+') && (digit(i + 1) || b.get(i + 1) == Some(&b'.'));
+        if !(b[i].is_ascii_digit() || b[i] == b'.' || signed) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        i += usize::from(signed);
+        while i < b.len() && (b[i].is_ascii_digit() || b[i] == b'.') {
+            i += 1;
+        }
+        // an exponent only when digits follow: the `e` of `box_end` is no exponent
+        if matches!(b.get(i), Some(b'e' | b'E')) {
+            let j = i + 1 + usize::from(matches!(b.get(i + 1), Some(b'-' | b'+')));
+            if digit(j) {
+                i = j;
+                while digit(i) {
+                    i += 1;
+                }
+            }
+        }
+        let t = &s[start..i];
+        match t.parse::<f64>() {
+            Ok(v) if v.is_finite() => out.push(v),
+            Ok(_) | Err(_) if t == "." => {}
+            _ => return Err(t.to_string()),
+        }
+    }
+    Ok(out)
+}
+
 pub fn target_numbers(v: &serde_json::Value) -> Result<Vec<f64>, GeometryError> {
     let mut nums = Vec::new();
     collect_numbers(v, &mut nums, 0)?;
@@ -376,15 +430,7 @@ fn collect_numbers(
     }
     match v {
         Value::Number(n) => out.push(n.as_f64().ok_or_else(bad)?),
-        Value::String(s) => {
-            // "[640, 360]", "(640,360)", "640 360", "640"
-            for part in s
-                .split(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-'))
-                .filter(|p| !p.is_empty())
-            {
-                out.push(part.parse::<f64>().map_err(|_| bad())?);
-            }
-        }
+        Value::String(s) => out.extend(numbers_in(s).map_err(|_| bad())?),
         Value::Array(items) => {
             for item in items {
                 collect_numbers(item, out, depth + 1)?;
@@ -418,8 +464,10 @@ pub enum GeometryError {
     BadSize(String),
     #[error("bad coordinate {0}: expected [x, y], [x1, y1, x2, y2] or [[x1, y1], [x2, y2]]")]
     BadTarget(String),
-    #[error("no target: [-1, -1] or an empty box is not a place to act; give a point in 0..1000")]
-    NoTarget,
+    #[error(
+        "no target: {0} is not a place to act ([-1, -1], a point with both values negative and an empty or all-zero box mean none); give a point on the screen"
+    )]
+    NoTarget(String),
 }
 
 #[cfg(test)]

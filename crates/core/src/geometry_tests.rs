@@ -219,9 +219,15 @@ fn box_forms() {
         p(json!({"x1": 0, "y1": 0, "x2": 10, "y2": 11})),
         Ok(NormPoint::new(5, 6))
     );
-    assert_eq!(p(json!([-1, -1])), Err(GeometryError::NoTarget));
-    assert_eq!(p(json!([])), Err(GeometryError::NoTarget));
-    assert_eq!(p(json!([0, 0, 0, 0])), Err(GeometryError::NoTarget));
+    assert_eq!(
+        p(json!([-1, -1])),
+        Err(GeometryError::NoTarget("[-1, -1]".into()))
+    );
+    assert_eq!(p(json!([])), Err(GeometryError::NoTarget("[]".into())));
+    assert_eq!(
+        p(json!([0, 0, 0, 0])),
+        Err(GeometryError::NoTarget("[0, 0, 0, 0]".into()))
+    );
     assert!(p(json!([1, 2, 3])).is_err());
     assert!(p(json!("left")).is_err());
 }

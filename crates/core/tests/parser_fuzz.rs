@@ -1,13 +1,16 @@
 //! Fuzzing the reply parser: 100,000+ random and mutated replies (the corpus cut, spliced and
 //! salted with the tokens that matter to the dialects, random tool calls, random bytes).
-//! Properties: no panic, and every action read is valid (points outside 0..1000 are kept as
-//! given: the executor refuses them).
+//! Properties: no panic, every action read is valid, and no action has a coordinate outside
+//! the model's space (docs/coordinates.md, "Out-of-range values": a point just past an edge is
+//! taken for the edge, one further out refused), under every coordinate mode `franz parse`
+//! reads with.
 //!
 //! The generator is a tiny xorshift so the test is fast and reproducible; a failure prints the
 //! iteration and its input.
 
 use franz_core::ImageSize;
-use franz_core::action::Action;
+use franz_core::action::{Action, ActionKind};
+use franz_core::exact::Num;
 use franz_core::model::{Reply, ToolCall};
 use franz_core::parser::{self, CoordMode, Dialect, ParseOptions};
 use serde_json::{Value, json};
@@ -99,6 +102,16 @@ const TOKENS: &[&str] = &[
     "[-1,-1]",
     "[]",
     "{}",
+    "1004",
+    "1020",
+    "-20",
+    "5000",
+    "1e-308",
+    "x",
+    "x1",
+    "(x1,y1)",
+    "[x, y]",
+    "\"text\"",
 ];
 
 const TOOL_NAMES: &[&str] = &[
@@ -229,18 +242,34 @@ fn random_value(rng: &mut Rng, depth: usize) -> Value {
     }
 }
 
+/// Every action is valid and inside the model's space: its points in 0..1000, and its exact
+/// target (the model's own values) in 0..S of its extent.
 fn check(actions: &[Action]) -> Result<(), String> {
-    // points outside 0..1000 are kept as given (the executor's work_area rule refuses them);
-    // every action read is still a valid one
+    let inside = |v: i32| (0..=1000).contains(&v);
     for a in actions {
         a.validate()
             .map_err(|e| format!("invalid action {a:?}: {e}"))?;
+        let end = match a.kind {
+            ActionKind::Drag { x2, y2, .. } => Some((x2, y2)),
+            _ => None,
+        };
+        for (x, y) in a.kind.point().into_iter().chain(end) {
+            if !(inside(x) && inside(y)) {
+                return Err(format!("a point outside 0..1000: {a:?}"));
+            }
+        }
+        if let Some(e) = &a.exact {
+            let within = |p: &[Num; 2]| (0..2).all(|i| p[i].0 >= 0.0 && p[i].0 <= e.of[i].0);
+            if !e.at.iter().chain(e.to.iter()).all(within) {
+                return Err(format!("an exact target outside its space: {a:?}"));
+            }
+        }
     }
     Ok(())
 }
 
 #[test]
-fn hundred_thousand_replies_never_panic_and_stay_valid() {
+fn hundred_thousand_replies_never_panic_and_stay_inside_the_models_space() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/replies");
     let corpus: Vec<String> = std::fs::read_dir(dir)
         .unwrap()
@@ -253,6 +282,9 @@ fn hundred_thousand_replies_never_panic_and_stay_valid() {
         CoordMode::Norm,
         CoordMode::Pixels(ImageSize::new(1280, 720)),
         CoordMode::Pixels(ImageSize::new(1, 1)),
+        CoordMode::Exact(ImageSize::new(1000, 1000)),
+        CoordMode::Exact(ImageSize::new(1288, 728)),
+        CoordMode::Exact(ImageSize::new(1, 1)),
     ];
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     let mut with_actions = 0usize;

@@ -30,6 +30,9 @@ fn write_run(layout: Layout) -> (tempfile::TempDir, std::path::PathBuf, Vec<Vec<
                 note: Some("the search box".into()),
                 exact: None,
                 element: None,
+                clamped: None,
+                read_in: None,
+                element_at: None,
             },
         ],
         vec![

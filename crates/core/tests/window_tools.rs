@@ -54,10 +54,12 @@ fn every_franz_dialect_reads_the_window_tools() {
         json!([{"type":"list_windows"},{"type":"focus_window","window":"4194305"}])
     );
     // the tools strategy offers both
-    let names: Vec<String> = franz_core::strategy::schema::tools_strategy()
-        .iter()
-        .map(|t| serde_json::to_value(t).unwrap()["function"]["name"].to_string())
-        .collect();
+    let names: Vec<String> = franz_core::strategy::schema::tools_strategy(
+        franz_core::strategy::grammar::Space::Norm1000,
+    )
+    .iter()
+    .map(|t| serde_json::to_value(t).unwrap()["function"]["name"].to_string())
+    .collect();
     assert!(names.contains(&"\"list_windows\"".to_string()), "{names:?}");
     assert!(names.contains(&"\"focus_window\"".to_string()), "{names:?}");
     // a focus_window without a window is refused, not guessed

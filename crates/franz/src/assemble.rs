@@ -104,21 +104,15 @@ fn pipeline(c: &Config, chosen: &Chosen) -> anyhow::Result<Pipeline> {
 fn read_options(c: &Config, chosen: &Chosen, inputs: &Inputs) -> anyhow::Result<ReadOptions> {
     let system_prompt = match &inputs.system_prompt {
         Some(p) => Some(
-            std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?,
+            franz_core::files::read_settings(p).map_err(|e| crate::exit::usage(e.to_string()))?,
         ),
         None => None,
     };
     Ok(ReadOptions {
-        dialect: c.dialect,
-        // prompts say "pixels" for every pixel space; `exact_space` says how they are mapped
-        pixel_coords: chosen.applied.pixel_coords
-            || chosen.applied.exact_space == Some(franz_core::exact::Space::Pixels),
-        exact_space: chosen.applied.exact_space,
         system_prompt,
         boot_reply: inputs.boot_reply.clone(),
-        ..ReadOptions::default()
-    }
-    .with_config(c))
+        ..ReadOptions::for_profile(c, &chosen.applied)
+    })
 }
 
 /// A new run directory (then old ones beyond `keep_runs` deleted) with the configuration and

@@ -10,6 +10,7 @@ use clap::{Args, Parser, Subcommand};
 use franz_core::ImageSize;
 use franz_core::config::{Choice, Coords};
 use franz_core::parser::Dialect;
+use franz_core::strategy::StrategyName;
 use std::path::PathBuf;
 
 #[derive(Debug, Parser)]
@@ -214,6 +215,11 @@ pub struct ReplayArgs {
 
 #[derive(Debug, Args)]
 pub struct ParseArgs {
+    /// Read the reply as a run of this strategy does: its dialect when the profile's is auto
+    /// (narrative: function-call lines, vision: JSON; tools and commander detect it), then
+    /// every other dialect (default: the `strategy` setting, as `franz run`).
+    #[arg(long, value_parser = PossibleValuesParser::new(StrategyName::NAMES))]
+    pub strategy: Option<String>,
     /// The reply's dialect, or auto to detect it (default: the profile's).
     #[arg(long, value_parser = PossibleValuesParser::new(<Option<Dialect> as Choice>::NAMES))]
     pub dialect: Option<String>,
@@ -268,6 +274,22 @@ pub enum BenchCommand {
     Turn(BenchTurnArgs),
     /// Many turns of the engine loop (log_images none): RSS, request size and disk per turn.
     Soak(BenchSoakArgs),
+    /// The parser's time per MB on hostile replies (unclosed braces, quotes, parentheses,
+    /// long tokens, ...) of 1, 4 and 16 MB, for every dialect and the stream reader.
+    Parse(BenchParseArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BenchParseArgs {
+    /// The reply sizes, in MB.
+    #[arg(long, value_delimiter = ',', default_value = "1,4,16")]
+    pub sizes: Vec<usize>,
+    /// How many reads to time per reader, class and size.
+    #[arg(long, default_value_t = 3)]
+    pub runs: usize,
+    /// Only this class of hostile reply (e.g. braces, quotes, lines).
+    #[arg(long, value_name = "NAME")]
+    pub class: Option<String>,
 }
 
 #[derive(Debug, Args)]

@@ -41,7 +41,11 @@ fn corpus_through_the_binary() {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         let input = std::fs::read_to_string(path).unwrap();
         let args = std::fs::read_to_string(path.with_extension("args")).unwrap_or_default();
-        let args: Vec<&str> = args.split_whitespace().collect();
+        let mut args: Vec<&str> = args.split_whitespace().collect();
+        // the corpus is read by detection, as the tools strategy reads a reply's text
+        if !args.contains(&"--strategy") {
+            args.extend(["--strategy", "tools"]);
+        }
         let out = franz_parse(&args, &input);
         if out.status.code() != Some(0) {
             failures.push(format!(
@@ -95,12 +99,23 @@ fn corpus_through_the_binary() {
 
 #[test]
 fn nothing_parsed_still_exits_0() {
-    let out = franz_parse(&[], "just some words");
+    let out = franz_parse(&["--strategy", "tools"], "just some words");
     assert_eq!(out.status.code(), Some(0));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["dialect"], "none");
     assert_eq!(v["actions"], json!([]));
     assert!(v["errors"][0].as_str().unwrap().contains("no action found"));
+    // as the default strategy (narrative) reads it: its function-call lines, then any other
+    let out = franz_parse(&[], "just some words");
+    assert_eq!(out.status.code(), Some(0));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["dialect"], "calls");
+    assert!(
+        v["errors"][0]
+            .as_str()
+            .unwrap()
+            .contains("no function call found")
+    );
 }
 
 #[test]

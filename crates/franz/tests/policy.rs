@@ -366,21 +366,41 @@ struct Refused {
 }
 
 fn run_refused(policy: Option<&str>, reply: &str, task: &str) -> Refused {
+    run_scripted(None, policy, reply, &["--max-steps", "10", task])
+}
+
+/// `franz [--policy FILE] run ARGS` on `display` (a fresh `--sandbox=640x400` without one),
+/// against a scripted model, named as users name theirs, that answers `reply` every turn.
+fn run_scripted(
+    display: Option<&str>,
+    policy: Option<&str>,
+    reply: &str,
+    rest: &[&str],
+) -> Refused {
     use franz_core::model::{Script, ScriptedReply, ScriptedServer};
     let server = ScriptedServer::start(Script::repeat(ScriptedReply::text(reply))).unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let file = tmp.path().join("policy.toml");
     let runs = tmp.path().join("runs");
     let url = server.url();
-    let mut args = vec!["--sandbox=640x400"];
+    let mut args = Vec::new();
+    if display.is_none() {
+        args.push("--sandbox=640x400");
+    }
     if let Some(p) = policy {
         std::fs::write(&file, p).unwrap();
         args.extend(["--policy", file.to_str().unwrap()]);
     }
-    args.extend(["run", "--api-url", &url, "--model", "scripted"]);
+    args.extend(["run", "--api-url", &url, "--model", "gemma-3-12b-it"]);
     args.extend(["--runs-dir", runs.to_str().unwrap(), "--motion", "fast"]);
-    args.extend(["--step-delay", "0", "--max-steps", "10", task]);
-    let out = common::franz(&args);
+    args.extend(["--step-delay", "0"]);
+    args.extend(rest);
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_franz"));
+    cmd.args(&args).env_remove("FRANZ_LOG");
+    if let Some(d) = display {
+        cmd.env("DISPLAY", d);
+    }
+    let out = common::output_with_stdin(&mut cmd, "");
     let chats = server
         .requests()
         .into_iter()
@@ -428,26 +448,131 @@ fn a_run_tells_the_model_and_stops_with_exit_4_after_policy_violations_max() {
     assert_eq!(events.last().unwrap()["outcome"], "stopped");
 }
 
-/// A model's click outside 0..1000 is not clamped: the work_area rule refuses it, the model
-/// is told, and the refusals end the run with exit 4 like any other rule's (no policy file).
+/// The work_area rule in a run: the model's click "at the pointer" while the pointer lies
+/// outside the crop (a point inside the model's space is inside the crop) is refused before
+/// any input, the model is told, and the refusals end the run with exit 4 like any other
+/// rule's (no policy file).
 #[test]
-fn a_run_refuses_clicks_outside_the_working_area_and_stops_with_exit_4() {
+fn a_run_refuses_clicks_outside_the_crop_and_stops_with_exit_4() {
+    let (sb, w) = sandbox(640, 400);
+    let moved = Command::new("xdotool")
+        .args(["mousemove", "500", "200"])
+        .env("DISPLAY", sb.display())
+        .status()
+        .unwrap();
+    assert!(moved.success());
+    let (ok, _) = w.wait_for(|e| e.iter().any(|e| e.at.x == 500), T);
+    assert!(ok, "the pointer never moved");
+    w.clear();
     let Refused {
         code, err, chats, ..
-    } = run_refused(
+    } = run_scripted(
+        Some(sb.display()),
         None,
-        "Clicking the edge.\nleft_click(1001, 500)",
-        "Click the edge.",
+        "Clicking where the pointer is.\nleft_click()",
+        &[
+            "--crop",
+            "0,0,500,1000",
+            "--max-steps",
+            "10",
+            "Click the edge.",
+        ],
     );
     assert_eq!(code, Some(4), "{err}");
     assert_eq!(chats.len(), 3, "{err}");
     assert!(
-        chats[1]
-            .body
-            .contains("refused by the safety policy (work_area: click at (1001, 500)"),
+        chats[1].body.contains(
+            "refused by the safety policy (work_area: click at the pointer, pixel (500, 200)"
+        ),
         "the model was not told: {}",
         chats[1].body
     );
+    let ev = sentinel_after_exit(sb.display(), &w);
+    assert!(ev.iter().all(|e| !e.is(K::ButtonPress)), "{ev:?}");
+}
+
+/// A point the model gives just past the edge of its space (0..1000 under the franz profile)
+/// is taken for the edge, as the designs do: `left_click(500, 1004)` clicks the working
+/// area's bottom row, and the action's result carries the note, which the model reads next
+/// turn (docs/coordinates.md, "Out-of-range values").
+#[test]
+fn a_click_just_past_the_edge_lands_on_the_edge_with_a_note() {
+    let (sb, w) = sandbox(640, 400);
+    let Refused {
+        err, chats, events, ..
+    } = run_scripted(
+        Some(sb.display()),
+        None,
+        "Clicking the bottom edge.\nleft_click(500, 1004)",
+        &[
+            "--profile",
+            "franz",
+            "--max-steps",
+            "2",
+            "Click the bottom edge.",
+        ],
+    );
+    // 500 of 0..1000 on 640 pixels: round(500 * 639 / 1000) = 320; 1000 is the last row
+    let (ok, ev) = w.wait_for(
+        |e| {
+            e.iter()
+                .any(|e| e.is(K::ButtonPress) && e.at == franz_desktop::PixelPoint::new(320, 399))
+        },
+        T,
+    );
+    assert!(ok, "no click on the bottom row: {ev:?}\n{err}");
+    let result = events
+        .iter()
+        .find(|e| e["event"] == "action_result")
+        .unwrap_or_else(|| panic!("{events:?}"));
+    assert_eq!(result["action"]["y"], 1000, "{result}");
+    assert_eq!(result["result"]["status"], "ok", "{result}");
+    let warning = &result["result"]["warnings"][0];
+    assert_eq!(warning["kind"], "clamped", "{result}");
+    assert!(
+        warning["message"].as_str().unwrap().contains("(500, 1004)"),
+        "{result}"
+    );
+    assert!(
+        chats[1].body.contains("clamped"),
+        "the model was not told: {}",
+        chats[1].body
+    );
+}
+
+/// A point far outside the model's space is the model's error, with the likely cause named:
+/// nothing is clicked, the model is told, and it never counts toward
+/// `policy_violations_max`, even at 1: the run goes on to its step limit.
+#[test]
+fn a_click_far_outside_is_refused_with_its_cause_and_is_no_policy_violation() {
+    let (sb, w) = sandbox(640, 400);
+    let Refused {
+        code,
+        err,
+        chats,
+        events,
+    } = run_scripted(
+        Some(sb.display()),
+        Some("policy_violations_max = 1\n"),
+        "Clicking below.\nleft_click(500, 5000)",
+        &["--max-steps", "3", "Click below."],
+    );
+    assert_ne!(code, Some(4), "{err}");
+    assert!(!err.contains("policy_violations_max"), "{err}");
+    assert_eq!(chats.len(), 3, "the run went on to its step limit: {err}");
+    let told = &chats[1].body;
+    assert!(
+        told.contains("(500, 5000) is outside 0..1000") && told.contains("--coords pixels"),
+        "the model was not told the cause: {told}"
+    );
+    assert!(
+        !events
+            .iter()
+            .any(|e| e.to_string().contains("policy_denied")),
+        "{events:?}"
+    );
+    let ev = sentinel_after_exit(sb.display(), &w);
+    assert!(ev.iter().all(|e| !e.is(K::ButtonPress)), "{ev:?}");
 }
 
 #[test]
@@ -499,4 +624,60 @@ fn in_a_run_a_confirm_rule_asks_on_the_terminal_without_approve() {
     assert!(events.contains("the user rejected: not now"), "{events}");
     let ev = sentinel_after_exit(sb.display(), &w);
     assert!(!ev.iter().any(|e| e.is(K::ButtonPress)), "{ev:?}");
+}
+
+#[test]
+fn policy_check_needs_a_display_only_for_what_needs_the_screen_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let check = |policy: &str, actions: &[&str]| {
+        let file = dir.path().join("p.toml");
+        std::fs::write(&file, policy).unwrap();
+        Command::new(env!("CARGO_BIN_EXE_franz"))
+            .env_remove("DISPLAY")
+            .env_remove("WAYLAND_DISPLAY")
+            .arg("--policy")
+            .arg(&file)
+            .args(["policy", "check"])
+            .args(actions)
+            .output()
+            .unwrap()
+    };
+    let keys = "[policy]\ndeny_keys = [\"alt+f4\"]\ndeny_regions = [[0, 0, 100, 100]]\n[policy.confirm]\ntext = [\"sudo\"]\n";
+    let out = check(
+        keys,
+        &[
+            r#"{"type":"key","keys":"alt+f4"}"#,
+            r#"{"type":"type","text":"sudo ls"}"#,
+            r#"{"type":"click","x":50,"y":50}"#,
+            r#"{"type":"click","x":500,"y":500}"#,
+        ],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let verdicts: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["verdict"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(verdicts, ["deny", "confirm", "deny", "allow"]);
+    // the windows under a point are on the screen: without one, the error says why
+    let windows = "[policy]\nallow_only_windows = [\"xterm\"]\n";
+    let out = check(windows, &[r#"{"type":"click","x":500,"y":500}"#]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("allow_only_windows") && err.contains("DISPLAY"),
+        "{err}"
+    );
+    // ... but a key under that policy needs none
+    let out = check(windows, &[r#"{"type":"key","keys":"ctrl+c"}"#]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

@@ -190,14 +190,11 @@ fn explicit_coords_and_dialect_win_over_the_profile() {
         &[],
         reply,
     ));
-    assert_eq!(v["actions"][0]["exact"]["of"], json!([1000, 1000]));
-    // 1919 is outside 0..1000: kept as given, and the executor's work_area rule refuses it
-    assert_eq!(v["actions"][0]["exact"]["at"], json!([1919, 0]));
+    // 1919 is far outside 0..1000: refused as the model's error, the likely cause named
+    assert_eq!(v["actions"], json!([]), "{v}");
+    let e = v["errors"][0].as_str().unwrap();
     assert!(
-        v["actions"][0]["refused"]
-            .as_str()
-            .unwrap()
-            .contains("work_area: click at (1919, 0) is outside the model's space"),
+        e.contains("(1919, 0) is outside 0..1000") && e.contains("--coords pixels"),
         "{v}"
     );
     let v = json_of(&franz(
@@ -230,7 +227,15 @@ fn explicit_coords_and_dialect_win_over_the_profile() {
         &[],
         UITARS,
     ));
-    assert_eq!(v["dialect"], "json");
+    // json is asked, and the UI-TARS reply is read again in its own dialect, with the reminder
+    assert_eq!(v["actions"][0]["read_in"], "uitars", "{v}");
+    assert!(
+        v["errors"][0]
+            .as_str()
+            .unwrap()
+            .contains("not as franz's vision JSON"),
+        "{v}"
+    );
     // relative coordinates under franz's own profile
     let v = json_of(&franz(
         &["parse", "--coords", "relative", "--screen", "1000x500"],

@@ -96,7 +96,29 @@ pub fn markdown() -> String {
         out,
         "\n## `[{OVERLAY}]`\n\nThe overlays drawn onto the screenshots (`crates/core/src/overlay/config.rs`): a table of the\nconfig file or a scenario; a scenario's keys replace the file's, one by one. Colours are CSS\nstrings: `rgba(r, g, b, a)`, `rgb(r, g, b)`, `#rrggbb`, `#rrggbbaa`. A key not listed here is an\nerror. The defaults:\n\n```toml\n{overlay}```\n"
     );
+    out.push_str(&overlay_ranges());
     out.push_str(POLICY_DOC);
+    out
+}
+
+/// The ranges of the overlay's numbers (`overlay::config::RANGES`).
+fn overlay_ranges() -> String {
+    let mut out = String::from(
+        "
+Each number has a range; a value outside it is an error that names the key and the range:
+
+| key | range |
+|---|---|
+",
+    );
+    for (key, min, max) in crate::overlay::RANGES {
+        let _ = writeln!(out, "| `{key}` | {min} to {max} |");
+    }
+    let _ = writeln!(
+        out,
+        "| `executed_heat.stops`, `bbox_heat.fill_stops` | at most {} stops, each at 0 to 1 |",
+        crate::overlay::MAX_STOPS
+    );
     out
 }
 
@@ -121,8 +143,11 @@ check ACTION...` says what it would do with an action. Empty lists allow everyth
 
 A refused action is not performed; its result (`policy_denied`) names the rule and is shown to
 the model. Built in and always in force: the `work_area` deny rule, no pointer action lands
-outside the working area (`--crop`; a point outside 0..1000 is refused, not clamped,
-docs/coordinates.md); its refusals count too. The failsafe is a stop, never a violation.
+outside the working area (`--crop`: a canonical action outside 0..1000, or a click at the
+pointer while the pointer is outside the crop, is refused, docs/coordinates.md); its refusals
+count too. A model's point outside its space is no policy matter: the parser takes one within
+2% of an edge for the edge and refuses one further out as the model's error, which never
+counts here. The failsafe is a stop, never a violation.
 "#;
 
 #[cfg(test)]

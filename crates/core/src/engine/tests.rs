@@ -129,6 +129,7 @@ impl Run {
             consulted: None,
             last_raw: None,
             grounding: self.grounding,
+            learned_context: None,
             spent: Default::default(),
             overhead: Default::default(),
         };
@@ -1514,6 +1515,92 @@ fn an_action_performed_early_is_recorded_when_the_reply_then_fails() {
     );
     assert!(said, "{names:?}");
     assert_eq!(names.last(), Some(&"run_finished"));
+}
+
+#[test]
+fn a_10_mb_story_is_cut_before_it_is_sent_back_and_the_model_is_told() {
+    let story = "The dialog is still open. ".repeat(400_000);
+    let first = format!("move(500, 500)\n{story}");
+    let run = Run::texts("narrative", &[&first, "done(\"the dialog is open\")"]);
+    let model = run.model.clone();
+    let ran = run.go();
+    assert_eq!(ran.summary.outcome, Outcome::Done, "{}", reason(&ran));
+    let second = serde_json::to_string(&model.requests()[1].to_body()).unwrap();
+    assert!(
+        second.len() < 200_000,
+        "the second request holds {} bytes",
+        second.len()
+    );
+    assert!(second.contains("franz keeps 16000"), "the cut is marked");
+    assert!(
+        second.contains("characters long: only the first 16000 were kept"),
+        "the model is told its story was cut"
+    );
+}
+
+/// A reply in another dialect than the run asks for (docs/actions.md, "Replies in another
+/// dialect"), through the engine: under qwen3-vl (the default model id's profile, 0..1000) the
+/// designs' `left_click(499, 494)` runs where it means, with a `note` naming the dialect and
+/// the reminder in the next request; under qwen2.5-vl (pixels) the readings disagree and
+/// nothing runs.
+#[test]
+fn a_reply_in_another_dialect_runs_when_it_means_the_same_with_a_note() {
+    let qwen = |space| ReadOptions {
+        dialect: Some(crate::parser::Dialect::Qwen),
+        exact_space: Some(space),
+        pixel_coords: space == crate::exact::Space::Pixels,
+        ..ReadOptions::default()
+    };
+    let reply = "The OK button is in the middle.\nleft_click(500, 500)";
+    let finish = "<tool_call>\n{\"name\": \"computer_use\", \"arguments\": {\"action\": \"answer\", \"text\": \"the button was clicked\"}}\n</tool_call>";
+    // the commander asks its leader first
+    let answers = |strategy: &str, replies: &[&str]| {
+        let spawn = json!({"operator_instructions": "OBJ-1: click OK", "rationale": "one step"});
+        let leader =
+            (strategy == "commander").then(|| tool_reply("Plan.", &[("spawn_operator", spawn)]));
+        leader
+            .into_iter()
+            .chain(replies.iter().map(|t| Canned::text(*t)))
+            .collect::<Vec<_>>()
+    };
+    for strategy in ["narrative", "vision", "tools", "commander"] {
+        let mut run = Run::new(
+            strategy,
+            answers(strategy, &[reply, finish, finish, finish]),
+        );
+        run.read = qwen(crate::exact::Space::Norm1000);
+        let model = run.model.clone();
+        let ran = run.go();
+        assert_eq!(ran.clicks(), 1, "{strategy}: {:?}", ran.events);
+        assert!(
+            ran.desktop
+                .sent()
+                .iter()
+                .any(|s| matches!(s, Sent::Move(p) if *p == PixelPoint::new(160, 100))),
+            "{strategy}: 500 of 0..1000 on 320x200 is (160, 100): {:?}",
+            ran.desktop.sent()
+        );
+        let noted = ran.events.iter().any(|e| {
+            matches!(&e.kind, EventKind::Note { text } if text.contains("read in the calls dialect"))
+        });
+        assert!(noted, "{strategy}: {:?}", ran.events);
+        let requests = model.requests();
+        let next = serde_json::to_string(&requests.last().unwrap().messages).unwrap();
+        assert!(
+            next.contains("answer in the asked format"),
+            "{strategy}: the model was not reminded: {next}"
+        );
+        // pixels of the 320x200 image: (100, 100) is inside it, and means another point
+        let pixels = "The OK button.\nleft_click(100, 100)";
+        let mut run = Run::new(strategy, answers(strategy, &[pixels, pixels, pixels]));
+        run.read = qwen(crate::exact::Space::Pixels);
+        let ran = run.go();
+        assert_eq!(ran.clicks(), 0, "{strategy}: {:?}", ran.events);
+        let told = ran.events.iter().any(|e| {
+            matches!(&e.kind, EventKind::Error { message, .. } if message.contains("the readings disagree"))
+        });
+        assert!(told, "{strategy}: {:?}", ran.events);
+    }
 }
 
 #[path = "tests_finish.rs"]

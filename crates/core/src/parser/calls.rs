@@ -7,10 +7,11 @@
 //! `triple_click(x,y)`, `wait(2)`, `done("answer")`, `fail("reason")`; `click` and
 //! `double_click` are accepted too. A reply may hold several calls; the rest is the story.
 
-use super::coords::{Ctx, at, click, drag, number};
+use super::coords::{Ctx, at, click, drag};
 use super::lenient;
 use super::syntax::{self, Arg};
 use crate::action::ActionKind;
+use crate::placeholder;
 use serde_json::Value;
 
 pub(crate) const NAMES: &[&str] = &[
@@ -35,8 +36,16 @@ pub(crate) const NAMES: &[&str] = &[
 
 /// Whether `content` holds a call on its own line: what auto-detection counts as this dialect.
 pub(crate) fn has_calls(content: &str) -> bool {
-    let calls = syntax::find_calls(content, NAMES);
+    let calls = find(content);
     !own_line(content, &calls).is_empty()
+}
+
+/// The calls of `content` with a name of this dialect; a method of a module or an object
+/// (`pyautogui.click(...)`) is another dialect's, not one of these.
+fn find(content: &str) -> Vec<syntax::Call> {
+    let mut calls = syntax::find_calls(content, NAMES);
+    calls.retain(|c| !content[..c.span.start].ends_with('.'));
+    calls
 }
 
 /// The indices of the calls that stand on their own line: between the line's start (or the
@@ -72,7 +81,7 @@ fn own_line(content: &str, calls: &[syntax::Call]) -> Vec<usize> {
 /// Reads the calls of `content`. Under auto-detection (no forced dialect) only calls on their
 /// own line count, the rest is prose; with `--dialect calls` every call counts.
 pub(crate) fn parse(content: &str, ctx: &mut Ctx) -> String {
-    let mut calls = syntax::find_calls(content, NAMES);
+    let mut calls = find(content);
     if ctx.opts.dialect.is_none() {
         let keep = own_line(content, &calls);
         calls = (calls.into_iter().enumerate())
@@ -80,7 +89,7 @@ pub(crate) fn parse(content: &str, ctx: &mut Ctx) -> String {
             .collect();
     }
     if calls.is_empty() {
-        ctx.err("no function call found: write e.g. left_click(500, 300) or type(\"text\")");
+        ctx.err("no function call found: write one such as left_click(x, y) or type(\"text\"), with values in place of the names");
         return content.trim().to_string();
     }
     for c in &calls {
@@ -134,10 +143,7 @@ pub(crate) fn numbers(values: &[&Value]) -> Vec<f64> {
     fn walk(v: &Value, out: &mut Vec<f64>) {
         match v {
             Value::Number(n) => out.extend(n.as_f64()),
-            Value::String(s) => out.extend(
-                s.split(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-'))
-                    .filter_map(|p| p.parse::<f64>().ok()),
-            ),
+            Value::String(s) => out.extend(crate::geometry::numbers_in(s).unwrap_or_default()),
             Value::Array(items) => items.iter().for_each(|i| walk(i, out)),
             _ => {}
         }
@@ -195,9 +201,10 @@ fn call_kind(name: &str, args: &[Arg], ctx: &mut Ctx) -> Option<ActionKind> {
             ctx.keys(name, &v).map(|keys| ActionKind::Key { keys })
         }
         "scroll" => scroll(name, args, ctx),
-        "wait" => Some(ActionKind::Wait {
-            seconds: values.first().and_then(|v| number(v)).unwrap_or(1.0),
-        }),
+        "wait" if ctx.refuse_names(name, &values[..values.len().min(1)]) => None,
+        "wait" => ctx
+            .seconds(name, values.first().copied(), 1.0)
+            .map(|seconds| ActionKind::Wait { seconds }),
         "done" => Some(ActionKind::Done {
             text: first_text(&values).unwrap_or_default(),
         }),
@@ -244,8 +251,27 @@ fn point_or_pointer(name: &str, nums: &[f64], ctx: &mut Ctx) -> Option<(Option<i
     ctx.point_nums(name, nums).map(at)
 }
 
+/// Refuses the arguments of a position that hold a placeholder (`x`, `x1`, `<x>`), or names
+/// and no number at all (`click("OK")`): never a click at the pointer or at the digits of a
+/// name. A label beside the numbers (`left_click(5, 7, "OK")`) stays allowed. True when refused.
+fn refuse_names(name: &str, values: &[&Value], ctx: &mut Ctx) -> bool {
+    let names: Vec<String> = values
+        .iter()
+        .flat_map(|v| placeholder::names_in(v))
+        .collect();
+    let placeholders = names.iter().any(|n| placeholder::is_name(n));
+    if names.is_empty() || !(placeholders || numbers(values).is_empty()) {
+        return false;
+    }
+    ctx.err(placeholder::refusal(name, &names));
+    true
+}
+
 /// A click of any kind at the numbers given (or the pointer), or `move(x, y)`.
 fn click_or_move(name: &str, values: &[&Value], ctx: &mut Ctx) -> Option<ActionKind> {
+    if refuse_names(name, values, ctx) {
+        return None;
+    }
     let (x, y) = point_or_pointer(name, &numbers(values), ctx)?;
     if name != "move" {
         return Some(click(name, x, y));
@@ -253,12 +279,15 @@ fn click_or_move(name: &str, values: &[&Value], ctx: &mut Ctx) -> Option<ActionK
     match (x, y) {
         (Some(_), Some(_)) => Some(ActionKind::Move { x, y }),
         _ if ctx.has_element() => Some(ActionKind::Move { x, y }),
-        _ => ctx.fail("move: give the point, e.g. move(500, 300)"),
+        _ => ctx.fail("move: give the point, as in move(x, y) with numbers in place of x and y"),
     }
 }
 
 /// `drag(x1, y1, x2, y2)`.
 fn drag_call(values: &[&Value], ctx: &mut Ctx) -> Option<ActionKind> {
+    if ctx.refuse_names("drag", values) {
+        return None;
+    }
     let nums = numbers(values);
     if nums.len() != 4 {
         return ctx.fail(format!(
@@ -270,17 +299,30 @@ fn drag_call(values: &[&Value], ctx: &mut Ctx) -> Option<ActionKind> {
     drag(from, ctx.point_nums("drag end", &nums[2..]))
 }
 
-/// `scroll(x, y, "down", 3)`: the direction anywhere (down by default), then an optional
-/// point and an optional amount (3 notches by default).
+/// `scroll(x, y, "down", 3)`: the direction anywhere (down by default; a word that is no
+/// direction, such as `"upward"`, is an error, never down), then an optional point and an
+/// optional amount (3 notches by default).
 fn scroll(name: &str, args: &[Arg], ctx: &mut Ctx) -> Option<ActionKind> {
-    let dir = keyword(args, "direction")
-        .or_else(|| args.iter().map(|a| &a.value).find(|v| is_direction(v)));
-    let direction = ctx.direction(name, dir.or(Some(&Value::from("down"))))?;
-    let rest: Vec<&Value> = args
-        .iter()
-        .filter(|a| !is_direction(&a.value) && a.key.as_deref() != Some("direction"))
+    let keyed = |a: &Arg| a.key.as_deref() == Some("direction");
+    let others: Vec<&Value> = (args.iter())
+        .filter(|a| !keyed(a) && !is_direction(&a.value))
         .map(|a| &a.value)
         .collect();
+    let names: Vec<String> = others
+        .iter()
+        .flat_map(|v| placeholder::names_in(v))
+        .collect();
+    if names.iter().any(|n| placeholder::is_name(n)) {
+        ctx.err(placeholder::refusal(name, &names));
+        return None;
+    }
+    // the direction: named, else a direction word, else a word meant as one
+    let word = |v: &&Value| !placeholder::names_in(v).is_empty() && numbers(&[*v]).is_empty();
+    let dir = keyword(args, "direction")
+        .or_else(|| args.iter().map(|a| &a.value).find(|v| is_direction(v)))
+        .or_else(|| others.iter().copied().find(word));
+    let direction = ctx.direction(name, dir.or(Some(&Value::from("down"))))?;
+    let rest: Vec<&Value> = others.into_iter().filter(|v| !word(v)).collect();
     let nums = numbers(&rest);
     let (pt, amount) = match nums.as_slice() {
         [] => (vec![], 3.0),

@@ -9,11 +9,14 @@
 //! refuses it (crates/core/src/executor/fence.rs), so a wrong point is never acted on by
 //! guess. Only the vision loop's bboxes, which are drawn and not acted on, are clamped.
 
-use super::{CoordMode, ParseOptions};
+use super::fallback;
+use super::space::{self, Verdict};
+use super::{CoordMode, Dialect, ParseOptions};
 use crate::action::{Action, ActionKind};
 use crate::exact::{Exact, Num};
 use crate::geometry::{GeometryError, NORM_MAX, NormBox, Target};
 use crate::keys;
+use crate::placeholder;
 use franz_desktop::ScrollDirection;
 use serde_json::Value;
 
@@ -147,8 +150,51 @@ fn takes_element(kind: &ActionKind) -> bool {
     )
 }
 
-/// The largest scroll, in notches, a model may ask for in one action.
-pub const MAX_SCROLL_NOTCHES: u32 = 100;
+/// The action's point and drag end, where it has them.
+fn points_of(kind: &ActionKind) -> Vec<(i32, i32)> {
+    let to = match kind {
+        ActionKind::Drag { x2, y2, .. } => Some((*x2, *y2)),
+        _ => None,
+    };
+    kind.point().into_iter().chain(to).collect()
+}
+
+/// The notes of the action's points that were taken for the edge of the space.
+fn clamped_of(kind: &ActionKind, reads: &[PointRead]) -> Option<String> {
+    let notes: Vec<String> = points_of(kind)
+        .into_iter()
+        .filter_map(|p| reads.iter().rev().find(|r| r.at == p))
+        .filter_map(|r| r.clamped.clone())
+        .collect();
+    (!notes.is_empty()).then(|| notes.join("; "))
+}
+
+/// The model's values of the action's points, as it wrote them.
+fn raw_points(kind: &ActionKind, reads: &[PointRead]) -> Vec<[f64; 2]> {
+    points_of(kind)
+        .into_iter()
+        .map(|p| {
+            reads
+                .iter()
+                .rev()
+                .find(|r| r.at == p)
+                .map_or([p.0 as f64, p.1 as f64], |r| r.raw)
+        })
+        .collect()
+}
+
+/// The text an action carries that a prompt's example shows as a placeholder.
+fn kind_text(kind: &ActionKind) -> Option<&str> {
+    match kind {
+        ActionKind::Type { text } | ActionKind::Done { text } | ActionKind::Fail { text } => {
+            Some(text)
+        }
+        ActionKind::ReportCompletion { evidence } => Some(evidence),
+        ActionKind::FocusWindow { window } => Some(window),
+        _ => None,
+    }
+}
+pub use crate::action::MAX_SCROLL_NOTCHES;
 
 pub(crate) struct Ctx<'a> {
     pub opts: &'a ParseOptions,
@@ -162,6 +208,24 @@ pub(crate) struct Ctx<'a> {
     exact: Vec<((i32, i32), [Num; 2])>,
     /// The element reference of the action being read ([`Ctx::element`]), for [`Ctx::push`].
     element: Option<u32>,
+    /// The points read since the last action: each as its 0..1000 point, the model's values
+    /// and, when it was taken for the edge of the space (`parser/space.rs`), the note, so that
+    /// [`Ctx::push`] gives the action its `clamped` note (and a refusal its values).
+    reads: Vec<PointRead>,
+    /// The dialect the run asks for (`None`: detection, which reads every dialect as its own):
+    /// an action read in another is checked by `parser/fallback.rs`.
+    pub asked: Option<Dialect>,
+    /// The dialect reading now.
+    pub current: Dialect,
+    /// A dialect other than the asked one whose actions were read.
+    pub foreign: Option<Dialect>,
+}
+
+/// One point read: its 0..1000 point, the model's values, the note when clamped.
+struct PointRead {
+    at: (i32, i32),
+    raw: [f64; 2],
+    clamped: Option<String>,
 }
 
 impl<'a> Ctx<'a> {
@@ -174,6 +238,10 @@ impl<'a> Ctx<'a> {
             explicit_none: false,
             exact: Vec::new(),
             element: None,
+            reads: Vec::new(),
+            asked: opts.dialect,
+            current: opts.dialect.unwrap_or(Dialect::None),
+            foreign: None,
         }
     }
 
@@ -193,6 +261,11 @@ impl<'a> Ctx<'a> {
     pub fn push(&mut self, kind: ActionKind, note: Option<String>) {
         let note = note.map(|n| n.trim().to_string()).filter(|n| !n.is_empty());
         let element = self.element.take();
+        if let Some(text) = kind_text(&kind)
+            && self.refuse_text(kind.name(), text)
+        {
+            return;
+        }
         if element.is_some() && !takes_element(&kind) {
             return self.err(format!(
                 "{}: takes no element; element=N goes with clicks, move and type",
@@ -200,16 +273,35 @@ impl<'a> Ctx<'a> {
             ));
         }
         let exact = self.exact_of(&kind);
-        let action = Action {
+        let reads = std::mem::take(&mut self.reads);
+        let clamped = clamped_of(&kind, &reads);
+        let mut action = Action {
             kind,
             note,
             exact,
             element,
+            clamped,
+            read_in: None,
+            element_at: None,
         };
-        match action.validate() {
-            Ok(()) if self.actions.len() < 100 => self.actions.push(action),
-            Ok(()) => self.err("too many actions in one reply: the rest were dropped"),
-            Err(e) => self.err(e.message),
+        if let Err(e) = action.validate() {
+            return self.err(e.message);
+        }
+        if let Some(asked) = self.asked.filter(|a| *a != self.current) {
+            let points = raw_points(&action.kind, &reads);
+            if !points.is_empty() && !fallback::agrees(self.current, self.opts.coords) {
+                let what = action.kind.name();
+                let e =
+                    fallback::disagreement(what, self.current, asked, self.opts.coords, &points);
+                return self.err(e);
+            }
+            action.read_in = Some(self.current.as_str().to_string());
+            self.foreign.get_or_insert(self.current);
+        }
+        if self.actions.len() < 100 {
+            self.actions.push(action);
+        } else {
+            self.err("too many actions in one reply: the rest were dropped");
         }
     }
 
@@ -264,8 +356,35 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// Refuses values that hold names where numbers belong (`x`, `"(x1,y1)"`, `<x>`: a
+    /// prompt's example repeated, docs/actions.md "Placeholders in examples"); true when
+    /// refused (the reason recorded).
+    pub fn refuse_names(&mut self, what: &str, values: &[&Value]) -> bool {
+        let names: Vec<String> = values
+            .iter()
+            .flat_map(|v| placeholder::names_in(v))
+            .collect();
+        if names.is_empty() {
+            return false;
+        }
+        self.err(placeholder::refusal(what, &names));
+        true
+    }
+
+    /// Refuses a text that is a placeholder (`"text"`, `'xxx'`); true when refused.
+    pub fn refuse_text(&mut self, what: &str, text: &str) -> bool {
+        if !placeholder::is_text(text) {
+            return false;
+        }
+        self.err(placeholder::refusal(what, &[text.trim().to_string()]));
+        true
+    }
+
     /// A point from a JSON value in any target form; `None` (with an error) if unusable.
     pub fn point(&mut self, what: &str, v: &Value) -> Option<(i32, i32)> {
+        if self.refuse_names(what, &[v]) {
+            return None;
+        }
         match crate::geometry::target_numbers(v) {
             Ok(nums) => self.point_nums(what, &nums),
             Err(e) => {
@@ -317,18 +436,32 @@ impl<'a> Ctx<'a> {
         Ok(self.position(what, args)?.map_or((None, None), at))
     }
 
-    /// A point from numbers already pulled out.
+    /// A point from numbers already pulled out, inside the model's space: a point just past
+    /// an edge is taken for the edge (with a note for the action), one further out is refused
+    /// (`parser/space.rs`).
     pub fn point_nums(&mut self, what: &str, nums: &[f64]) -> Option<(i32, i32)> {
-        match Target::from_numbers(nums) {
-            Ok(_) if matches!(self.opts.coords, CoordMode::Exact(_)) => {
-                Some(self.convert_exact(raw_point(nums)))
-            }
-            Ok(t) => Some(self.convert(t)),
+        let t = match Target::from_numbers(nums) {
+            Ok(t) => t,
             Err(e) => {
                 self.target_error(what, e);
-                None
+                return None;
             }
-        }
+        };
+        let exact = matches!(self.opts.coords, CoordMode::Exact(_));
+        let raw = raw_point(nums);
+        let (at, clamped) = match space::judge(self.opts.coords, what, raw) {
+            Verdict::Inside if exact => (self.convert_exact(raw), None),
+            Verdict::Inside => (self.convert(t), None),
+            Verdict::Clamped(v, note) if exact => (self.convert_exact(v), Some(note)),
+            Verdict::Clamped(v, note) => {
+                let r = |f: f64| f.round() as i32;
+                let p = Target::Point(crate::NormPoint::new(r(v[0]), r(v[1])));
+                (self.convert(p), Some(note))
+            }
+            Verdict::Refused(e) => return self.fail(e),
+        };
+        self.reads.push(PointRead { at, raw, clamped });
+        Some(at)
     }
 
     /// A point from two separate fields (`x`, `y`), each a number or a numeric string.
@@ -338,6 +471,10 @@ impl<'a> Ctx<'a> {
         x: Option<&Value>,
         y: Option<&Value>,
     ) -> Option<(i32, i32)> {
+        let given: Vec<&Value> = [x, y].into_iter().flatten().collect();
+        if self.refuse_names(what, &given) {
+            return None;
+        }
         match (x.and_then(number), y.and_then(number)) {
             (Some(x), Some(y)) => self.point_nums(what, &[x, y]),
             _ => {
@@ -403,6 +540,14 @@ impl<'a> Ctx<'a> {
     /// A key combo from a string (`"ctrl+s"`, `"ctrl c"`) or an array of names, in canonical
     /// form. Garbled arrays such as `["keys=['ctrl'", "'c']"]` are repaired.
     pub fn keys(&mut self, what: &str, v: &Value) -> Option<String> {
+        let placeholder = match v {
+            Value::String(s) => Some(s.as_str()),
+            Value::Array(items) if items.len() == 1 => items[0].as_str(),
+            _ => None,
+        };
+        if placeholder.is_some_and(|s| self.refuse_text(what, s)) {
+            return None;
+        }
         let result = match v {
             Value::String(s) if s.contains(['[', '\'', '"', '=']) && s.chars().count() > 1 => {
                 keys::parse_combo_parts(&garbled_parts(&[s.as_str()]))
@@ -437,6 +582,11 @@ impl<'a> Ctx<'a> {
 
     /// A scroll direction word.
     pub fn direction(&mut self, what: &str, v: Option<&Value>) -> Option<ScrollDirection> {
+        if v.and_then(Value::as_str)
+            .is_some_and(|s| self.refuse_text(what, s))
+        {
+            return None;
+        }
         let s = v
             .and_then(Value::as_str)
             .map(|s| s.trim().trim_matches(['\'', '"']).to_ascii_lowercase());

@@ -17,6 +17,8 @@
 mod anthropic;
 mod calls;
 mod coords;
+mod fallback;
+pub mod hostile;
 mod json;
 pub mod lenient;
 mod openai;
@@ -24,14 +26,18 @@ mod pyautogui;
 mod qwen;
 mod repair;
 mod seed;
+pub mod space;
 pub mod stream;
 mod syntax;
 mod tools;
 mod uitars;
+mod values;
+pub mod work;
 
 use crate::action::Action;
 use crate::geometry::{ImageSize, NormBox};
 use crate::model::types::Reply;
+use crate::placeholder;
 use coords::Ctx;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -155,10 +161,48 @@ pub fn parse_text(text: &str, opts: &ParseOptions) -> ParsedReply {
     parse_reply(&Reply::text(text), opts)
 }
 
-/// Parses a reply: its tool calls if it has any, else its content.
+/// Parses a reply: its tool calls if it has any, else its content. With a dialect asked for
+/// (`opts.dialect`), a reply that gives no action in it is read again in every other dialect
+/// franz reads (by detection); what is found there is performed only when its numbers mean
+/// the same under the run's coordinates (`parser/fallback.rs`, docs/actions.md "Replies in
+/// another dialect").
 pub fn parse_reply(reply: &Reply, opts: &ParseOptions) -> ParsedReply {
+    let (mut first, _) = read(reply, opts, opts.dialect);
+    if !first.actions.is_empty() || opts.dialect.is_none() {
+        return first;
+    }
+    let detect = ParseOptions {
+        dialect: None,
+        ..*opts
+    };
+    let (other, foreign) = read(reply, &detect, opts.dialect);
+    if foreign {
+        return other;
+    }
+    // written in another dialect that read nothing either: its reasons say more
+    if !matches!(other.dialect, Dialect::None) && other.dialect != first.dialect {
+        let new: Vec<String> = (other.errors.into_iter())
+            .filter(|e| !first.errors.contains(e))
+            .collect();
+        first.errors.extend(new);
+    }
+    first
+}
+
+/// Parses a reply in the dialect asked for only, never reading it again in another: the
+/// streaming reader's first action must be the whole reply's first action in that dialect.
+pub(crate) fn parse_asked(reply: &Reply, opts: &ParseOptions) -> ParsedReply {
+    read(reply, opts, opts.dialect).0
+}
+
+/// One reading of a reply with `opts` (its dialect `None`: detection), `asked` being the dialect
+/// the run asks for; and whether an action in another dialect than `asked` was read (performed
+/// or refused).
+fn read(reply: &Reply, opts: &ParseOptions, asked: Option<Dialect>) -> (ParsedReply, bool) {
     let content = strip_think(&reply.content);
     let mut ctx = Ctx::new(opts);
+    ctx.asked = asked;
+    let foreign_errors = |ctx: &Ctx| ctx.errors.iter().any(|e| e.contains(fallback::DISAGREE));
     let (dialect, text) = if reply.tool_calls.is_empty() {
         parse_answered(&content, &mut ctx)
     } else {
@@ -173,6 +217,10 @@ pub fn parse_reply(reply: &Reply, opts: &ParseOptions) -> ParsedReply {
     if reply.truncated() {
         ctx.err("the reply was cut off at max_tokens (finish_reason: length): answer shorter, or raise max_tokens");
     }
+    refuse_echo(&content, &mut ctx);
+    if let (Some(d), Some(asked)) = (ctx.foreign, asked) {
+        ctx.err(fallback::reminder(d, asked));
+    }
     if ctx.actions.is_empty() && ctx.errors.is_empty() && !ctx.explicit_none {
         ctx.err(match dialect {
             Dialect::None => {
@@ -182,12 +230,27 @@ pub fn parse_reply(reply: &Reply, opts: &ParseOptions) -> ParsedReply {
             d => format!("no action found in the {d} reply"),
         });
     }
-    ParsedReply {
+    let foreign = ctx.foreign.is_some() || foreign_errors(&ctx);
+    let parsed = ParsedReply {
         dialect,
         actions: ctx.actions,
         text,
         errors: ctx.errors,
         bboxes: ctx.bboxes,
+    };
+    (parsed, foreign)
+}
+
+/// A reply that acted on nothing and repeats a prompt's example (`{"coordinate": [x, y]}`,
+/// which is no JSON, or a call no dialect read) is told so (docs/actions.md, "Placeholders in
+/// examples"), unless a reader already said it.
+fn refuse_echo(content: &str, ctx: &mut Ctx) {
+    if !ctx.actions.is_empty() || ctx.errors.iter().any(|e| e.contains(placeholder::ECHO)) {
+        return;
+    }
+    let names = placeholder::echoed(content);
+    if !names.is_empty() {
+        ctx.err(placeholder::refusal("", &names));
     }
 }
 
@@ -235,6 +298,7 @@ fn answer_block(content: &str) -> Option<(String, String)> {
 
 /// Parses content text in dialect `d`; returns the text that goes with the actions.
 fn parse_content(d: Dialect, content: &str, ctx: &mut Ctx) -> String {
+    ctx.current = d;
     match d {
         Dialect::Json => json::parse(content, ctx),
         Dialect::Calls => calls::parse(content, ctx),
@@ -356,6 +420,7 @@ fn dispatch_call(
 ) -> Dialect {
     let d = route(name, args, forced);
     let Some(args) = args else { return d };
+    let around = std::mem::replace(&mut ctx.current, d);
     match d {
         Dialect::Qwen => qwen::apply(args, name.trim().eq_ignore_ascii_case("mobile_use"), ctx),
         Dialect::Anthropic => anthropic::apply_call(name, args, ctx),
@@ -363,6 +428,7 @@ fn dispatch_call(
         Dialect::Uitars => seed::apply(name, args, ctx),
         _ => tools::apply(name, args, ctx),
     }
+    ctx.current = around;
     d
 }
 
@@ -449,21 +515,52 @@ pub fn detect(content: &str) -> Dialect {
 pub fn strip_think(s: &str) -> String {
     let mut out = s.to_string();
     for (open, close) in [("<think>", "</think>"), ("<thinking>", "</thinking>")] {
-        loop {
-            let lower = out.to_ascii_lowercase();
-            let Some(c) = lower.find(close) else { break };
-            let start = lower[..c].rfind(open).unwrap_or(0);
-            out.replace_range(start..c + close.len(), "");
+        out = strip_block(&out, open, close);
+    }
+    out
+}
+
+/// One pass of [`strip_think`] for one tag, in one reading of the text (docs/architecture.md,
+/// "The parser"): each close removes back to the last open still kept before it (or to the
+/// start), then the first open left loses its tag.
+fn strip_block(s: &str, open: &str, close: &str) -> String {
+    work::charge(s.len());
+    let b = s.as_bytes();
+    let at = |i: usize, tag: &str| {
+        b.len() >= i + tag.len() && b[i..i + tag.len()].eq_ignore_ascii_case(tag.as_bytes())
+    };
+    let mut out = String::with_capacity(s.len());
+    // where each open kept in `out` starts
+    let mut opens: Vec<usize> = Vec::new();
+    let (mut i, mut copied) = (0, 0);
+    while let Some(p) = s[i..].find('<').map(|p| p + i) {
+        if at(p, close) {
+            out.push_str(&s[copied..p]);
+            // every open still kept lies before the one popped
+            out.truncate(opens.pop().unwrap_or(0));
+            i = p + close.len();
+            copied = i;
+        } else if at(p, open) {
+            out.push_str(&s[copied..p]);
+            opens.push(out.len());
+            i = p + 1;
+            copied = p;
+        } else {
+            i = p + 1;
         }
-        let lower = out.to_ascii_lowercase();
-        if let Some(o) = lower.find(open) {
-            out.replace_range(o..o + open.len(), "");
-        }
+    }
+    out.push_str(&s[copied..]);
+    if let Some(&first) = opens.first() {
+        out.replace_range(first..first + open.len(), "");
     }
     out
 }
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_echo;
+#[cfg(test)]
+mod tests_fallback;
 #[cfg(test)]
 mod tests_forms;

@@ -43,16 +43,20 @@ const VERBS: &[&str] = &[
 /// The most times one `press` repeats its key.
 const MAX_PRESSES: usize = 50;
 
-/// Whether `content` is pyautogui code: a line that starts with `pyautogui.`, or a reply that is
+/// Whether `content` is pyautogui code: a line that starts with `pyautogui.` or imports
+/// pyautogui, or a reply that is
 /// only `DONE`, `FAIL` or `WAIT`.
 pub(crate) fn detect(content: &str) -> bool {
-    content
-        .lines()
-        .any(|l| l.trim_start().starts_with("pyautogui."))
-        || matches!(
-            super::lenient::strip_fences(content).as_str(),
-            "DONE" | "FAIL" | "WAIT"
-        )
+    content.lines().any(|l| {
+        let l = l.trim_start();
+        // code that imports pyautogui is pyautogui code, whatever its calls look like
+        l.starts_with("pyautogui.")
+            || l.starts_with("import pyautogui")
+            || l.starts_with("from pyautogui")
+    }) || matches!(
+        super::lenient::strip_fences(content).as_str(),
+        "DONE" | "FAIL" | "WAIT"
+    )
 }
 
 /// One statement of the code.
@@ -80,7 +84,7 @@ pub(crate) fn parse(content: &str, ctx: &mut Ctx) -> String {
         }
     }
     if code.is_empty() {
-        ctx.err("no pyautogui code found: write e.g. pyautogui.click(x=512, y=300)");
+        ctx.err("no pyautogui code found: write calls such as pyautogui.click(x=x, y=y), with numbers in place of x and y");
     }
     let mut held = Held::default();
     for s in stmts {

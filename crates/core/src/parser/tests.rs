@@ -53,24 +53,37 @@ fn detects_each_dialect() {
     }
 }
 
+/// Pixels become 0..1000; a point just past the image is its edge (with a note for the
+/// action's result), one far past it is refused with the likely cause: no action leaves the
+/// model's space (docs/coordinates.md, "Out-of-range values").
 #[test]
-fn pixels_mode_converts_and_keeps_points_outside_as_given() {
+fn pixels_mode_converts_clamps_near_points_and_refuses_far_ones() {
     let opts = ParseOptions {
         dialect: None,
         coords: CoordMode::Pixels(ImageSize::new(1001, 501)),
     };
-    let p = parse_text("left_click(500, 250) left_click(2000, 10)", &opts);
+    let p = parse_text(
+        "left_click(500, 250)\nleft_click(1010, 10)\nleft_click(2000, 10)",
+        &opts,
+    );
     assert_eq!(
         serde_json::to_value(&p.actions).unwrap(),
         json!([
             {"type":"click","x":500,"y":500},
-            {"type":"click","x":2000,"y":20}
+            {"type":"click","x":1000,"y":20,
+             "clamped":"left_click: (1010, 10) lies just past the edge of the 1001x501 image (x 0..1000, y 0..500) (within 2%): taken as (1000, 10)"}
         ])
     );
-    // not clamped: the executor's work_area rule refuses the second click
-    assert!(p.errors.is_empty(), "{:?}", p.errors);
+    assert_eq!(p.errors.len(), 1, "{:?}", p.errors);
+    assert!(
+        p.errors[0].starts_with("left_click: (2000, 10) is outside the 1001x501 image"),
+        "{:?}",
+        p.errors
+    );
 }
 
+/// The model's own values are kept (`exact`), inside its space: a drag end far outside is
+/// refused, never kept for the executor to refuse.
 #[test]
 fn exact_mode_keeps_the_models_values() {
     let opts = ParseOptions {
@@ -79,6 +92,7 @@ fn exact_mode_keeps_the_models_values() {
     };
     let p = parse_text(
         "Thought: t\nAction: click(start_box='<|box_start|>(641,361)<|box_end|>')\n\
+         drag(start_box='(1,2,3,5)', end_box='(1300,-4)')\n\
          drag(start_box='(1,2,3,5)', end_box='(2000,-4)')",
         &opts,
     );
@@ -86,12 +100,17 @@ fn exact_mode_keeps_the_models_values() {
         serde_json::to_value(&p.actions).unwrap(),
         json!([
             {"type":"click","x":498,"y":496,"exact":{"at":[641,361],"of":[1288,728]}},
-            {"type":"drag","x":2,"y":5,"x2":1553,"y2":-5,
-             "exact":{"at":[2,3.5],"to":[2000,-4],"of":[1288,728]}}
+            {"type":"drag","x":2,"y":5,"x2":1000,"y2":0,
+             "exact":{"at":[2,3.5],"to":[1288,0],"of":[1288,728]},
+             "clamped":"drag end: (1300, -4) lies just past the edge of the 1288x728 image (x 0..1288, y 0..728) (within 2%): taken as (1288, 0)"}
         ])
     );
-    // kept as given, outside the model's space: the executor's work_area rule refuses it
-    assert!(p.errors.is_empty(), "{:?}", p.errors);
+    assert_eq!(p.errors.len(), 1, "{:?}", p.errors);
+    assert!(
+        p.errors[0].contains("(2000, -4) is outside"),
+        "{:?}",
+        p.errors
+    );
 }
 
 #[test]
@@ -430,4 +449,83 @@ fn a_move_needs_a_point_or_an_element() {
         let p = parse(bad);
         assert!(p.actions.is_empty() && !p.errors.is_empty(), "{bad}: {p:?}");
     }
+}
+
+/// A point that is no target is reported as the model wrote it, not as `[-1, -1]`.
+#[test]
+fn a_negative_point_is_reported_as_written() {
+    let p = parse("click(-5,-7)");
+    assert!(p.actions.is_empty(), "{p:?}");
+    assert!(
+        p.errors[0].contains("no target: [-5, -7] is not a place to act"),
+        "{p:?}"
+    );
+    let p = parse("click(-0.5, -2)");
+    assert!(p.errors[0].contains("[-0.5, -2]"), "{p:?}");
+}
+
+/// Exponents are numbers: `1e-308` is not `"1e" is not a number`, in calls and in strings.
+#[test]
+fn numbers_with_an_exponent_read() {
+    let click = |x, y| crate::action::ActionKind::Click {
+        x: Some(x),
+        y: Some(y),
+    };
+    for text in [
+        "click(1e-308, 5e2)",
+        "click(1E-308, 5E+2)",
+        "{\"action\": \"left_click\", \"coordinate\": \"(1e-308, 5e2)\"}",
+        "Action: click(start_box='(1e-308,5e2)')",
+    ] {
+        let p = parse(text);
+        assert_eq!(
+            p.actions.iter().map(|a| a.kind.clone()).collect::<Vec<_>>(),
+            [click(0, 500)],
+            "{text}: {p:?}"
+        );
+        assert!(p.errors.is_empty(), "{text}: {p:?}");
+    }
+    // the `e` of a tag is no exponent
+    let p = parse("Action: click(start_box='<|box_start|>(235,512)<|box_end|>')");
+    assert_eq!(p.actions[0].kind, click(235, 512), "{p:?}");
+}
+
+/// An unknown scroll direction is an error in the calls dialect, as in json and anthropic:
+/// never a scroll down.
+#[test]
+fn an_unknown_scroll_direction_is_an_error_in_every_dialect() {
+    for word in ["scroll up", "upward", "dwn", "sideways"] {
+        for text in [
+            format!("scroll(500, 500, \"{word}\", 3)"),
+            format!("scroll(\"{word}\")"),
+            format!("scroll(500, 500, direction=\"{word}\")"),
+            format!(
+                "{{\"actions\": [{{\"name\": \"scroll\", \"x1\": 5, \"y1\": 5, \"direction\": \"{word}\"}}]}}"
+            ),
+            format!(
+                "{{\"action\": \"scroll\", \"coordinate\": [5, 5], \"scroll_direction\": \"{word}\", \"scroll_amount\": 3}}"
+            ),
+        ] {
+            let p = parse(&text);
+            assert!(p.actions.is_empty(), "{text}: {p:?}");
+            assert!(
+                p.errors
+                    .iter()
+                    .any(|e| e.contains("is not up, down, left or right")),
+                "{text}: {p:?}"
+            );
+        }
+    }
+    let p = parse("scroll(500, 500, up, 2)");
+    assert!(
+        matches!(
+            p.actions[0].kind,
+            crate::action::ActionKind::Scroll {
+                direction: franz_desktop::ScrollDirection::Up,
+                amount: 2,
+                ..
+            }
+        ),
+        "{p:?}"
+    );
 }

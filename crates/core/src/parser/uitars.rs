@@ -71,7 +71,7 @@ pub(crate) fn parse(content: &str, ctx: &mut Ctx) -> String {
         if let Some(at) = super::seed::compact_line(content) {
             return super::seed::parse_compact(content, at, ctx);
         }
-        ctx.err("no Action line: write e.g. Thought: ...\\nAction: click(start_box='(500,300)')");
+        ctx.err("no Action line: write Thought: ... then Action: click(start_box='(x1,y1)'), with numbers in place of x1 and y1");
         return content.trim().to_string();
     };
     let first_marker = markers[0].0;
@@ -108,7 +108,7 @@ pub(crate) fn parse(content: &str, ctx: &mut Ctx) -> String {
             Err(e) => match repair::call_line(&action_text[c.span.clone()]) {
                 Some(args) => call(&name, &args, &thought, ctx),
                 None => ctx.err(format!(
-                    "{name}: {e}; write one call per line, e.g. click(start_box='(500,300)')"
+                    "{name}: {e}; write one call per line, such as click(start_box='(x1,y1)')"
                 )),
             },
         }
@@ -230,9 +230,10 @@ impl Args<'_> {
 /// The point in `v`; `None` (with an error) when it is missing or unreadable.
 fn point(what: &str, v: Option<&Value>, ctx: &mut Ctx) -> Option<(i32, i32)> {
     match v {
+        Some(v) if ctx.refuse_names(what, &[v]) => None,
         Some(v) => ctx.point_nums(what, &numbers(&[v])),
         None => ctx.fail(format!(
-            "{what}: missing start_box (e.g. start_box='(500,300)')"
+            "{what}: missing start_box (start_box='(x1,y1)' with numbers in place of x1 and y1)"
         )),
     }
 }

@@ -155,9 +155,9 @@ impl Profile {
 
     /// Reads a user's profile file.
     pub fn load(path: &Path) -> Result<Profile, ProfileError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ProfileError::File {
+        let text = crate::files::read_settings(path).map_err(|e| ProfileError::File {
             path: path.display().to_string(),
-            problem: e.to_string(),
+            problem: e.problem(),
         })?;
         Profile::from_toml(&text, &path.display().to_string())
     }
@@ -411,13 +411,10 @@ pub fn apply(profile: &Profile, effective: &mut crate::config::Effective) -> App
 }
 
 impl Applied {
-    /// The parser's coordinate mode for a model sent an image of `image`.
+    /// The parser's coordinate mode for a model sent an image of `image` (as a run reads it,
+    /// `ReadOptions::coord_mode`).
     pub fn coord_mode(&self, image: ImageSize) -> crate::parser::CoordMode {
-        use crate::parser::CoordMode;
-        match self.exact_space {
-            Some(space) => CoordMode::Exact(space.extent(image)),
-            None if self.pixel_coords => CoordMode::Pixels(image),
-            None => CoordMode::Norm,
-        }
+        let c = crate::config::Config::defaults();
+        crate::strategy::ReadOptions::for_profile(c, self).coord_mode(image)
     }
 }

@@ -8,6 +8,7 @@
 #![deny(clippy::too_many_lines)]
 
 mod budget;
+pub mod caps;
 pub mod commander;
 pub mod finish;
 pub mod grammar;
@@ -154,6 +155,45 @@ impl Default for ReadOptions {
 }
 
 impl ReadOptions {
+    /// How a run reads replies under its chosen profile (`applied`, `profile::apply`): the
+    /// dialect (the profile's unless one was given) and the coordinate space, with the
+    /// configuration's history and commander settings. `franz run` and `franz parse` both build
+    /// their options here, so that they read a reply alike.
+    pub fn for_profile(c: &crate::config::Config, applied: &crate::profile::Applied) -> Self {
+        ReadOptions {
+            dialect: c.dialect,
+            // prompts say "pixels" for every pixel space; `exact_space` says how they are mapped
+            pixel_coords: applied.pixel_coords
+                || applied.exact_space == Some(crate::exact::Space::Pixels),
+            exact_space: applied.exact_space,
+            ..ReadOptions::default()
+        }
+        .with_config(c)
+    }
+
+    /// How the parser reads the coordinates of a reply to an image of `image`.
+    pub fn coord_mode(&self, image: crate::geometry::ImageSize) -> crate::parser::CoordMode {
+        use crate::parser::CoordMode;
+        match self.exact_space {
+            Some(space) => CoordMode::Exact(space.extent(image)),
+            None if self.pixel_coords => CoordMode::Pixels(image),
+            None => CoordMode::Norm,
+        }
+    }
+
+    /// The parser's options of `strategy` for a reply to an image of `image`: the dialect it
+    /// asks for ([`StrategyName::dialect`]) and the coordinates.
+    pub fn parse_options(
+        &self,
+        strategy: StrategyName,
+        image: crate::geometry::ImageSize,
+    ) -> crate::parser::ParseOptions {
+        crate::parser::ParseOptions {
+            dialect: strategy.dialect(self.dialect),
+            coords: self.coord_mode(image),
+        }
+    }
+
     /// The history and commander settings of a configuration (the rest stays as it is).
     pub fn with_config(mut self, c: &crate::config::Config) -> Self {
         self.keep_last_screenshots = c.keep_last_screenshots as usize;
@@ -210,19 +250,12 @@ pub fn parse(
     crate::parser::parse_reply(reply, &parse_options(options, ctx))
 }
 
-/// How [`parse`] parses: the strategy's dialect and the coordinates of this turn's image.
+/// How [`parse`] parses: the strategy's dialect (its options hold the one it asks for) and the
+/// coordinates of this turn's image.
 pub fn parse_options(options: &ReadOptions, ctx: &TurnContext<'_>) -> crate::parser::ParseOptions {
-    use crate::parser::CoordMode;
-    let coords = if let Some(space) = options.exact_space {
-        CoordMode::Exact(space.extent(ctx.screenshot.size))
-    } else if options.pixel_coords {
-        CoordMode::Pixels(ctx.screenshot.size)
-    } else {
-        CoordMode::Norm
-    };
     crate::parser::ParseOptions {
         dialect: options.dialect,
-        coords,
+        coords: options.coord_mode(ctx.screenshot.size),
     }
 }
 
@@ -239,10 +272,21 @@ pub fn parse_one_call(
         ..reply.clone()
     };
     let mut options = options.clone();
-    // a family grammar's own function is read in its dialect, every other call as franz's tools
-    options.dialect = match options.dialect {
-        Some(d) if grammar::of(Some(d)).is_some_and(|g| g.calls(&first.name)) => Some(d),
-        _ => Some(crate::parser::Dialect::Tools),
+    // under a family grammar its function and any other call are read in its dialect first (a
+    // call of another dialect is read again by its name, `parser/fallback.rs`), the operator's
+    // own report tools as franz's tools; without one, every call as franz's tools
+    let family = options.dialect.filter(|d| grammar::of(Some(*d)).is_some());
+    let reports = ["report_progress", "report_completion"];
+    options.dialect = match family {
+        Some(_)
+            if reports
+                .iter()
+                .any(|r| r.eq_ignore_ascii_case(first.name.trim())) =>
+        {
+            Some(crate::parser::Dialect::Tools)
+        }
+        Some(d) => Some(d),
+        None => Some(crate::parser::Dialect::Tools),
     };
     let mut parsed = parse(&one, &options, ctx);
     keep_one(&mut parsed.actions);
@@ -291,3 +335,5 @@ pub fn last_turn(reading: &Reading, results: &[ActionResult]) -> String {
     }
     last
 }
+#[cfg(test)]
+mod roundtrip_tests;

@@ -1,6 +1,7 @@
 //! The one list of strategies: their names, for the configuration, the CLI and [`super::create`].
 
 use super::{Commander, Narrative, ReadOptions, Strategy, Tools, Vision};
+use crate::parser::Dialect;
 use std::fmt;
 
 /// A strategy, by name.
@@ -38,6 +39,17 @@ impl StrategyName {
             StrategyName::Vision => "vision",
             StrategyName::Tools => "tools",
             StrategyName::Commander => "commander",
+        }
+    }
+
+    /// The dialect the strategy asks for when `configured` (the setting, or the profile's) is
+    /// `auto`: the narrative's function-call lines and the vision loop's JSON
+    /// (docs/seeds.md); the tools strategy and the commander read every dialect by detection.
+    pub fn dialect(self, configured: Option<Dialect>) -> Option<Dialect> {
+        match self {
+            StrategyName::Narrative => configured.or(Some(Dialect::Calls)),
+            StrategyName::Vision => configured.or(Some(Dialect::Json)),
+            StrategyName::Tools | StrategyName::Commander => configured,
         }
     }
 

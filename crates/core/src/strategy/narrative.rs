@@ -8,7 +8,6 @@ use super::grammar::{self, Space};
 use super::{Prompt, ReadOptions, Reading, Strategy, TurnContext, prompts};
 use crate::action::ActionResult;
 use crate::model::Reply;
-use crate::parser::Dialect;
 
 pub struct Narrative {
     options: ReadOptions,
@@ -19,9 +18,7 @@ pub struct Narrative {
 
 impl Narrative {
     pub fn new(mut options: ReadOptions) -> Self {
-        if options.dialect.is_none() {
-            options.dialect = Some(Dialect::Calls);
-        }
+        options.dialect = super::StrategyName::Narrative.dialect(options.dialect);
         Self {
             options,
             story: "(nothing yet: this is the first turn)".into(),
@@ -48,16 +45,13 @@ impl Strategy for Narrative {
             ("last", &self.last),
         ];
         // a family's grammar when its dialect is set (strategy/grammar), else franz's own
-        let family = grammar::of(self.options.dialect).map(|g| {
-            grammar::prompts::narrative_system(g, Space::of(&self.options, ctx.screenshot.size))
-        });
-        let prompt = super::one_shot_prompt(
-            &self.options,
-            family.as_deref().unwrap_or(prompts::NARRATIVE_SYSTEM),
-            prompts::NARRATIVE_USER,
-            &vars,
-            ctx,
-        );
+        let space = Space::of(&self.options, ctx.screenshot.size);
+        let system = match grammar::of(self.options.dialect) {
+            Some(g) => grammar::prompts::narrative_system(g, space),
+            None => prompts::fill(prompts::NARRATIVE_SYSTEM, &[("coords", &space.wording())]),
+        };
+        let prompt =
+            super::one_shot_prompt(&self.options, &system, prompts::NARRATIVE_USER, &vars, ctx);
         self.finish.prompted(&prompt.messages);
         prompt
     }

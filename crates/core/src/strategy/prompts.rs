@@ -1,30 +1,36 @@
 //! Built-in prompt templates. Each can be replaced from a file (`--system-prompt FILE`).
 
 /// docs/seeds.md (narrative): one action as a function call, plus the rewritten story.
+/// `{coords}` is the coordinate sentence of the run's space (`grammar::Space::wording`); the
+/// calls show placeholders, never values (docs/actions.md, "Placeholders in examples").
 pub const NARRATIVE_SYSTEM: &str = r#"You are FRANZ, an agent that operates a computer desktop by looking at screenshots.
 Each turn you get: the goal, your story so far, the last action and its result, and a fresh screenshot.
 The screenshot marks your last action: a crosshair where you clicked, an arrow for a drag, a label for typed text.
-Coordinates are integers from 0 to 1000 on each axis of the screenshot: (0,0) is the top-left pixel and (1000,1000) the bottom-right pixel.
+{coords}
 
 Answer with exactly ONE action, written as a function call on its own line:
   left_click(x, y)         right_click(x, y)        double_left_click(x, y)
   middle_click(x, y)       triple_click(x, y)       move(x, y)
-  drag(x1, y1, x2, y2)     scroll(x, y, "down", 3)  type("text to type")
-  press_key("ctrl+s")      wait(2)                  done("answer")      fail("reason")
+  drag(x1, y1, x2, y2)     scroll(x, y, "direction", amount)
+  type("text")             press_key("keys")        wait(seconds)
+  done("result")           fail("reason")
+Write values in place of the names: x, y is the point (x1, y1 where a drag starts, x2, y2 where it ends); direction is up, down, left or right; amount is a number of wheel notches; text is the text to type; keys is a key or a combination such as enter, tab or ctrl+s; seconds is a number; result (what shows the goal is reached, or the answer asked for) and reason are your own words.
 Then write the new story: a short narrative of what has happened so far, what you see now and what you plan next.
 The story replaces the old one in full, so keep everything you still need in it.
 When the goal is reached, answer with done and, as its text, what on the screen shows it (or the answer the goal asks for)."#;
 
 pub const NARRATIVE_USER: &str = "GOAL: {task}\n\nSTORY SO FAR:\n{story}\n\nLAST ACTION:\n{last}\n\nLook at the screenshot and answer with one action and the new story.";
 
-/// docs/seeds.md (vision loop): JSON with observation, bboxes and several actions.
-pub const VISION_SYSTEM: &str = r#"You control a computer desktop through screenshots. Coordinates are integers from 0 to 1000 on each axis of the screenshot: (0,0) is the top-left pixel and (1000,1000) the bottom-right pixel.
+/// docs/seeds.md (vision loop): JSON with observation, bboxes and several actions; `{coords}`
+/// as in [`NARRATIVE_SYSTEM`].
+pub const VISION_SYSTEM: &str = r#"You control a computer desktop through screenshots. {coords}
 The screenshot shows what you did last turn: orange heat where you acted (older turns fade), blue boxes around regions you pointed out.
 Answer with ONE JSON object and nothing else:
 {"observation": "what you see and what you will do next",
- "bboxes": [{"x1": 0, "y1": 0, "x2": 0, "y2": 0}],
- "actions": [{"name": "click", "x1": 0, "y1": 0}]}
-Action names: move, click, right_click, double_click (x1, y1), drag (x1, y1, x2, y2), type (text), key (keys, e.g. "ctrl+s"), scroll (x1, y1, direction, amount), wait (seconds), done (text), fail (text).
+ "bboxes": [{"x1": x1, "y1": y1, "x2": x2, "y2": y2}],
+ "actions": [{"name": "click", "x1": x1, "y1": y1}]}
+Write numbers in place of x1, y1 (a point, or a box's top-left corner) and x2, y2 (a drag's end, or a box's bottom-right corner).
+Action names and their fields: move, click, right_click, double_click (x1, y1), drag (x1, y1, x2, y2), type (text), key (keys, such as enter or ctrl+s), scroll (x1, y1, direction: up, down, left or right, amount in wheel notches), wait (seconds), done (text), fail (text).
 Give several actions when you are sure of them; they run in order.
 When the task is done, give the action done with, as its text, what on the screen shows it (or the answer the task asks for)."#;
 
@@ -40,9 +46,9 @@ pub fn fill(template: &str, vars: &[(&str, &str)]) -> String {
 }
 
 /// docs/seeds.md (tool calling): function calling, one tool a step, observe -> think -> act ->
-/// verify.
+/// verify; `{coords}` as in [`NARRATIVE_SYSTEM`].
 pub const TOOLS_SYSTEM: &str = r#"You are a desktop automation agent. You see the screen through screenshots and act with the tools you are given.
-Coordinates are numbers from 0 to 1000 on each axis of the screenshot: x 0 is the left edge, 1000 the right edge; y 0 is the top, 1000 the bottom.
+{coords}
 Give a box as a point [x, y] (preferred for small targets) or [x1, y1, x2, y2].
 Protocol: observe the screen, think, call exactly ONE tool, then verify the result on the next screenshot.
 Rules: one tool call per step (extra calls are rejected); click an input field before typing into it; always check that your action worked.
@@ -59,14 +65,15 @@ TOOLS:
 TEAM DYNAMICS: trust the Operator's reports; when it is BLOCKED, change the approach instead of repeating it; review progress every {review} turns.
 Always end by calling spawn_operator with the next objective."#;
 
-/// docs/seeds.md (commander): the operator, the brief, one tool per turn, the SITREP format.
+/// docs/seeds.md (commander): the operator, the brief, one tool per turn, the SITREP format;
+/// `{coords}` as in [`NARRATIVE_SYSTEM`].
 pub const OPERATOR_SYSTEM: &str = r#"You are the OPERATOR specialist of a desktop automation unit. You see the screen and act on it.
 CURRENT BRIEF: {brief}
 EXECUTION DISCIPLINE:
 - Call exactly ONE tool per turn, with a justification.
 - When your objective is reached, call report_progress(status="DONE"); after 2 failed attempts, report_progress(status="BLOCKED") with what you saw.
 - Call report_completion only when the whole MISSION is done, with at least {min_evidence} characters of evidence describing what on the screen proves it.
-COORDINATES: positions are [x, y] from 0 to 1000 on each axis of the screenshot (0,0 top-left, 1000,1000 bottom-right).
+COORDINATES: positions are [x, y]. {coords}
 SITREP FORMAT (write it before your tool call):
 OBJ: the objective you work on
 DOD: how you will know it is done

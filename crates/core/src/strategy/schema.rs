@@ -2,6 +2,7 @@
 //! commander (the commander's leader and operator), and the JSON payloads tool results are answered
 //! with.
 
+use super::grammar::Space;
 use crate::action::{ActionError, ActionResult, ErrorKind};
 use crate::model::Tool;
 use serde_json::{Value, json};
@@ -10,12 +11,14 @@ fn object(properties: Value, required: &[&str]) -> Value {
     json!({"type": "object", "properties": properties, "required": required})
 }
 
-fn box_param() -> Value {
+fn box_param(space: Space) -> Value {
     json!({
         "type": "array",
         "items": {},
-        "description": "where, in 0..1000 of the screen (x: 0 left, 1000 right; y: 0 top, 1000 bottom): \
-                        a point [x, y] (preferred for small targets), a box [x1, y1, x2, y2] or [[x1, y1], [x2, y2]]"
+        "description": format!(
+            "where, in {}: a point [x, y] (preferred for small targets), a box [x1, y1, x2, y2] or [[x1, y1], [x2, y2]]",
+            space.range()
+        )
     })
 }
 
@@ -26,14 +29,14 @@ fn element_param() -> Value {
     })
 }
 
-fn element(name: &str, what: &str) -> Tool {
+fn element(name: &str, what: &str, space: Space) -> Tool {
     Tool::function(
         name,
         &format!("{what} the UI element at the box's centre (or the listed element's)."),
         object(
             json!({
                 "label": {"type": "string", "description": "what the element is, e.g. 'OK button'"},
-                "box": box_param(),
+                "box": box_param(space),
                 "element": element_param(),
             }),
             &["label"],
@@ -42,22 +45,23 @@ fn element(name: &str, what: &str) -> Tool {
 }
 
 /// docs/seeds.md (tool calling): observe_screen, click_element, type_text, press_key,
-/// scroll_at_position, move_mouse, click_mouse, double/right click and drag.
-pub fn tools_strategy() -> Vec<Tool> {
+/// scroll_at_position, move_mouse, click_mouse, double/right click and drag; positions in
+/// `space`, the space the run's replies are read in.
+pub fn tools_strategy(space: Space) -> Vec<Tool> {
     vec![
         Tool::function(
             "observe_screen",
             "Take a new screenshot of the screen (one also comes after every action).",
             object(json!({}), &[]),
         ),
-        element("click_element", "Left-click"),
-        element("double_click_element", "Double-click"),
-        element("right_click_element", "Right-click"),
+        element("click_element", "Left-click", space),
+        element("double_click_element", "Double-click", space),
+        element("right_click_element", "Right-click", space),
         Tool::function(
             "drag_element",
             "Press the left button at start, move to end and release.",
             object(
-                json!({"label": {"type": "string"}, "start": box_param(), "end": box_param()}),
+                json!({"label": {"type": "string"}, "start": box_param(space), "end": box_param(space)}),
                 &["start", "end"],
             ),
         ),
@@ -77,11 +81,11 @@ pub fn tools_strategy() -> Vec<Tool> {
         Tool::function(
             "scroll_at_position",
             "Move the pointer to the box and scroll down there.",
-            object(json!({"box": box_param()}), &["box"]),
+            object(json!({"box": box_param(space)}), &["box"]),
         ),
         Tool::function(
             "move_mouse",
-            "Move the pointer to x, y in 0..1000.",
+            &format!("Move the pointer to x, y in {}.", space.range()),
             object(
                 json!({"x": {"type": "number"}, "y": {"type": "number"}}),
                 &["x", "y"],
@@ -120,17 +124,18 @@ fn justified(name: &str, description: &str, mut props: Value, required: &[&str])
     Tool::function(name, description, object(props, &req))
 }
 
-fn position() -> Value {
-    json!({"type": "array", "items": {"type": "number"}, "description": "[x, y] in 0..1000"})
+fn position(space: Space) -> Value {
+    json!({"type": "array", "items": {"type": "number"}, "description": format!("[x, y] in {}", space.range())})
 }
 
-/// docs/seeds.md (commander): the operator, one of these per turn, each with a justification.
-pub fn operator() -> Vec<Tool> {
+/// docs/seeds.md (commander): the operator, one of these per turn, each with a justification;
+/// positions in `space`.
+pub fn operator(space: Space) -> Vec<Tool> {
     let click = |name: &str, what: &str| {
         justified(
             name,
             &format!("{what} the element at position (or the listed element's centre)."),
-            json!({"label": {"type": "string"}, "position": position(), "element": element_param()}),
+            json!({"label": {"type": "string"}, "position": position(space), "element": element_param()}),
             &["label"],
         )
     };
@@ -141,7 +146,7 @@ pub fn operator() -> Vec<Tool> {
         justified(
             "drag_element",
             "Drag from start to end.",
-            json!({"label": {"type": "string"}, "start": position(), "end": position()}),
+            json!({"label": {"type": "string"}, "start": position(space), "end": position(space)}),
             &["start", "end"],
         ),
         justified(
@@ -244,7 +249,7 @@ mod tests {
 
     #[test]
     fn every_operator_action_tool_requires_a_justification() {
-        let tools = operator();
+        let tools = operator(Space::Norm1000);
         assert_eq!(tools.len(), 10);
         for t in tools.iter().take(8) {
             let v = serde_json::to_value(t).unwrap();

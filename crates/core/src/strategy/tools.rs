@@ -98,7 +98,7 @@ impl Tools {
                     action,
                     text,
                     errors,
-                } => (vec![action], text, errors),
+                } => (vec![*action], text, errors),
                 PlainReply::Answer(text) => {
                     let mut errors = Vec::new();
                     self.finish.prompted(&self.history);
@@ -144,14 +144,19 @@ impl Strategy for Tools {
             let system = match (&self.options.system_prompt, family) {
                 (Some(own), _) => own.clone(),
                 (None, Some(g)) => grammar::prompts::tools_system(g, space),
-                (None, None) => prompts::TOOLS_SYSTEM.to_string(),
+                (None, None) => {
+                    prompts::fill(prompts::TOOLS_SYSTEM, &[("coords", &space.wording())])
+                }
             };
             self.history.push(Message::system(system));
             self.history
                 .push(Message::user(format!("TASK: {}", ctx.task)));
             let first = match family {
-                Some(_) => "The screen now.",
-                None => "observe_screen: the screen now (coordinates are 0..1000 of this image).",
+                Some(_) => "The screen now.".to_string(),
+                None => format!(
+                    "observe_screen: the screen now (coordinates are {} of this image).",
+                    space.range()
+                ),
             };
             self.history.push(Message::user_with_image(first, url));
         } else {
@@ -167,7 +172,7 @@ impl Strategy for Tools {
             HEAD,
             self.dropped,
         );
-        let tools = family.map_or_else(schema::tools_strategy, |g| (g.tools)(space));
+        let tools = family.map_or_else(|| schema::tools_strategy(space), |g| (g.tools)(space));
         Prompt {
             messages: self.history.clone(),
             tool_choice: (!tools.is_empty()).then(ToolChoice::auto),

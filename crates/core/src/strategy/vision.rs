@@ -8,7 +8,6 @@ use super::grammar::{self, Space};
 use super::{Prompt, ReadOptions, Reading, Strategy, TurnContext, prompts};
 use crate::action::ActionResult;
 use crate::model::Reply;
-use crate::parser::Dialect;
 
 pub struct Vision {
     options: ReadOptions,
@@ -20,9 +19,7 @@ pub struct Vision {
 
 impl Vision {
     pub fn new(mut options: ReadOptions) -> Self {
-        if options.dialect.is_none() {
-            options.dialect = Some(Dialect::Json);
-        }
+        options.dialect = super::StrategyName::Vision.dialect(options.dialect);
         Self {
             options,
             notes: "(none yet)".into(),
@@ -45,13 +42,17 @@ impl Strategy for Vision {
         ];
         // a family's grammar when its dialect is set (strategy/grammar), else franz's own
         let space = Space::of(&self.options, ctx.screenshot.size);
-        let family =
-            grammar::of(self.options.dialect).map(|g| grammar::prompts::vision_system(g, space));
-        let (system, user) = match &family {
-            Some(s) => (s.as_str(), grammar::prompts::VISION_USER),
-            None => (prompts::VISION_SYSTEM, prompts::VISION_USER),
+        let (system, user) = match grammar::of(self.options.dialect) {
+            Some(g) => (
+                grammar::prompts::vision_system(g, space),
+                grammar::prompts::VISION_USER,
+            ),
+            None => (
+                prompts::fill(prompts::VISION_SYSTEM, &[("coords", &space.wording())]),
+                prompts::VISION_USER,
+            ),
         };
-        let prompt = super::one_shot_prompt(&self.options, system, user, &vars, ctx);
+        let prompt = super::one_shot_prompt(&self.options, &system, user, &vars, ctx);
         self.finish.prompted(&prompt.messages);
         prompt
     }

@@ -4,6 +4,7 @@ mod board;
 #[cfg(target_os = "linux")]
 mod early;
 mod mcp;
+mod parse;
 mod stop;
 #[cfg(target_os = "linux")]
 mod tasks;
@@ -55,6 +56,7 @@ pub fn run(g: &GlobalArgs, cmd: &BenchCommand) -> anyhow::Result<ExitCode> {
         .into()),
         BenchCommand::Turn(args) => turn::turn(g, args),
         BenchCommand::Soak(args) => turn::soak(g, args),
+        BenchCommand::Parse(args) => parse::bench(args),
     }
 }
 
@@ -389,7 +391,7 @@ fn ms(since: Instant) -> f64 {
 /// median time from the click action starting to the press arriving at the window.
 #[cfg(target_os = "linux")]
 fn act(g: &GlobalArgs, args: &BenchActArgs) -> anyhow::Result<ExitCode> {
-    use crate::acting::{config, executor, fatal};
+    use crate::acting::{executor, fatal};
     use crate::flags::InputSettings;
     use anyhow::Context;
     use franz_core::config::Choice;
@@ -398,7 +400,8 @@ fn act(g: &GlobalArgs, args: &BenchActArgs) -> anyhow::Result<ExitCode> {
     use std::time::Duration;
 
     let fast = InputSettings::default().with("motion", MotionProfile::Fast.name());
-    let config = config(g, &fast.given)?;
+    let what = "times clicks arriving at its witness window";
+    let config = crate::acting::config_that_acts(g, &fast.given, "bench act", what)?;
     let mut session = setup::open_session(g)?;
     let display = session.display().ok_or_else(|| {
         Exit(

@@ -1,6 +1,8 @@
 //! `franz parse`: reads one model reply from stdin (raw text, or a whole chat-completions JSON
 //! response) and prints what the parser makes of it as one JSON object:
-//! `{"dialect", "actions", "text", "errors"}`. With `--screen WxH` each pointer action also
+//! `{"dialect", "actions", "text", "errors"}`, read as a run of the `strategy` setting reads it
+//! under the chosen profile (`ReadOptions::for_profile` and `parse_options`, shared with
+//! `franz run`). With `--screen WxH` each pointer action also
 //! gets `"screen": [X, Y]` (and `"screen_to"` for a drag's end): the exact pixels the executor
 //! would use, under the profile (`--profile`) and crop (`--crop`), and the object gets
 //! `"image": {"width", "height"}`, the size the model was sent. Exits 0 even when nothing
@@ -14,9 +16,10 @@ use franz_core::executor::fence::Fence;
 use franz_core::geometry::{ImageSize, WorkArea};
 use franz_core::model::Reply;
 use franz_core::parser::{self, CoordMode, ParseOptions};
+use franz_core::strategy::ReadOptions;
 use franz_desktop::PixelRect;
 use serde_json::{Value, json};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::process::ExitCode;
 
 pub fn run(global: &GlobalArgs, args: &ParseArgs) -> anyhow::Result<ExitCode> {
@@ -24,6 +27,7 @@ pub fn run(global: &GlobalArgs, args: &ParseArgs) -> anyhow::Result<ExitCode> {
     for (key, flag, value) in [
         ("coords", "--coords", &args.coords),
         ("dialect", "--dialect", &args.dialect),
+        ("strategy", "--strategy", &args.strategy),
     ] {
         if let Some(v) = value {
             given.push(Given {
@@ -45,12 +49,10 @@ pub fn run(global: &GlobalArgs, args: &ParseArgs) -> anyhow::Result<ExitCode> {
         None => None,
     };
     let image = image_size(c, &chosen, args, area.as_ref())?;
-    let coords = match (
-        chosen
-            .applied
-            .coord_mode(image.unwrap_or(ImageSize::new(1, 1))),
-        image,
-    ) {
+    // read as a run reads (strategy/mod.rs): one place builds the options of both
+    let read = ReadOptions::for_profile(c, &chosen.applied);
+    let options = read.parse_options(c.strategy, image.unwrap_or(ImageSize::new(1, 1)));
+    let coords = match (options.coords, image) {
         (CoordMode::Pixels(_) | CoordMode::Exact(_), None)
             if chosen.applied.pixel_coords
                 || chosen.applied.exact_space == Some(franz_core::exact::Space::Pixels) =>
@@ -64,13 +66,12 @@ pub fn run(global: &GlobalArgs, args: &ParseArgs) -> anyhow::Result<ExitCode> {
         }
         (mode, _) => mode,
     };
-    let mut input = Vec::new();
-    std::io::stdin().read_to_end(&mut input)?;
+    // a reply is at most what the model client accepts from a server
+    let cap = franz_core::model::DEFAULT_MAX_RESPONSE_BYTES;
+    let input = franz_core::files::read_capped(std::io::stdin(), "stdin", "a reply", cap)
+        .map_err(|e| usage(e.to_string()))?;
     let reply = Reply::from_any_text(&String::from_utf8_lossy(&input));
-    let options = ParseOptions {
-        dialect: c.dialect,
-        coords,
-    };
+    let options = ParseOptions { coords, ..options };
     let parsed = parser::parse_reply(&reply, &options);
     let mut out = std::io::stdout().lock();
     match area {

@@ -288,7 +288,7 @@ impl Commander {
                     action,
                     text,
                     errors,
-                } => (vec![action], text, errors),
+                } => (vec![*action], text, errors),
                 PlainReply::Answer(text) => (
                     Vec::new(),
                     text,
@@ -435,6 +435,7 @@ impl Strategy for Commander {
                 &[
                     ("brief", &brief),
                     ("min_evidence", &self.s.min_evidence.to_string()),
+                    ("coords", &space.wording()),
                 ],
             )
         });
@@ -458,9 +459,10 @@ impl Strategy for Commander {
                 Message::system(system),
                 Message::user_with_image(user, ctx.screenshot.data_url.clone()),
             ],
-            tools: family.map_or_else(schema::operator, |g| {
-                grammar::prompts::operator_tools(g, space)
-            }),
+            tools: family.map_or_else(
+                || schema::operator(space),
+                |g| grammar::prompts::operator_tools(g, space),
+            ),
             temperature: Some(self.s.operator_temperature),
             max_tokens: Some(self.s.operator_max_tokens),
             tool_choice: Some(ToolChoice::auto()),

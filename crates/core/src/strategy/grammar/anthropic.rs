@@ -63,29 +63,24 @@ pub fn tools(space: Space) -> Vec<Tool> {
     )]
 }
 
-fn example(space: Space) -> String {
-    let (x, y) = space.point(0.5, 0.3);
-    format!(
-        "<tool_call>\n{{\"name\": \"computer\", \"arguments\": {{\"action\": \"left_click\", \"coordinate\": [{x}, {y}]}}}}\n</tool_call>"
-    )
-}
+/// The example call: placeholders, never values (docs/actions.md, "Placeholders in examples").
+const EXAMPLE: &str = "<tool_call>\n{\"name\": \"computer\", \"arguments\": {\"action\": \"left_click\", \"coordinate\": [x, y]}}\n</tool_call>";
 
 /// The tool's signature and the `<tool_call>` form.
 pub fn actions(space: Space) -> String {
     let tool = tools(space).remove(0);
     format!(
-        "Act with the computer tool (actions: {}).\n{}\n\nFor example:\n{}",
+        "Act with the computer tool (actions: {}).\n{}\n\nFor example (write numbers in place of x and y):\n{}",
         ACTIONS.join(", "),
         tagged_tool_text(&tool),
-        example(space)
+        EXAMPLE
     )
 }
 
 /// With the schema sent as a tool.
-pub fn tool_actions(space: Space) -> String {
+pub fn tool_actions(_space: Space) -> String {
     format!(
-        "Act by calling the computer tool (actions: {}). If you cannot call functions, write the call in your reply instead, e.g.\n{}",
+        "Act by calling the computer tool (actions: {}). If you cannot call functions, write the call in your reply instead, e.g.\n{EXAMPLE}",
         ACTIONS.join(", "),
-        example(space)
     )
 }

@@ -21,24 +21,28 @@ use crate::geometry::ImageSize;
 use crate::model::Tool;
 use crate::parser::Dialect;
 
-/// The coordinate space the model answers in, as a prompt words it.
+/// The coordinate space the model answers in, as a prompt words it: the space the parser
+/// reads the run's replies in ([`crate::strategy::ReadOptions::parse_options`]), so that
+/// prompt and parser agree (the round-trip test in `strategy/roundtrip_tests.rs`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Space {
     /// Integers 0..1000 on each axis of the image (`--coords norm`).
     Norm1000,
     /// Pixels of the image sent, of this size (`--coords pixels`).
     Pixels(ImageSize),
-    // Hook for issue 15's `relative` space (0..1 of each axis): add `Relative` here, its arm
-    // in `of`, `wording`, `point` and `resolution`; the grammar files need no change.
+    /// Fractions 0..1 of each axis (`--coords relative`).
+    Relative,
 }
 
 impl Space {
     /// The space of a strategy's options for an image of `size`.
     pub fn of(options: &ReadOptions, size: ImageSize) -> Space {
-        if options.pixel_coords {
-            Space::Pixels(size)
-        } else {
-            Space::Norm1000
+        match options.exact_space {
+            Some(crate::exact::Space::Relative) => Space::Relative,
+            Some(crate::exact::Space::Pixels) => Space::Pixels(size),
+            Some(crate::exact::Space::Norm1000) => Space::Norm1000,
+            None if options.pixel_coords => Space::Pixels(size),
+            None => Space::Norm1000,
         }
     }
 
@@ -53,24 +57,35 @@ impl Space {
                 xm = s.width.saturating_sub(1),
                 ym = s.height.saturating_sub(1),
             ),
+            Space::Relative => "Coordinates are fractions from 0 to 1 on each axis of the screenshot, written as decimals: (0,0) is the top-left corner and (1,1) the bottom-right corner, (0.5,0.5) the centre.".to_string(),
         }
     }
 
-    /// An example point at fractions `fx`, `fy` of the image, for the grammar's examples.
-    pub fn point(&self, fx: f64, fy: f64) -> (u32, u32) {
-        let at = |f: f64, len: u32| (f * len as f64).round() as u32;
+    /// The range of a point, for a tool parameter's description: `0..1000 of the screen`.
+    pub fn range(&self) -> String {
         match self {
-            Space::Norm1000 => (at(fx, 1000), at(fy, 1000)),
-            Space::Pixels(s) => (at(fx, s.width), at(fy, s.height)),
+            Space::Norm1000 => {
+                "0..1000 of the screen (x: 0 left, 1000 right; y: 0 top, 1000 bottom)".to_string()
+            }
+            Space::Pixels(s) => format!(
+                "pixels of the {w}x{h} screenshot (x: 0 left, {xm} right; y: 0 top, {ym} bottom)",
+                w = s.width,
+                h = s.height,
+                xm = s.width.saturating_sub(1),
+                ym = s.height.saturating_sub(1),
+            ),
+            Space::Relative => {
+                "fractions 0..1 of the screen (x: 0 left, 1 right; y: 0 top, 1 bottom)".to_string()
+            }
         }
     }
 
     /// The screen size a tool's description names (Qwen's `display_width_px` and
     /// `display_height_px`): the image's, or 1000x1000 for the 0..1000 space as Qwen3-VL's
-    /// cookbook sets it.
+    /// cookbook sets it (and for fractions, which no family's function names).
     pub fn resolution(&self) -> (u32, u32) {
         match self {
-            Space::Norm1000 => (1000, 1000),
+            Space::Norm1000 | Space::Relative => (1000, 1000),
             Space::Pixels(s) => (s.width, s.height),
         }
     }

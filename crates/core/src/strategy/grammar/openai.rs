@@ -64,34 +64,31 @@ pub fn tools(space: Space) -> Vec<Tool> {
     )]
 }
 
-fn example(space: Space) -> String {
-    let (x, y) = space.point(0.5, 0.3);
-    format!("{{\"type\": \"click\", \"button\": \"left\", \"x\": {x}, \"y\": {y}}}")
-}
+/// The example action object: placeholders, never values (docs/actions.md, "Placeholders in
+/// examples").
+const EXAMPLE: &str = "{\"type\": \"click\", \"button\": \"left\", \"x\": x, \"y\": y}";
 
 /// Action objects written as JSON in the reply.
-pub fn actions(space: Space) -> String {
+pub fn actions(_space: Space) -> String {
     format!(
-        "Write each action as one JSON action object on its own line:
-{{\"type\": \"click\", \"button\": \"left\" | \"right\" | \"wheel\", \"x\": X, \"y\": Y}}
-{{\"type\": \"double_click\", \"x\": X, \"y\": Y}}
-{{\"type\": \"move\", \"x\": X, \"y\": Y}}
-{{\"type\": \"drag\", \"path\": [{{\"x\": X1, \"y\": Y1}}, {{\"x\": X2, \"y\": Y2}}]}}
-{{\"type\": \"scroll\", \"x\": X, \"y\": Y, \"scroll_x\": 0, \"scroll_y\": 300}}  (pixels; positive scroll_y is down)
-{{\"type\": \"keypress\", \"keys\": [\"CTRL\", \"S\"]}}
-{{\"type\": \"type\", \"text\": \"text to type\"}}
+        "Write each action as one JSON action object on its own line, with values in place of the names:
+{{\"type\": \"click\", \"button\": \"left\", \"x\": x, \"y\": y}}  (button: left, right or wheel)
+{{\"type\": \"double_click\", \"x\": x, \"y\": y}}
+{{\"type\": \"move\", \"x\": x, \"y\": y}}
+{{\"type\": \"drag\", \"path\": [{{\"x\": x1, \"y\": y1}}, {{\"x\": x2, \"y\": y2}}]}}
+{{\"type\": \"scroll\", \"x\": x, \"y\": y, \"scroll_x\": scroll_x, \"scroll_y\": scroll_y}}  (pixels; positive scroll_y is down)
+{{\"type\": \"keypress\", \"keys\": [\"keys\"]}}  (the keys pressed together, such as CTRL and S)
+{{\"type\": \"type\", \"text\": \"text\"}}
 {{\"type\": \"wait\"}}
 For example:
-{}",
-        example(space)
+{EXAMPLE}"
     )
 }
 
 /// With the schema sent as a tool.
-pub fn tool_actions(space: Space) -> String {
+pub fn tool_actions(_space: Space) -> String {
     format!(
-        "Act by calling the computer_use_preview function with one action object ({}). If you cannot call functions, write the action object in your reply instead, e.g.\n{}",
+        "Act by calling the computer_use_preview function with one action object ({}). If you cannot call functions, write the action object in your reply instead, e.g.\n{EXAMPLE}",
         TYPES.join(", "),
-        example(space)
     )
 }

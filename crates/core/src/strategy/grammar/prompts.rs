@@ -104,7 +104,7 @@ FIELD INTEL: report blockers early, trust what the UI shows, escalate ambiguity 
 pub fn operator_tools(g: &Grammar, space: Space) -> Vec<Tool> {
     let mut tools = (g.tools)(space);
     tools.extend(
-        crate::strategy::schema::operator()
+        crate::strategy::schema::operator(space)
             .into_iter()
             .filter(|t| t.function.name.starts_with("report_")),
     );

@@ -23,23 +23,22 @@ pub fn tools(_space: Space) -> Vec<Tool> {
     Vec::new()
 }
 
-/// The action section, with the coordinate sentence and an example point in `space`.
+/// The action section, with the coordinate sentence of `space`.
 pub fn actions(space: Space) -> String {
-    let (x, y) = space.point(0.5, 0.3);
-    ACTIONS
-        .replace("{coords}", &space.wording())
-        .replace("x=512, y=300", &format!("x={x}, y={y}"))
+    ACTIONS.replace("{coords}", &space.wording())
 }
 
-/// The action section; `{coords}` is the coordinate sentence (`Space::wording`).
+/// The action section; `{coords}` is the coordinate sentence (`Space::wording`). Its examples
+/// hold placeholders, never values (docs/actions.md, "Placeholders in examples").
 pub const ACTIONS: &str = r#"Act with python code that uses `pyautogui`, grounded on the screenshot. {coords}
 Return one line or several lines of code in one code block (example at the end).
-The functions you may use:
-pyautogui.click(x=X, y=Y)               pyautogui.doubleClick(x=X, y=Y)      pyautogui.rightClick(x=X, y=Y)
-pyautogui.moveTo(x=X, y=Y)              pyautogui.dragTo(x=X, y=Y, button='left')  (drags from the pointer)
-pyautogui.scroll(-3, x=X, y=Y)          (notches; negative scrolls down)   pyautogui.hscroll(3, x=X, y=Y)
-pyautogui.write('text to type')         pyautogui.press('enter')             pyautogui.hotkey('ctrl', 's')
-pyautogui.keyDown('shift')              pyautogui.keyUp('shift')
+The functions you may use, with values in place of the names:
+pyautogui.click(x=x, y=y)               pyautogui.doubleClick(x=x, y=y)      pyautogui.rightClick(x=x, y=y)
+pyautogui.moveTo(x=x, y=y)              pyautogui.dragTo(x=x, y=y, button='left')  (drags from the pointer)
+pyautogui.scroll(amount, x=x, y=y)      (notches; negative scrolls down)   pyautogui.hscroll(amount, x=x, y=y)
+pyautogui.write('text')                 pyautogui.press('keys')              pyautogui.hotkey('keys')
+(press: one key such as enter; hotkey: the keys of a combination as separate arguments, such as ctrl and s)
+Hold a key over other calls with keyDown and keyUp, such as shift.
 Do not use pyautogui.locateCenterOnScreen or pyautogui.screenshot, and import nothing.
 Instead of code you may return one of these special codes:
 ```WAIT``` when you have to wait for some time;
@@ -47,5 +46,5 @@ Instead of code you may return one of these special codes:
 ```DONE``` when the task is done.
 For example:
 ```python
-pyautogui.click(x=512, y=300)
+pyautogui.click(x=x, y=y)
 ```"#;

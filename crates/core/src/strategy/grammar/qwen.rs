@@ -89,27 +89,22 @@ pub fn tools(space: Space) -> Vec<Tool> {
     )]
 }
 
-fn example(space: Space) -> String {
-    let (x, y) = space.point(0.5, 0.3);
-    format!(
-        "<tool_call>\n{{\"name\": \"computer_use\", \"arguments\": {{\"action\": \"left_click\", \"coordinate\": [{x}, {y}]}}}}\n</tool_call>"
-    )
-}
+/// The example call: placeholders, never values (docs/actions.md, "Placeholders in examples").
+const EXAMPLE: &str = "<tool_call>\n{\"name\": \"computer_use\", \"arguments\": {\"action\": \"left_click\", \"coordinate\": [x, y]}}\n</tool_call>";
 
 /// The function's signature and the `<tool_call>` form, as Qwen's chat template writes them.
 pub fn actions(space: Space) -> String {
     let tool = tools(space).remove(0);
     format!(
-        "# Tools\n\n{}\n\nFor example:\n{}",
+        "# Tools\n\n{}\n\nFor example (write numbers in place of x and y):\n{}",
         tagged_tool_text(&tool),
-        example(space)
+        EXAMPLE
     )
 }
 
 /// With the schema sent as a tool.
-pub fn tool_actions(space: Space) -> String {
+pub fn tool_actions(_space: Space) -> String {
     format!(
-        "Act by calling the computer_use function (its actions: key, type, mouse_move, left_click, left_click_drag, right_click, middle_click, double_click, triple_click, scroll, hscroll, wait, terminate, answer). If you cannot call functions, write the call in your reply instead, e.g.\n{}",
-        example(space)
+        "Act by calling the computer_use function (its actions: key, type, mouse_move, left_click, left_click_drag, right_click, middle_click, double_click, triple_click, scroll, hscroll, wait, terminate, answer). If you cannot call functions, write the call in your reply instead, e.g.\n{EXAMPLE}"
     )
 }
