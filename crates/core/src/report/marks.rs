@@ -177,8 +177,8 @@ mod tests {
             )),
             "{svg}"
         );
-        // the drag's arrow ends on the last pixel
-        assert!(svg.contains("L1279.0 719.0L"), "{svg}");
+        // the drag's arrow head points at the last pixel
+        assert!(svg.contains("<path d=\"M1279.0 719.0L"), "{svg}");
     }
 
     #[test]
