@@ -90,7 +90,11 @@ fn dist_packs_franz_readme_and_licence_into_the_linux_archive_with_its_checksum(
     let all = std::fs::read_to_string(out.path().join("sha256.sum")).unwrap();
     assert_eq!(all, line);
 
-    let listing = Command::new("tar").arg("-tzf").arg(&archive).output().unwrap();
+    let listing = Command::new("tar")
+        .arg("-tzf")
+        .arg(&archive)
+        .output()
+        .unwrap();
     let mut entries: Vec<String> = String::from_utf8(listing.stdout)
         .unwrap()
         .lines()

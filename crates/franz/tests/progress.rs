@@ -130,7 +130,10 @@ fn on_a_terminal_bench_tasks_draws_a_bar_with_the_tally() {
     let mut child = common::on_a_terminal(&format!("env -u FRANZ_LOG NO_COLOR=1 {line}"));
     drop(child.stdin.take());
     let shown = common::read_pipe(child.stdout.take());
-    assert!(!child.wait().unwrap().success(), "the task fails its checker");
+    assert!(
+        !child.wait().unwrap().success(),
+        "the task fails its checker"
+    );
     // the bar before any result, then the task's line above it with the tally
     assert!(
         shown.contains("task 0 of 1, ") && shown.contains("no result yet"),
@@ -143,8 +146,11 @@ fn on_a_terminal_bench_tasks_draws_a_bar_with_the_tally() {
         "{shown:?}"
     );
     // colour is SGR (`ESC [ ... m`): none with NO_COLOR
-    let sgr = shown
-        .match_indices("\x1b[")
-        .any(|(i, _)| shown[i + 2..].chars().find(|c| !c.is_ascii_digit() && *c != ';') == Some('m'));
+    let sgr = shown.match_indices("\x1b[").any(|(i, _)| {
+        shown[i + 2..]
+            .chars()
+            .find(|c| !c.is_ascii_digit() && *c != ';')
+            == Some('m')
+    });
     assert!(!sgr, "colours despite NO_COLOR: {shown:?}");
 }

@@ -147,7 +147,13 @@ fn player_state(b: &browser::Browser) -> (String, String, String, u64, String) {
     );
     let a = v.as_array().unwrap();
     let text = |i: usize| a[i].as_str().unwrap_or("").to_string();
-    (text(0), text(1), text(2), a[3].as_u64().unwrap_or(0), text(4))
+    (
+        text(0),
+        text(1),
+        text(2),
+        a[3].as_u64().unwrap_or(0),
+        text(4),
+    )
 }
 
 #[test]
@@ -243,7 +249,10 @@ fn export_gif_writes_one_decodable_frame_per_turn() {
     // the screenshots are 320x180; the caption strip is added below
     assert_eq!(w, 320);
     assert!(h > 180 && h < 240, "{h}");
-    assert!(stdout.contains(&format!("5 frames of 320x{h}, 400 ms each")), "{stdout}");
+    assert!(
+        stdout.contains(&format!("5 frames of 320x{h}, 400 ms each")),
+        "{stdout}"
+    );
     for pair in frames.windows(2) {
         assert_ne!(pair[0], pair[1], "consecutive turns give different frames");
     }
@@ -273,7 +282,14 @@ fn export_mp4_needs_ffmpeg_and_feeds_it_every_frame() {
     std::fs::create_dir(&bin).unwrap();
     let run = |path: &std::path::Path| {
         std::process::Command::new(env!("CARGO_BIN_EXE_franz"))
-            .args(["export", d, "--format", "mp4", "--out", mp4.to_str().unwrap()])
+            .args([
+                "export",
+                d,
+                "--format",
+                "mp4",
+                "--out",
+                mp4.to_str().unwrap(),
+            ])
             .env("PATH", path)
             .output()
             .unwrap()
@@ -282,7 +298,10 @@ fn export_mp4_needs_ffmpeg_and_feeds_it_every_frame() {
     let out = run(&bin);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("needs ffmpeg on PATH") && err.contains("--format gif"), "{err}");
+    assert!(
+        err.contains("needs ffmpeg on PATH") && err.contains("--format gif"),
+        "{err}"
+    );
     assert!(!mp4.exists());
     // an ffmpeg that records what franz gives it (the real one is no test dependency): the
     // raw frames' size on its command line and every byte of every frame on stdin
@@ -296,13 +315,29 @@ fn export_mp4_needs_ffmpeg_and_feeds_it_every_frame() {
     std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
     let out = run(&bin);
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let size = stdout.split("frames of ").nth(1).unwrap().split(',').next().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let size = stdout
+        .split("frames of ")
+        .nth(1)
+        .unwrap()
+        .split(',')
+        .next()
+        .unwrap();
     let (w, h) = size.split_once('x').unwrap();
     let (w, h): (usize, usize) = (w.parse().unwrap(), h.parse().unwrap());
     let got = std::fs::read_to_string(&mp4).unwrap();
-    assert!(got.contains(&format!("-pix_fmt rgba -s {w}x{h} -r 1000/1000 -i -")), "{got}");
-    assert!(got.trim_end().ends_with(&format!(" {}", 3 * w * h * 4)), "{got}");
+    assert!(
+        got.contains(&format!("-pix_fmt rgba -s {w}x{h} -r 1000/1000 -i -")),
+        "{got}"
+    );
+    assert!(
+        got.trim_end().ends_with(&format!(" {}", 3 * w * h * 4)),
+        "{got}"
+    );
 }
 
 #[test]

@@ -193,7 +193,10 @@ fn the_release_zip_holds_franz_exe_readme_and_licence_and_names_its_build() {
         .arg("franz.exe")
         .output()
         .unwrap();
-    assert!(inside.stdout == unzipped, "FRANZ_WIN_BIN's franz.exe is not the zip's");
+    assert!(
+        inside.stdout == unzipped,
+        "FRANZ_WIN_BIN's franz.exe is not the zip's"
+    );
     let line = franz(&["--version"]);
     let commit = Command::new("git")
         .args(["rev-parse", "--short=12", "HEAD"])

@@ -245,7 +245,9 @@ impl Overlay {
         for px in data[image.data.len()..].chunks_exact_mut(4) {
             px.copy_from_slice(&[32, 32, 32, 255]);
         }
-        let fits = ((width as f32 - 2.0 * cfg.padding) / advance).floor().max(1.0) as usize;
+        let fits = ((width as f32 - 2.0 * cfg.padding) / advance)
+            .floor()
+            .max(1.0) as usize;
         let place = text::LabelBox {
             x: 0.0,
             y: image.height as f32 + 2.0,

@@ -35,7 +35,11 @@ pub fn svg(size: ImageSize, actions: &[Action], results: &[ActionResult]) -> Opt
             "<g class=\"mark\" data-index=\"{}\" data-action=\"{}\" data-x=\"{px}\" data-y=\"{py}\" data-done=\"{done}\" stroke=\"{colour}\"{}>",
             i + 1,
             a.kind.name(),
-            if done { "" } else { " stroke-dasharray=\"4 3\"" }
+            if done {
+                ""
+            } else {
+                " stroke-dasharray=\"4 3\""
+            }
         );
         target(&mut body, (px as f32, py as f32), unit, rings(&a.kind));
         if let Some(end) = arrow_end(&a.kind, size, (px as f32, py as f32), unit) {
@@ -102,7 +106,12 @@ fn target(h: &mut String, (x, y): (f32, f32), unit: f32, rings: usize) {
 }
 
 /// Where an arrow from the action's point ends: a drag's end, or a scroll's direction.
-fn arrow_end(kind: &ActionKind, size: ImageSize, from: (f32, f32), unit: f32) -> Option<(f32, f32)> {
+fn arrow_end(
+    kind: &ActionKind,
+    size: ImageSize,
+    from: (f32, f32),
+    unit: f32,
+) -> Option<(f32, f32)> {
     match *kind {
         ActionKind::Drag { x2, y2, .. } => {
             let (x, y) = size.to_pixel(NormPoint::new(x2, y2));

@@ -246,8 +246,8 @@ fn screenshot(h: &mut String, log: &RunLog, t: &TurnView) {
                 base64::engine::general_purpose::STANDARD.encode(&bytes)
             );
             // marks need the image's size; a PNG too broken to name it gets none
-            if let Some(svg) = png_size(&bytes)
-                .and_then(|size| marks::svg(size, &t.raw.actions, &t.raw.results))
+            if let Some(svg) =
+                png_size(&bytes).and_then(|size| marks::svg(size, &t.raw.actions, &t.raw.results))
             {
                 h.push_str(&svg);
             }
@@ -265,10 +265,8 @@ fn screenshot(h: &mut String, log: &RunLog, t: &TurnView) {
 
 /// The width and height a PNG's header gives.
 fn png_size(bytes: &[u8]) -> Option<crate::geometry::ImageSize> {
-    let reader = image::ImageReader::with_format(
-        std::io::Cursor::new(bytes),
-        image::ImageFormat::Png,
-    );
+    let reader =
+        image::ImageReader::with_format(std::io::Cursor::new(bytes), image::ImageFormat::Png);
     let (w, h) = reader.into_dimensions().ok()?;
     (w > 0 && h > 0).then(|| crate::geometry::ImageSize::new(w, h))
 }

@@ -56,7 +56,11 @@ pub fn write(log: &RunLog, args: &ExportArgs) -> anyhow::Result<ExitCode> {
 
 /// `ffmpeg` on PATH, or a usage error that says what to do.
 fn ffmpeg() -> anyhow::Result<PathBuf> {
-    let name = if cfg!(windows) { "ffmpeg.exe" } else { "ffmpeg" };
+    let name = if cfg!(windows) {
+        "ffmpeg.exe"
+    } else {
+        "ffmpeg"
+    };
     std::env::var_os("PATH")
         .iter()
         .flat_map(std::env::split_paths)
@@ -89,7 +93,9 @@ fn mp4(ffmpeg: &Path, frames: &[Frame], frame_ms: u32, out: &Path) -> anyhow::Re
         .with_context(|| format!("cannot start {}", ffmpeg.display()))?;
     let mut stdin = child.stdin.take().context("ffmpeg's stdin")?;
     // a write fails when ffmpeg quit early; its own message (below) says why
-    let fed = frames.iter().try_for_each(|f| stdin.write_all(&f.image.data));
+    let fed = frames
+        .iter()
+        .try_for_each(|f| stdin.write_all(&f.image.data));
     drop(stdin);
     let done = child.wait_with_output().context("waiting for ffmpeg")?;
     if !done.status.success() || fed.is_err() {
