@@ -351,4 +351,9 @@ fn export_gif_refuses_a_run_without_screenshots() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("nothing to animate"), "{err}");
+    // the folder formats still need their folder
+    let out = common::franz(&["export", dir.to_str().unwrap(), "--format", "jsonl"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("give it with --out DIR"), "{err}");
 }
