@@ -185,6 +185,51 @@ mod tests {
         assert_eq!(fit(800, 600, 0), ImageSize::new(800, 600));
     }
 
+    /// A run whose screenshots shrink after turn 1 (the context fitter does that): every
+    /// frame keeps turn 1's size, and a turn without a screenshot is left out with a warning.
+    #[test]
+    fn frames_keep_the_first_size_when_the_runs_images_shrink() {
+        use crate::runlog::{Layout, RunWriter, TurnEntry, TurnImage, read_run};
+        let root = tempfile::tempdir().unwrap();
+        let mut w = RunWriter::create(root.path(), Layout::Flat).unwrap();
+        let image = |width: u32, height: u32| RgbaImage {
+            width,
+            height,
+            data: vec![90; (width * height * 4) as usize],
+        };
+        for (turn, img) in [
+            (1, Some(image(64, 40))),
+            (2, None),
+            (3, Some(image(32, 20))),
+        ] {
+            let entry = TurnEntry {
+                turn,
+                story: format!("turn {turn}'s story"),
+                ..Default::default()
+            };
+            match img {
+                Some(img) => w.write_turn(entry, TurnImage::Rgba(img), None).unwrap(),
+                None => {
+                    w.submit(turn, None, None).unwrap();
+                    w.finish_turn(entry).unwrap();
+                }
+            }
+        }
+        let dir = w.dir().to_path_buf();
+        w.close().unwrap();
+        let log = read_run(&dir).unwrap();
+        let (frames, warnings) = frames(&log, 0).unwrap();
+        assert_eq!(frames.iter().map(|f| f.turn).collect::<Vec<_>>(), [1, 3]);
+        assert!(frames.iter().all(|f| f.image.width == 64), "{frames:?}");
+        assert_eq!(frames[0].image.height, frames[1].image.height);
+        assert!(frames[0].image.height > 40, "the caption strip is below");
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(
+            warnings[0].starts_with("turn 2 kept no screenshot"),
+            "{warnings:?}"
+        );
+    }
+
     #[test]
     fn a_gif_of_frames_decodes_with_their_count_size_and_delay() {
         let frame = |turn: u32, v: u8| Frame {
