@@ -1,20 +1,25 @@
 #!/usr/bin/env bash
-# Windows for real, on Linux: builds franz.exe (x86_64-pc-windows-gnu, Debian's Rust + mingw,
-# std from source) and runs the Windows tests under Wine on a private Xvfb, at DPI 96 and 120.
+# Windows for real, on Linux: builds the release zip with franz.exe (scripts/dist.sh windows:
+# x86_64-pc-windows-gnu, Debian's Rust + mingw, std from source) and runs the Windows tests
+# under Wine on a private Xvfb, at DPI 96 and 120, with the franz.exe unzipped from it.
 #   scripts/windows.sh          install what is missing, build, test at both DPIs
 #   DPIS="120" scripts/windows.sh   one DPI only
-# Everything goes to target/windows (its own target dir: the Linux build is not disturbed).
+# Everything goes to target/windows (its own target dir: the Linux build is not disturbed), the
+# zip to target/dist.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-out=$root/target/windows
-target=x86_64-pc-windows-gnu
 wine=/usr/lib/wine/wine64
 screen=${FRANZ_WIN_SCREEN:-1280x800}
 dpis=${DPIS:-96 120}
 
-# 1. Packages (Debian 12): Rust 1.96 with its std source, mingw, Wine, Xvfb.
-"$root/scripts/deps.sh" rustc-web cargo-web rust-web-src gcc-mingw-w64-x86-64 wine wine64 xvfb
+# shellcheck source=scripts/windows-toolchain.sh
+source "$root/scripts/windows-toolchain.sh"
+out=$win_out
+
+# 1. Packages (Debian 12): the toolchain (windows-toolchain.sh), Wine, Xvfb, unzip.
+windows_toolchain
+"$root/scripts/deps.sh" wine wine64 xvfb unzip
 # Clippy for the Windows target (the Windows-only code: win32, UI Automation, window tools).
 "$root/scripts/deps.sh" rust-web-clippy
 
@@ -23,21 +28,22 @@ mkdir -p "$out"
 x86_64-w64-mingw32-gcc -shared -O2 -o "$out/bcryptprimitives.dll" \
   support/windows/prng.c support/windows/prng.def -ladvapi32
 
-# 3. franz.exe, the win_probe witness, and the Windows unit tests (built, run below).
-# std is built with libtest in every invocation (-Zbuild-std=std,test): with the same standard
-# library units, the test build reuses every dependency the franz.exe build compiled.
-wcargo() {
-  PATH=/usr/bin:$PATH RUSTC_BOOTSTRAP=1 cargo "$1" -Zbuild-std=std,test --target $target \
-    --release --target-dir "$out" "${@:2}"
-}
+# 3. The release zip (scripts/dist.sh builds franz.exe), the win_probe witness, and the Windows
+# unit tests (built, run below). The tests run the franz.exe unzipped from the release archive,
+# checked against its checksum first.
 start=$SECONDS
-wcargo build -p franz --bin franz
+dist=${FRANZ_DIST_OUT:-$root/target/dist}
+zip=$(FRANZ_DIST_OUT=$dist "$root/scripts/dist.sh" windows)
+(cd "$dist" && sha256sum -c --quiet "$(basename "$zip").sha256")
 wcargo build -p franz-desktop --example win_probe
 wcargo test --no-run -p franz-desktop --lib
 wcargo clippy -p franz-desktop --lib --examples --tests -- -D warnings
-bin=$out/$target/release
-cp "$bin/examples/win_probe.exe" "$bin/win_probe.exe"
-echo "built franz.exe in $((SECONDS - start)) s: $bin/franz.exe" >&2
+bin=$out/from-zip
+rm -rf "$bin"
+mkdir -p "$bin"
+unzip -q "$zip" -d "$bin"
+cp "$win_bin/examples/win_probe.exe" "$bin/win_probe.exe"
+echo "built and unzipped franz.exe in $((SECONDS - start)) s: $bin/franz.exe" >&2
 # The Linux side of the end-to-end tests.
 cargo build -p franz --test wine
 
@@ -68,7 +74,7 @@ for dpi in $dpis; do
   t=$SECONDS
   CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=$wine \
     wcargo test -p franz-desktop --lib
-  FRANZ_WIN_BIN=$bin FRANZ_WINE=$wine FRANZ_WIN_SCREEN=$screen FRANZ_WIN_DPI=$dpi \
+  FRANZ_WIN_BIN=$bin FRANZ_WIN_ZIP=$zip FRANZ_WINE=$wine FRANZ_WIN_SCREEN=$screen FRANZ_WIN_DPI=$dpi \
     cargo test -p franz --test wine -- --test-threads=1
   echo "== DPI $dpi: $((SECONDS - t)) s" >&2
   /usr/lib/wine/wineserver -k 2>/dev/null || true

@@ -26,7 +26,6 @@ pub mod placeholder;
 pub mod policy;
 pub mod profile;
 pub mod report;
-pub mod report_tokens;
 pub mod runlog;
 pub mod scenario;
 pub mod strategy;

@@ -16,7 +16,8 @@ use std::path::PathBuf;
 #[derive(Debug, Parser)]
 #[command(
     name = "franz",
-    version,
+    // the version, the commit and the build target (build.rs)
+    version = env!("FRANZ_VERSION_LINE"),
     about = "A fast, exact computer-use agent driven by a vision-language model"
 )]
 pub struct Cli {
@@ -383,12 +384,21 @@ pub struct ExportArgs {
     /// The run directory (e.g. runs/run_0001).
     pub run_dir: PathBuf,
     /// osworld: traj.jsonl + result.txt with screenshots copied; jsonl: one flat record per
-    /// step (screenshot, instruction, model reply, canonical action).
-    #[arg(long, value_parser = PossibleValuesParser::new(["osworld", "jsonl"]))]
+    /// step (screenshot, instruction, model reply, canonical action); gif: the run as an
+    /// animation, one frame per turn (the screenshot, its actions drawn, the story below);
+    /// mp4: the same through ffmpeg, which must be on PATH.
+    #[arg(long, value_parser = PossibleValuesParser::new(["osworld", "jsonl", "gif", "mp4"]))]
     pub format: String,
-    /// The folder to write.
-    #[arg(long, value_name = "DIR")]
-    pub out: PathBuf,
+    /// The folder to write (osworld, jsonl); the file to write for gif and mp4 (default
+    /// RUN_DIR/run.gif or RUN_DIR/run.mp4).
+    #[arg(long, value_name = "PATH")]
+    pub out: Option<PathBuf>,
+    /// gif, mp4: how long each turn shows, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 1000, value_parser = clap::value_parser!(u32).range(20..=60000))]
+    pub frame_ms: u32,
+    /// gif, mp4: frames wider than this are scaled down to it (0: never).
+    #[arg(long, value_name = "PX", default_value_t = 1280)]
+    pub max_width: u32,
 }
 
 #[derive(Debug, Args)]

@@ -12,6 +12,7 @@ mod flags;
 mod panel;
 mod printer;
 mod profiles;
+mod progress;
 mod reporting;
 mod runner;
 mod settings;
@@ -50,14 +51,6 @@ fn main() -> ExitCode {
     }
 }
 
-/// Colour codes only for a person at a terminal: never into a pipe or a file, and never with
-/// `NO_COLOR` set to anything but the empty string (no-color.org).
-fn colour_on_stderr() -> bool {
-    use std::io::IsTerminal as _;
-    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-    !no_color && std::io::stderr().is_terminal()
-}
-
 /// Logs go to stderr, filtered by `FRANZ_LOG` (e.g. `FRANZ_LOG=debug`; warnings by default),
 /// and to each run directory's `franz.log` at info level (`franz_core::runlog::trace`).
 fn init_tracing() {
@@ -67,7 +60,7 @@ fn init_tracing() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("FRANZ_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,enigo=error"));
     let stderr = tracing_subscriber::fmt::layer()
-        .with_ansi(colour_on_stderr())
+        .with_ansi(progress::colour_on_stderr())
         .with_writer(std::io::stderr)
         .with_filter(filter);
     let _ = tracing_subscriber::registry()

@@ -6,28 +6,45 @@
 //! terminal. A model's reply line carries the call's tokens (`franz_core::turn_tokens`): the
 //! image's and the request's as franz estimated them, and the server's count where it reported
 //! one.
+//!
+//! The run's progress (crate::progress): on a terminal a bar at the bottom, turn n of the step
+//! limit and the time elapsed, with the lines printed above it and a streamed reply shown in
+//! it; elsewhere a plain line as each turn starts (`turn 3 of 200, 1m05s elapsed`).
 
 use franz_core::action::ActionResult;
 use franz_core::event::{Event, EventKind};
+use indicatif::{ProgressBar, ProgressDrawTarget};
 use std::io::Write;
+use std::time::Instant;
 
-/// Prints events to stderr, leaving stdout for the command's result.
-pub fn subscriber() -> franz_core::engine::Subscriber {
-    use std::io::IsTerminal;
-    let mut live = Live::new(std::io::stderr().is_terminal());
+/// Prints events to stderr, leaving stdout for the command's result, with the run's progress
+/// against `max_steps` (0: no limit).
+pub fn subscriber(max_steps: u64) -> franz_core::engine::Subscriber {
+    let terminal = crate::progress::stderr_redraws();
+    let mut live = Live::new(terminal).with_progress(max_steps);
     Box::new(move |e: &Event| {
         let mut err = std::io::stderr().lock();
         let _ = live.print(e, &mut err);
     })
 }
 
-/// The one updating line of a streamed reply.
+/// The one updating line of a streamed reply, and the run's progress.
 pub struct Live {
     terminal: bool,
     /// The reply streamed so far in this model call; `None` while nothing streams.
     text: Option<String>,
     /// Pairs each reply with its request, for the reply line's token figures.
     tokens: franz_core::turn_tokens::Tally,
+    progress: Option<RunProgress>,
+}
+
+/// Where the run is: the step limit, when it started, and the bar on a terminal.
+struct RunProgress {
+    max_steps: u64,
+    start: Instant,
+    bar: Option<ProgressBar>,
+    /// The bar is hidden while a person is asked.
+    held: bool,
 }
 
 impl Live {
@@ -36,31 +53,131 @@ impl Live {
             terminal,
             text: None,
             tokens: Default::default(),
+            progress: None,
         }
     }
 
-    /// Writes what `e` shows: a line, or (on a terminal) the updated stream line.
+    /// Shows the run's progress against `max_steps` (0: no limit): a bar on a terminal,
+    /// a line per turn elsewhere.
+    pub fn with_progress(mut self, max_steps: u64) -> Self {
+        let bar = self.terminal.then(|| {
+            let template = if max_steps > 0 {
+                "{bar} turn {pos} of {len}, {elapsed} elapsed  {wide_msg}"
+            } else {
+                "turn {pos}, {elapsed} elapsed  {wide_msg}"
+            };
+            crate::progress::bar(max_steps, template, "")
+        });
+        self.progress = Some(RunProgress {
+            max_steps,
+            start: Instant::now(),
+            bar,
+            held: false,
+        });
+        self
+    }
+
+    fn bar(&self) -> Option<&ProgressBar> {
+        self.progress.as_ref().and_then(|p| p.bar.as_ref())
+    }
+
+    /// Writes what `e` shows: a line, or (on a terminal) the updated stream line or bar.
     pub fn print(&mut self, e: &Event, out: &mut impl Write) -> std::io::Result<()> {
         if let EventKind::ModelDelta { text } = &e.kind {
-            if !self.terminal {
-                return Ok(());
-            }
-            let so_far = self.text.get_or_insert_with(String::new);
-            so_far.push_str(text);
-            let one_line = one_line(so_far);
-            let n = one_line.chars().count();
-            let tail: String = one_line.chars().skip(n.saturating_sub(100)).collect();
-            let tail = crate::terminal::clean(&tail);
-            write!(out, "\r\x1b[Kturn {}: model: {tail}", e.turn)?;
-            return out.flush();
+            return self.stream(e.turn, text, out);
         }
         if self.text.take().is_some() {
-            write!(out, "\r\x1b[K")?;
+            match self.bar() {
+                Some(bar) => bar.set_message(""),
+                None => write!(out, "\r\x1b[K")?,
+            }
         }
         let call = self.tokens.push(e);
-        match line(e, call.as_ref()) {
-            Some(line) => writeln!(out, "{}", crate::terminal::clean(&line)),
-            None => Ok(()),
+        let ask = matches!(
+            e.kind,
+            EventKind::AwaitingApproval { .. } | EventKind::AwaitingAnswer { .. }
+        );
+        self.hold_bar(ask, out)?;
+        if let EventKind::TurnStarted {} = e.kind {
+            return self.turn_started(e.turn, out);
+        }
+        if let (EventKind::RunFinished { .. }, Some(bar)) = (&e.kind, self.bar()) {
+            bar.finish_and_clear();
+        }
+        let Some(line) = line(e, call.as_ref()) else {
+            return Ok(());
+        };
+        let line = crate::terminal::clean(&line);
+        match self.bar() {
+            Some(bar) => bar.suspend(|| writeln!(out, "{line}")),
+            None => writeln!(out, "{line}"),
+        }
+    }
+
+    /// A piece of a streamed reply: on a terminal, the reply's last 100 characters on the one
+    /// updating line (the bar's message where there is a bar); elsewhere nothing.
+    fn stream(&mut self, turn: u32, text: &str, out: &mut impl Write) -> std::io::Result<()> {
+        if !self.terminal {
+            return Ok(());
+        }
+        let so_far = self.text.get_or_insert_with(String::new);
+        so_far.push_str(text);
+        let one_line = one_line(so_far);
+        let n = one_line.chars().count();
+        let tail: String = one_line.chars().skip(n.saturating_sub(100)).collect();
+        let tail = crate::terminal::clean(&tail);
+        if let Some(bar) = self.bar() {
+            bar.set_message(format!("model: {tail}"));
+            return Ok(());
+        }
+        write!(out, "\r\x1b[Kturn {turn}: model: {tail}")?;
+        out.flush()
+    }
+
+    /// While the terminal asks a person (approval, the model's question), the bar is hidden,
+    /// so that its redraw never erases the prompt; it is back with the next event.
+    fn hold_bar(&mut self, hold: bool, out: &mut impl Write) -> std::io::Result<()> {
+        let Some(p) = self.progress.as_mut() else {
+            return Ok(());
+        };
+        let Some(bar) = &p.bar else {
+            return Ok(());
+        };
+        let was = std::mem::replace(&mut p.held, hold);
+        if hold && !was {
+            // hidden, it is not drawn again; its one line is cleared here
+            bar.set_draw_target(ProgressDrawTarget::hidden());
+            write!(out, "\r\x1b[2K")?;
+        } else if !hold && was {
+            bar.set_draw_target(ProgressDrawTarget::stderr());
+        }
+        Ok(())
+    }
+
+    /// Turn `turn` began: the bar moves to it, or a plain line says where the run is.
+    fn turn_started(&mut self, turn: u32, out: &mut impl Write) -> std::io::Result<()> {
+        let Some(p) = &self.progress else {
+            return Ok(());
+        };
+        if let Some(bar) = &p.bar {
+            bar.set_position(u64::from(turn));
+            return Ok(());
+        }
+        let of = if p.max_steps > 0 {
+            format!(" of {}", p.max_steps)
+        } else {
+            String::new()
+        };
+        let elapsed = crate::progress::clock(p.start.elapsed());
+        writeln!(out, "turn {turn}{of}, {elapsed} elapsed")
+    }
+}
+
+impl Drop for Live {
+    /// A run that ends without `run_finished` (an error) leaves no bar behind its message.
+    fn drop(&mut self) {
+        if let Some(bar) = self.bar() {
+            bar.finish_and_clear();
         }
     }
 }
@@ -262,6 +379,25 @@ mod tests {
             String::from_utf8(out).unwrap(),
             "turn 3: model answered in 1.2 s with 0 action(s) (image 1,196 tokens, request ~1,530 \
              (franz's estimate), server: 1,604 prompt + 31 completion): I click OK.\n"
+        );
+    }
+
+    #[test]
+    fn off_a_terminal_each_turn_says_where_the_run_is() {
+        let mut live = Live::new(false).with_progress(200);
+        let mut out = Vec::new();
+        for turn in [1, 2] {
+            live.print(&Event::now(turn, EventKind::TurnStarted {}), &mut out)
+                .unwrap();
+        }
+        let mut unlimited = Live::new(false).with_progress(0);
+        unlimited
+            .print(&Event::now(7, EventKind::TurnStarted {}), &mut out)
+            .unwrap();
+        let out = String::from_utf8(out).unwrap();
+        assert_eq!(
+            out,
+            "turn 1 of 200, 0s elapsed\nturn 2 of 200, 0s elapsed\nturn 7, 0s elapsed\n"
         );
     }
 

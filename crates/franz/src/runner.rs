@@ -71,6 +71,7 @@ pub fn run_engine(
     let events = Session::spawn_with(&handle, config, desktop, Arc::new(assembled.client))?;
     let summary = follow(
         events,
+        printer::subscriber(c.max_steps),
         &handle,
         panel.as_deref(),
         tty_approver,
@@ -84,13 +85,13 @@ pub fn run_engine(
 /// the run ended.
 fn follow(
     mut events: EventStream,
+    mut print: franz_core::engine::Subscriber,
     handle: &SessionHandle,
     panel: Option<&crate::panel::PanelState>,
     tty_approver: bool,
     terminal_answers: bool,
     ask_timeout: Option<Duration>,
 ) -> anyhow::Result<RunSummary> {
-    let mut print = printer::subscriber();
     for e in events.by_ref() {
         print(&e);
         if let Some(p) = panel {

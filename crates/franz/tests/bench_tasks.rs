@@ -164,6 +164,17 @@ fn the_whole_suite_passes_with_the_scripted_model_on_two_jobs() {
         assert!(r["tokens"].as_u64().unwrap() > 0, "{r}");
     }
     assert_isolated(&rows);
+    // in a pipe, progress is a plain line per finished task run: task n of N and the tally
+    let err = String::from_utf8_lossy(&run.stderr);
+    let total = rows.len();
+    for n in 1..=total {
+        assert!(err.contains(&format!("task {n} of {total}: ")), "{err}");
+    }
+    assert!(
+        err.contains(&format!("{total} of {total} passed so far, nothing left")),
+        "{err}"
+    );
+    assert!(!err.contains('\x1b') && !err.contains('\r'), "{err:?}");
     // the leaderboard: no console errors, every link resolves to a file
     let index = out.join("index.html");
     let (dom, console) = chromium_console(&index);
@@ -203,6 +214,12 @@ fn a_wrong_golden_click_is_reported_as_a_failure_by_its_checker() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bench-wrong");
     let run = bench(&["--tasks-dir", dir.to_str().unwrap()], &out);
     assert!(!run.status.success(), "a failed task is a failed bench");
+    let err = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        err.contains("task 1 of 1: xmessage-wrong scripted ")
+            && err.contains("0 of 1 passed so far, nothing left"),
+        "{err}"
+    );
     let rows = rows(&out);
     assert_eq!(rows.len(), 1);
     let r = &rows[0];

@@ -1,7 +1,8 @@
 //! Runs written by an earlier franz still open: `tests/fixtures/run_from_95bd331` is a real run
 //! directory written by franz at commit 95bd331 (before the issue-13 and issue-14 changes: no
 //! `run.json`, no `franz.log`, the vision strategy's boot reply clicking once and pressing
-//! ctrl+s on a 240x160 sandbox). `report` and `replay` must read it as they read a new one.
+//! ctrl+s on a 240x160 sandbox). `report` (with its player), `export --format gif` and `replay`
+//! must read it as they read a new one.
 
 mod common;
 
@@ -34,6 +35,38 @@ fn report_opens_a_run_written_by_the_previous_version() {
         &dom[..dom.len().min(2000)]
     );
     assert!(dom.contains("A grey screen; I click its middle."));
+    // the player shows its one frame, with the click drawn over it
+    assert_eq!(common::body_attr(&dom, "data-frame").as_deref(), Some("1"));
+    assert!(dom.contains("turn 1 (1 of 1)"), "{dom}");
+    assert!(dom.contains("data-action=\"click\""), "{dom}");
+}
+
+#[test]
+fn export_gif_animates_a_run_written_by_the_previous_version() {
+    let tmp = tempfile::tempdir().unwrap();
+    let gif = tmp.path().join("old.gif");
+    let out = common::franz(&[
+        "export",
+        old_run().to_str().unwrap(),
+        "--format",
+        "gif",
+        "--out",
+        gif.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut d = gif::DecodeOptions::new()
+        .read_info(std::fs::File::open(&gif).unwrap())
+        .unwrap();
+    assert_eq!(d.width(), 240, "the sandbox's 240x160 screenshot");
+    let mut frames = 0;
+    while d.read_next_frame().unwrap().is_some() {
+        frames += 1;
+    }
+    assert_eq!(frames, 1);
 }
 
 #[test]

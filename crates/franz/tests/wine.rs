@@ -161,6 +161,57 @@ fn act(actions: &[&str]) -> Vec<Value> {
         .collect()
 }
 
+/// The release zip `scripts/dist.sh` wrote (`FRANZ_WIN_ZIP`), whose franz.exe these tests run:
+/// it holds franz.exe, README.md and LICENSE, matches its `.sha256`, and its franz.exe names
+/// the version, this checkout's commit and the Windows target.
+#[test]
+fn the_release_zip_holds_franz_exe_readme_and_licence_and_names_its_build() {
+    use sha2::Digest as _;
+    let zip = PathBuf::from(env("FRANZ_WIN_ZIP"));
+    let name = zip.file_name().unwrap().to_str().unwrap().to_string();
+    let version = env!("CARGO_PKG_VERSION");
+    assert_eq!(name, format!("franz-{version}-x86_64-pc-windows-gnu.zip"));
+    let listing = Command::new("unzip").arg("-Z1").arg(&zip).output().unwrap();
+    let mut entries: Vec<String> = String::from_utf8(listing.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    entries.sort();
+    assert_eq!(entries, ["LICENSE", "README.md", "franz.exe"]);
+    let sum = std::fs::read_to_string(zip.with_file_name(format!("{name}.sha256"))).unwrap();
+    let hex: String = sha2::Sha256::digest(std::fs::read(&zip).unwrap())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(sum, format!("{hex}  {name}\n"));
+    // the franz.exe the other tests run is the zip's
+    let unzipped = std::fs::read(exe("franz.exe")).unwrap();
+    let inside = Command::new("unzip")
+        .arg("-p")
+        .arg(&zip)
+        .arg("franz.exe")
+        .output()
+        .unwrap();
+    assert!(
+        inside.stdout == unzipped,
+        "FRANZ_WIN_BIN's franz.exe is not the zip's"
+    );
+    let line = franz(&["--version"]);
+    let commit = Command::new("git")
+        .args(["rev-parse", "--short=12", "HEAD"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_else(|| "unknown".into());
+    assert_eq!(
+        line.trim(),
+        format!("franz {version} (commit {commit}, target x86_64-pc-windows-gnu)")
+    );
+}
+
 /// Lines of one kind, as their numbers.
 fn events(lines: &[String], kind: &str) -> Vec<Vec<i32>> {
     lines

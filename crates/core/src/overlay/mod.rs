@@ -227,6 +227,42 @@ impl Overlay {
         self.draw(image.width, image.height, &mut image.data, history)
     }
 
+    /// `image` with a dark strip added below it holding `text` on one line, in the labels'
+    /// font and colour, cut with an ellipsis to fit (the run's animation, crate::report).
+    pub fn with_caption(
+        &self,
+        image: &crate::observe::RgbaImage,
+        text: &str,
+    ) -> crate::observe::RgbaImage {
+        let cfg = &self.config.labels;
+        let (one, line_h) = text::measure(&self.font, cfg, "M");
+        let (two, _) = text::measure(&self.font, cfg, "MM");
+        let advance = (two - one).max(1.0);
+        let strip = line_h.ceil() as u32 + 4;
+        let (width, height) = (image.width, image.height + strip);
+        let mut data = image.data.clone();
+        data.resize(width as usize * height as usize * 4, 255);
+        for px in data[image.data.len()..].chunks_exact_mut(4) {
+            px.copy_from_slice(&[32, 32, 32, 255]);
+        }
+        let fits = ((width as f32 - 2.0 * cfg.padding) / advance)
+            .floor()
+            .max(1.0) as usize;
+        let place = text::LabelBox {
+            x: 0.0,
+            y: image.height as f32 + 2.0,
+            w: width as f32,
+            h: line_h,
+        };
+        let line = text::shorten(text, fits);
+        text::draw_text(&mut data, width, height, &self.font, cfg, place, &line);
+        crate::observe::RgbaImage {
+            width,
+            height,
+            data,
+        }
+    }
+
     fn mark(
         &self,
         pm: &mut PixmapMut<'_>,

@@ -1,12 +1,14 @@
-//! `franz export RUN_DIR --format osworld|jsonl --out DIR`: a run directory (crates/core/src/runlog/)
-//! as other tools read trajectories.
+//! `franz export RUN_DIR --format osworld|jsonl|gif|mp4 [--out PATH]`: a run directory
+//! (crates/core/src/runlog/) as other tools read trajectories, or as an animation to share.
 //!
 //! - `osworld`: OSWorld's trajectory (export/osworld.rs): `traj.jsonl` with pyautogui code in
 //!   screen pixels, the screenshots, and `result.txt` only from a checker's verdict.
 //! - `jsonl`: `steps.jsonl`, one flat record per step for fine-tuning: `screenshot` (copied
 //!   into DIR, relative to DIR), `instruction` (the task), `reply` (the model's reply text),
 //!   `actions` (canonical JSON), `step`.
+//! - `gif`, `mp4`: the run as an animation, one frame per turn (export/animation.rs).
 
+mod animation;
 mod lines;
 mod osworld;
 mod pyautogui;
@@ -25,6 +27,15 @@ use std::process::ExitCode;
 pub fn run(args: &ExportArgs) -> anyhow::Result<ExitCode> {
     let log = read_run(&args.run_dir)
         .map_err(|e| usage(format!("{e}: give a run directory such as runs/run_0001")))?;
+    if matches!(args.format.as_str(), "gif" | "mp4") {
+        return animation::write(&log, args);
+    }
+    let out = args.out.as_deref().ok_or_else(|| {
+        usage(format!(
+            "--format {} writes a folder: give it with --out DIR",
+            args.format
+        ))
+    })?;
     if let Some(t) = log.turns.iter().find(|t| t.shown_png().is_none()) {
         return Err(usage(format!(
             "turn {} of {} kept no screenshot (the run was logged with log_images = none), and \
@@ -33,10 +44,9 @@ pub fn run(args: &ExportArgs) -> anyhow::Result<ExitCode> {
             args.run_dir.display()
         )));
     }
-    std::fs::create_dir_all(&args.out)
-        .with_context(|| format!("cannot create {}", args.out.display()))?;
+    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
     if args.format == "osworld" {
-        let written = osworld::write(&log, &args.out)?;
+        let written = osworld::write(&log, out)?;
         let result = match written.result {
             Some(score) => format!("result.txt {score:?} (the checkers' verdict)"),
             None => "no result.txt: the run has no checker's verdict".into(),
@@ -44,14 +54,14 @@ pub fn run(args: &ExportArgs) -> anyhow::Result<ExitCode> {
         outln!(
             "{} actions written to {}; {result}",
             written.lines,
-            args.out.join("traj.jsonl").display()
+            out.join("traj.jsonl").display()
         )?;
     } else {
-        let steps = flat(&log, &args.out)?;
+        let steps = flat(&log, out)?;
         outln!(
             "{} steps written to {}",
             steps,
-            args.out.join("steps.jsonl").display()
+            out.join("steps.jsonl").display()
         )?;
     }
     Ok(ExitCode::SUCCESS)

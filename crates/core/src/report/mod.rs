@@ -1,14 +1,22 @@
 //! `franz report`: one self-contained HTML file for a run directory, readable offline.
 //!
-//! It shows the task and settings, a timeline of turns (the screenshot the model saw, its
-//! observation or story, the actions and what became of them, timings) and totals (turns,
-//! actions, errors, model time against agent time). Screenshots are inlined as data URLs. It
-//! works on a run that is still going or crashed: it shows what `runlog::read_run` could read,
-//! with its warnings.
+//! It shows the task and settings, totals (turns, actions, errors, model time against agent
+//! time), a player that watches the run back turn by turn (player.rs), and the turns (the
+//! screenshot the model saw with the turn's actions drawn over it (marks.rs), its observation
+//! or story, the actions and what became of them, timings). Screenshots are inlined as data
+//! URLs. It works on a run that is still going or crashed: it shows what `runlog::read_run`
+//! could read, with its warnings. `animation.rs` makes the same frames into a GIF.
 //!
 //! A small script at the end counts the images that decoded and writes the count into
 //! `<body data-images=".." data-decoded="..">` and `#decoded`, so a headless browser test (or a
 //! reader) can see that every screenshot is intact.
+
+mod animation;
+mod marks;
+mod player;
+mod tokens;
+
+pub use animation::{AnimationError, Frame, frames, write_gif};
 
 use crate::action::ActionResult;
 use crate::event::EventKind;
@@ -68,14 +76,15 @@ pub fn escape(s: &str) -> String {
 
 const STYLE: &str = "body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;max-width:1200px;padding:1em;color:#222}\
 h1{font-size:1.4em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:2px 8px;text-align:left}\
-.turn{border-top:2px solid #888;margin-top:1.5em;padding-top:.5em}.turn img{max-width:100%;border:1px solid #999}\
+.turn{border-top:2px solid #888;margin-top:1.5em;padding-top:.5em}\
 .story{white-space:pre-wrap;background:#f4f4f4;padding:.5em}.err{color:#b00}.ok{color:#070}.note{color:#666}\
 .warn{background:#fff3cd;padding:.5em}pre{background:#f4f4f4;padding:.5em;overflow:auto}code{font-size:13px}";
 
 // Counted on `load`, which fires only once every image has loaded or failed: an image that
 // decoded has a natural width, a broken one has none. (A `decode()` promise can still be
-// pending when a headless browser dumps the page, so it is not used.)
-const SCRIPT: &str = "<script>window.addEventListener('load',function(){var imgs=Array.prototype.slice.call(document.images);\
+// pending when a headless browser dumps the page, so it is not used.) The turns' images are
+// counted; the player's frame shows one of them.
+const SCRIPT: &str = "<script>window.addEventListener('load',function(){var imgs=Array.prototype.slice.call(document.querySelectorAll('section.turn img'));\
 var n=imgs.filter(function(i){return i.complete&&i.naturalWidth>0}).length;document.body.setAttribute('data-decoded',n);\
 var d=document.getElementById('decoded');if(d){d.textContent=n+' of '+imgs.length+' images decoded'}});</script>";
 
@@ -90,8 +99,9 @@ pub fn build(log: &RunLog) -> String {
     let mut h = String::with_capacity(64 * 1024);
     let _ = write!(
         h,
-        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>franz report: {}</title><style>{STYLE}</style></head>",
-        escape(&name)
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>franz report: {}</title><style>{STYLE}{}</style></head>",
+        escape(&name),
+        player::STYLE
     );
     let images = log
         .turns
@@ -116,8 +126,9 @@ pub fn build(log: &RunLog) -> String {
         secs(totals.model_ms),
         secs(totals.agent_ms)
     );
-    h.push_str(&crate::report_tokens::section(&log.events));
+    h.push_str(&tokens::section(&log.events));
     h.push_str("<h2>Timeline</h2>");
+    h.push_str(&player::html(log.turns.len()));
     for t in &log.turns {
         turn(&mut h, log, t);
     }
@@ -129,6 +140,7 @@ pub fn build(log: &RunLog) -> String {
         );
     }
     h.push_str(SCRIPT);
+    h.push_str(player::SCRIPT);
     h.push_str("</body></html>\n");
     h
 }
@@ -219,7 +231,7 @@ fn read_png(log: &RunLog, rel: &str) -> Option<Vec<u8>> {
     crate::files::read(&path, what, crate::files::RUN_FILE_CAP).ok()
 }
 
-/// The turn's screenshot inline, or a note why there is none.
+/// The turn's screenshot inline with its actions drawn over it, or a note why there is none.
 fn screenshot(h: &mut String, log: &RunLog, t: &TurnView) {
     let Some(shown) = t.shown_png() else {
         h.push_str(
@@ -231,10 +243,17 @@ fn screenshot(h: &mut String, log: &RunLog, t: &TurnView) {
         Some(bytes) => {
             let _ = write!(
                 h,
-                "<img alt=\"turn {} screenshot\" src=\"data:image/png;base64,{}\">",
+                "<div class=\"shot\"><img alt=\"turn {} screenshot\" src=\"data:image/png;base64,{}\">",
                 t.raw.turn,
-                base64::engine::general_purpose::STANDARD.encode(bytes)
+                base64::engine::general_purpose::STANDARD.encode(&bytes)
             );
+            // marks need the image's size; a PNG too broken to name it gets none
+            if let Some(svg) =
+                png_size(&bytes).and_then(|size| marks::svg(size, &t.raw.actions, &t.raw.results))
+            {
+                h.push_str(&svg);
+            }
+            h.push_str("</div>");
         }
         None => {
             let _ = write!(
@@ -244,6 +263,14 @@ fn screenshot(h: &mut String, log: &RunLog, t: &TurnView) {
             );
         }
     }
+}
+
+/// The width and height a PNG's header gives.
+fn png_size(bytes: &[u8]) -> Option<crate::geometry::ImageSize> {
+    let reader =
+        image::ImageReader::with_format(std::io::Cursor::new(bytes), image::ImageFormat::Png);
+    let (w, h) = reader.into_dimensions().ok()?;
+    (w > 0 && h > 0).then(|| crate::geometry::ImageSize::new(w, h))
 }
 
 fn turn(h: &mut String, log: &RunLog, t: &TurnView) {

@@ -1,0 +1,156 @@
+//! Progress for long work (docs/architecture.md, the terminal): `franz run` says turn n of
+//! `--max-steps` and the time elapsed, `franz bench tasks` task n of N, the successes so far
+//! and the time left. In a pipe these are plain lines with no escape code; on a terminal (a
+//! pseudo-terminal from util-linux `script`) a bar is drawn.
+
+#![cfg(target_os = "linux")]
+
+mod common;
+
+use franz_core::model::{Script, ScriptedReply, ScriptedServer};
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+/// Qwen3-VL's replies (the profile of the model id the runs use): two clicks, then done.
+fn three_turns() -> ScriptedServer {
+    let call = |args: serde_json::Value| {
+        let call = serde_json::json!({"name": "computer_use", "arguments": args});
+        ScriptedReply::text(format!("I look.\n<tool_call>\n{call}\n</tool_call>"))
+    };
+    let click = serde_json::json!({"action": "left_click", "coordinate": [500, 500]});
+    ScriptedServer::start(Script::list([
+        call(click.clone()),
+        call(click),
+        call(serde_json::json!({"action": "terminate", "status": "success"})),
+    ]))
+    .unwrap()
+}
+
+fn run_args(url: &str, runs: &Path) -> Vec<String> {
+    [
+        "--sandbox=320x200",
+        "run",
+        "--strategy",
+        "narrative",
+        "--api-url",
+        url,
+        "--model",
+        "qwen3-vl-8b-instruct",
+        "--runs-dir",
+        runs.to_str().unwrap(),
+        "--motion",
+        "fast",
+        "--step-delay",
+        "0",
+        "--max-steps",
+        "200",
+        "Click twice.",
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+/// A command line for `script`, every argument quoted.
+fn shell_line(program: &str, args: &[String]) -> String {
+    std::iter::once(program.to_string())
+        .chain(args.iter().map(|a| format!("'{a}'")))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[test]
+fn in_a_pipe_a_long_run_prints_turn_n_of_max_as_plain_lines() {
+    let server = three_turns();
+    let tmp = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_franz"))
+        .args(run_args(&server.url(), &tmp.path().join("runs")))
+        .env_remove("FRANZ_LOG")
+        .env_remove("DISPLAY")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let progress: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains(" of 200, ") && l.ends_with(" elapsed"))
+        .collect();
+    assert_eq!(progress.len(), 3, "one line per turn: {err}");
+    for (i, line) in progress.iter().enumerate() {
+        assert!(
+            line.starts_with(&format!("turn {} of 200, ", i + 1)),
+            "{line}"
+        );
+    }
+    assert!(err.contains("done after 3 turn(s)"), "{err}");
+    assert!(!err.contains('\x1b') && !err.contains('\r'), "{err:?}");
+}
+
+#[test]
+fn on_a_terminal_a_run_draws_a_bar_of_turns() {
+    let server = three_turns();
+    let tmp = tempfile::tempdir().unwrap();
+    let args = run_args(&server.url(), &tmp.path().join("runs"));
+    let line = shell_line(env!("CARGO_BIN_EXE_franz"), &args);
+    let mut child = common::on_a_terminal(&format!("env -u FRANZ_LOG -u DISPLAY {line}"));
+    drop(child.stdin.take());
+    let shown = common::read_pipe(child.stdout.take());
+    assert!(child.wait().unwrap().success(), "{shown}");
+    assert!(shown.contains("done after 3 turn(s)"), "{shown:?}");
+    // the bar: drawn in place (a carriage return, no new line), its bar before the turn
+    let drawn = shown
+        .split(['\r', '\n'])
+        .filter(|l| l.contains(" turn 1 of 200, ") && l.contains(" elapsed"))
+        .count();
+    assert!(drawn >= 1, "no bar drawn: {shown:?}");
+    assert!(
+        !shown.lines().any(|l| l.starts_with("turn 1 of 200, ")),
+        "the pipe's plain line on a terminal: {shown:?}"
+    );
+}
+
+#[test]
+fn on_a_terminal_bench_tasks_draws_a_bar_with_the_tally() {
+    let tmp = tempfile::tempdir().unwrap();
+    let tasks = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bench-wrong");
+    let args: Vec<String> = [
+        "bench",
+        "tasks",
+        "--model",
+        "scripted",
+        "--tasks-dir",
+        tasks.to_str().unwrap(),
+        "--out",
+        tmp.path().join("bench").to_str().unwrap(),
+    ]
+    .map(String::from)
+    .to_vec();
+    let line = shell_line(env!("CARGO_BIN_EXE_franz"), &args);
+    // NO_COLOR keeps the bar (it is no colour) and drops its colours
+    let mut child = common::on_a_terminal(&format!("env -u FRANZ_LOG NO_COLOR=1 {line}"));
+    drop(child.stdin.take());
+    let shown = common::read_pipe(child.stdout.take());
+    assert!(
+        !child.wait().unwrap().success(),
+        "the task fails its checker"
+    );
+    // the bar before any result, then the task's line above it with the tally
+    assert!(
+        shown.contains("task 0 of 1, ") && shown.contains("no result yet"),
+        "no bar drawn: {shown:?}"
+    );
+    assert!(
+        shown.contains("task 1 of 1: xmessage-wrong scripted ")
+            && shown.contains("FAIL (")
+            && shown.contains("0 of 1 passed so far, nothing left"),
+        "{shown:?}"
+    );
+    // colour is SGR (`ESC [ ... m`): none with NO_COLOR
+    let sgr = shown.match_indices("\x1b[").any(|(i, _)| {
+        shown[i + 2..]
+            .chars()
+            .find(|c| !c.is_ascii_digit() && *c != ';')
+            == Some('m')
+    });
+    assert!(!sgr, "colours despite NO_COLOR: {shown:?}");
+}
