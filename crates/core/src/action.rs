@@ -32,6 +32,11 @@ pub struct Action {
     /// (docs/actions.md, "Replies in another dialect"); the engine says so in a `note` event.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub read_in: Option<String>,
+    /// Where `element` was when the action ran (its box centre, 0..1000 of the working area),
+    /// written by the engine into the run log so that `franz replay` shows it and `replay
+    /// --execute` acts there (docs/actions.md). Never read from a model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub element_at: Option<[i32; 2]>,
 }
 
 impl From<ActionKind> for Action {
@@ -43,6 +48,7 @@ impl From<ActionKind> for Action {
             element: None,
             clamped: None,
             read_in: None,
+            element_at: None,
         }
     }
 }
@@ -201,6 +207,14 @@ pub enum ProgressStatus {
 /// The longest `wait`, `long_press` or `hold_key` a model may ask for, in seconds.
 pub const MAX_WAIT_SECONDS: f64 = 60.0;
 
+/// The largest scroll, in notches, one action may ask for (a model, `franz act`, `replay`
+/// or an MCP client): each notch is an input event, and a billion of them hold the desktop.
+pub const MAX_SCROLL_NOTCHES: u32 = 100;
+
+/// The most characters one `type` action types (about a minute and a half at the human
+/// cadence): a longer text is split over several actions.
+pub const MAX_TYPE_CHARS: usize = 10_000;
+
 impl ActionKind {
     /// The `"type"` tag.
     pub fn name(&self) -> &'static str {
@@ -335,7 +349,13 @@ impl ActionKind {
             }
             Scroll { amount: 0, .. } => Err(ActionError::new(
                 ErrorKind::InvalidValue,
-                "scroll: amount is 0 notches; give 1 or more",
+                format!("scroll: amount is 0 notches; give 1 to {MAX_SCROLL_NOTCHES}"),
+            )),
+            Scroll { amount, .. } if *amount > MAX_SCROLL_NOTCHES => Err(ActionError::new(
+                ErrorKind::InvalidValue,
+                format!(
+                    "scroll: {amount} notches is too many for one action; give 1 to {MAX_SCROLL_NOTCHES}"
+                ),
             )),
             Scroll { x, y, .. } => half(x, y),
             Drag { x, y, x2, y2 } => {
@@ -348,6 +368,13 @@ impl ActionKind {
             Type { text } if text.is_empty() => Err(ActionError::new(
                 ErrorKind::EmptyText,
                 "type: the text is empty; give the text to type",
+            )),
+            Type { text } if text.chars().nth(MAX_TYPE_CHARS).is_some() => Err(ActionError::new(
+                ErrorKind::InvalidValue,
+                format!(
+                    "type: {} characters is too many for one action; give at most {MAX_TYPE_CHARS} (split the text over several actions)",
+                    text.chars().count()
+                ),
             )),
             Key { keys } => keys::parse_combo(keys)
                 .map(|_| ())
@@ -608,6 +635,20 @@ mod tests {
                 amount: 3
             }
         );
+    }
+
+    #[test]
+    fn a_scroll_or_a_text_beyond_its_range_is_refused_wherever_it_comes_from() {
+        let err = |s: &str| Action::from_json(s).unwrap_err();
+        let e = err(r#"{"type":"scroll","direction":"down","amount":1000000000}"#);
+        assert_eq!(e.kind, ErrorKind::InvalidValue);
+        assert!(e.message.contains("give 1 to 100"), "{}", e.message);
+        assert!(Action::from_json(r#"{"type":"scroll","direction":"down","amount":100}"#).is_ok());
+        let long = serde_json::json!({"type": "type", "text": "a".repeat(MAX_TYPE_CHARS + 1)});
+        let e = err(&long.to_string());
+        assert!(e.message.contains("at most 10000"), "{}", e.message);
+        let fits = serde_json::json!({"type": "type", "text": "é".repeat(MAX_TYPE_CHARS)});
+        assert!(Action::from_json(&fits.to_string()).is_ok());
     }
 
     #[test]

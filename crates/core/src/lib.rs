@@ -13,6 +13,7 @@ pub mod engine;
 pub mod event;
 pub mod exact;
 pub mod executor;
+pub mod files;
 pub mod geometry;
 pub mod grounding;
 pub mod keys;

@@ -214,7 +214,8 @@ fn read_png(log: &RunLog, rel: &str) -> Option<Vec<u8>> {
     if !path.starts_with(&dir) {
         return None;
     }
-    std::fs::read(path).ok()
+    let what = "one file of a run directory";
+    crate::files::read(&path, what, crate::files::RUN_FILE_CAP).ok()
 }
 
 /// The turn's screenshot inline, or a note why there is none.

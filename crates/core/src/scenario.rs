@@ -43,7 +43,7 @@ impl Scenario {
             path: path.to_path_buf(),
             problem,
         };
-        let text = std::fs::read_to_string(path).map_err(|e| read(e.to_string()))?;
+        let text = crate::files::read_settings(path).map_err(|e| read(e.problem()))?;
         let mut table: toml::Table = text
             .parse()
             .map_err(|e: toml::de::Error| read(e.to_string()))?;

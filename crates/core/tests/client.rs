@@ -592,3 +592,25 @@ fn a_cancelled_token_sends_nothing() {
     assert_eq!(r.unwrap().content, "ok");
     assert_eq!(server.request_count(), 1);
 }
+
+#[test]
+fn an_api_key_with_a_line_break_is_named_as_the_problem_not_a_missing_server() {
+    let server = ScriptedServer::start(Script::repeat(ScriptedReply::text("click(1, 2)"))).unwrap();
+    let cfg = ClientConfig {
+        api_key: Some("sk-secret\nrest".into()),
+        ..config(&server.url())
+    };
+    let Err(err) = ModelClient::new(cfg) else {
+        panic!("a key with a line break was accepted");
+    };
+    let msg = err.to_string();
+    assert!(matches!(err, ModelError::BadHeader { .. }), "{err:?}");
+    assert!(!err.is_unreachable(), "{msg}");
+    assert!(
+        msg.contains("API key") && msg.contains("line break (character 10"),
+        "{msg}"
+    );
+    assert!(!msg.contains("start your model server"), "{msg}");
+    assert!(!msg.contains("sk-secret"), "the key stays secret: {msg}");
+    assert_eq!(server.request_count(), 0, "nothing was sent");
+}

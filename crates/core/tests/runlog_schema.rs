@@ -32,6 +32,7 @@ fn write_run(layout: Layout) -> (tempfile::TempDir, std::path::PathBuf, Vec<Vec<
                 element: None,
                 clamped: None,
                 read_in: None,
+                element_at: None,
             },
         ],
         vec![

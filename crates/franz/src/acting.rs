@@ -17,6 +17,40 @@ pub fn config(g: &GlobalArgs, given: &[Given]) -> anyhow::Result<Config> {
     Ok(resolve(g, given, None)?.0.config)
 }
 
+/// [`config`] for a command whose result is what its input did (`franz calibrate`, `franz
+/// bench act`, `franz bench turn`): a dry run sends no input, so it is refused with a usage
+/// error that says why (`what` is what the command measures) and where `dry_run` came from.
+pub fn config_that_acts(
+    g: &GlobalArgs,
+    given: &[Given],
+    command: &str,
+    what: &str,
+) -> anyhow::Result<Config> {
+    let (effective, _) = resolve(g, given, None)?;
+    refuse_dry_run(&effective, command, what)?;
+    Ok(effective.config)
+}
+
+/// A usage error when `effective` is a dry run: `franz COMMAND` measures `what`, which a dry
+/// run never sends.
+pub fn refuse_dry_run(
+    effective: &franz_core::config::Effective,
+    command: &str,
+    what: &str,
+) -> anyhow::Result<()> {
+    if !effective.config.dry_run {
+        return Ok(());
+    }
+    let from = effective
+        .values
+        .get("dry_run")
+        .map(|r| r.source.to_string())
+        .unwrap_or_else(|| "the configuration".into());
+    Err(exit::usage(format!(
+        "franz {command} cannot run dry: it {what}, and a dry run sends no input (dry_run is on from {from}); drop it"
+    )))
+}
+
 /// The executor of a configuration on the desktop's monitor. A command line is not a model
 /// turn: every action given is performed (no per-turn cap).
 pub fn executor(c: &Config, desktop_rect: franz_desktop::PixelRect) -> anyhow::Result<Executor> {

@@ -104,7 +104,7 @@ fn pipeline(c: &Config, chosen: &Chosen) -> anyhow::Result<Pipeline> {
 fn read_options(c: &Config, chosen: &Chosen, inputs: &Inputs) -> anyhow::Result<ReadOptions> {
     let system_prompt = match &inputs.system_prompt {
         Some(p) => Some(
-            std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?,
+            franz_core::files::read_settings(p).map_err(|e| crate::exit::usage(e.to_string()))?,
         ),
         None => None,
     };

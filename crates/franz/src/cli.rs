@@ -273,6 +273,22 @@ pub enum BenchCommand {
     Turn(BenchTurnArgs),
     /// Many turns of the engine loop (log_images none): RSS, request size and disk per turn.
     Soak(BenchSoakArgs),
+    /// The parser's time per MB on hostile replies (unclosed braces, quotes, parentheses,
+    /// long tokens, ...) of 1, 4 and 16 MB, for every dialect and the stream reader.
+    Parse(BenchParseArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BenchParseArgs {
+    /// The reply sizes, in MB.
+    #[arg(long, value_delimiter = ',', default_value = "1,4,16")]
+    pub sizes: Vec<usize>,
+    /// How many reads to time per reader, class and size.
+    #[arg(long, default_value_t = 3)]
+    pub runs: usize,
+    /// Only this class of hostile reply (e.g. braces, quotes, lines).
+    #[arg(long, value_name = "NAME")]
+    pub class: Option<String>,
 }
 
 #[derive(Debug, Args)]

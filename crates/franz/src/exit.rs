@@ -37,7 +37,7 @@ pub fn exit_code_of(err: &anyhow::Error) -> u8 {
             }
             e.downcast_ref::<ModelError>().map(|m| match m {
                 m if m.is_unreachable() => UNREACHABLE,
-                ModelError::BadUrl { .. } => USAGE,
+                ModelError::BadUrl { .. } | ModelError::BadHeader { .. } => USAGE,
                 _ => FAILED,
             })
         })

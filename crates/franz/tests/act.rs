@@ -237,3 +237,31 @@ fn model_dialects_are_accepted_and_land_on_the_same_pixel() {
         vec![PixelPoint::new(0, 0), PixelPoint::new(999, 699)]
     );
 }
+
+#[test]
+fn the_failsafe_stops_typing_in_the_middle_of_a_long_word() {
+    let (sb, witness) = sandbox(800, 600);
+    witness.focus().unwrap();
+    let word = "a".repeat(150);
+    let text = serde_json::json!({"type": "type", "text": word}).to_string();
+    let child = franz(Some(sb.display()), &["act", "--motion", "human", &text]);
+    // the person slams the pointer into the corner once the word is under way
+    let typed = |ev: &[WitnessEvent]| ev.iter().filter(|e| e.is(K::KeyPress)).count();
+    let (started, _) = witness.wait_for(|ev| typed(ev) >= 10, T);
+    assert!(started, "the typing never started");
+    let moved = Command::new("xdotool")
+        .args(["mousemove", "0", "0"])
+        .env("DISPLAY", sb.display())
+        .status()
+        .unwrap();
+    assert!(moved.success());
+    let (code, _, err) = finish(child);
+    assert_eq!(code, 4, "{err}");
+    assert!(err.contains("failsafe"), "{err}");
+    // it used to look only at spaces: all 150 characters of the word arrived
+    let arrived = typed(&witness.events());
+    assert!(
+        arrived < 75,
+        "{arrived} of 150 characters arrived after the slam"
+    );
+}

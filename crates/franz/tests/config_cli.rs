@@ -106,7 +106,9 @@ fn every_setting_flag_of_the_table_reaches_franz_config() {
         let value = match (&flag, s.key) {
             (franz_core::config::Flag::Switch { .. }, _) => None,
             (_, "size") => Some("640x480"),
-            (_, "api_url" | "model" | "runs_dir") => Some("x-from-flag"),
+            // api_url is checked as a URL where the configuration is resolved
+            (_, "api_url") => Some("http://x-from-flag/v1"),
+            (_, "model" | "runs_dir") => Some("x-from-flag"),
             _ => Some(s.default),
         };
         args.extend(value);

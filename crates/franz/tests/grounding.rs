@@ -211,6 +211,23 @@ fn fill_the_form(strategy: &str, answer: fn(Stage) -> ScriptedReply) {
     for a in acted {
         assert!(a["element"].is_u64() && a.get("x").is_none(), "{a}");
     }
+    // the run log keeps where each element was, so a replay acts there
+    let turns = std::fs::read_to_string(dir.join("turns.jsonl")).unwrap();
+    let recorded: Vec<Value> = turns
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|t| t["stage"] == "raw")
+        .flat_map(|t| t["actions"].as_array().cloned().unwrap_or_default())
+        .filter(|a| a["element"].is_u64())
+        .collect();
+    assert_eq!(recorded.len(), 4, "{strategy}: {turns}");
+    for a in &recorded {
+        let at = a["element_at"].as_array().expect("element_at");
+        assert!(
+            at.iter().all(|v| (0..=1000).contains(&v.as_i64().unwrap())),
+            "{a}"
+        );
+    }
     let obs = events
         .iter()
         .find(|e| e["event"] == "observation" && e["elements"]["marks"].as_u64() > Some(1))

@@ -1107,3 +1107,41 @@ fn window_tools_and_elements_are_mcp_tools() {
         "{ok}"
     );
 }
+
+#[test]
+fn a_cancelled_call_stops_its_action_and_the_next_call_is_answered() {
+    let (sb, witness) = sandbox(800, 600);
+    witness.focus().unwrap();
+    for mode in [LEGACY, STATELESS] {
+        let mut c = Client::stdio(sb.display(), mode, &["--motion", "human"]);
+        // typing at a person's pace: cancelled once it is under way, the keys stop coming
+        witness.clear();
+        let word = "a".repeat(300);
+        let typing = c.cmd(json!({"op": "start", "tool": "type_text",
+            "args": {"text": word, "screenshot": false}}));
+        let keys = |ev: &[WitnessEvent]| ev.iter().filter(|e| e.is(K::KeyPress)).count();
+        let (under_way, _) = witness.wait_for(|ev| keys(ev) >= 10, T);
+        assert!(under_way, "{mode}: the typing never started");
+        let cancelled = c.cmd(json!({"op": "cancel", "id": typing["started"]}));
+        assert_eq!(cancelled["cancelled"], true, "{mode}: {cancelled}");
+        // the next call is answered once the action stopped: nothing is typed after it
+        let next = c.call("cursor_position", json!({}));
+        assert!(!failed(&next), "{mode}: {next}");
+        let typed = keys(&witness.events());
+        assert!(
+            typed < 150,
+            "{mode}: {typed} of 300 characters typed after the cancel"
+        );
+        // a 30 s wait, cancelled: the next call comes back while the wait would still run
+        let started = Instant::now();
+        let waiting = c.cmd(json!({"op": "start", "tool": "wait",
+            "args": {"seconds": 30, "screenshot": false}}));
+        c.cmd(json!({"op": "cancel", "id": waiting["started"]}));
+        let next = c.call("cursor_position", json!({}));
+        assert!(!failed(&next), "{mode}: {next}");
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "{mode}: the wait held up the next call"
+        );
+    }
+}

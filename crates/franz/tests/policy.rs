@@ -625,3 +625,59 @@ fn in_a_run_a_confirm_rule_asks_on_the_terminal_without_approve() {
     let ev = sentinel_after_exit(sb.display(), &w);
     assert!(!ev.iter().any(|e| e.is(K::ButtonPress)), "{ev:?}");
 }
+
+#[test]
+fn policy_check_needs_a_display_only_for_what_needs_the_screen_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let check = |policy: &str, actions: &[&str]| {
+        let file = dir.path().join("p.toml");
+        std::fs::write(&file, policy).unwrap();
+        Command::new(env!("CARGO_BIN_EXE_franz"))
+            .env_remove("DISPLAY")
+            .env_remove("WAYLAND_DISPLAY")
+            .arg("--policy")
+            .arg(&file)
+            .args(["policy", "check"])
+            .args(actions)
+            .output()
+            .unwrap()
+    };
+    let keys = "[policy]\ndeny_keys = [\"alt+f4\"]\ndeny_regions = [[0, 0, 100, 100]]\n[policy.confirm]\ntext = [\"sudo\"]\n";
+    let out = check(
+        keys,
+        &[
+            r#"{"type":"key","keys":"alt+f4"}"#,
+            r#"{"type":"type","text":"sudo ls"}"#,
+            r#"{"type":"click","x":50,"y":50}"#,
+            r#"{"type":"click","x":500,"y":500}"#,
+        ],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let verdicts: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<Value>(l).unwrap()["verdict"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(verdicts, ["deny", "confirm", "deny", "allow"]);
+    // the windows under a point are on the screen: without one, the error says why
+    let windows = "[policy]\nallow_only_windows = [\"xterm\"]\n";
+    let out = check(windows, &[r#"{"type":"click","x":500,"y":500}"#]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("allow_only_windows") && err.contains("DISPLAY"),
+        "{err}"
+    );
+    // ... but a key under that policy needs none
+    let out = check(windows, &[r#"{"type":"key","keys":"ctrl+c"}"#]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

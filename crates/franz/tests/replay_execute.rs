@@ -353,3 +353,49 @@ fn dry_run_from_the_environment_or_a_config_file_replays_nothing() {
         [PixelPoint::new(200, 150), PixelPoint::new(80, 60)]
     );
 }
+
+#[test]
+fn replay_acts_where_a_named_element_was_and_says_so_when_an_old_run_did_not_record_it() {
+    let (sb, witness) = sandbox(800, 600);
+    let dir = tempfile::tempdir().unwrap();
+    let named = |n: u32, at: Option<[i32; 2]>| Action {
+        element: Some(n),
+        element_at: at,
+        ..ActionKind::Click { x: None, y: None }.into()
+    };
+    let run = write_run(
+        dir.path(),
+        "crop = \"0,0,1000,1000\"\nmotion = \"fast\"\n",
+        Some(ImageSize::new(800, 600)),
+        vec![(
+            vec![named(3, Some([250, 500])), named(4, None)],
+            vec![ActionResult::ok(), ActionResult::ok()],
+        )],
+    );
+    let out = franz_on(sb.display(), &[], &["replay", run.to_str().unwrap()]);
+    let described = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        described.contains("would click at (250, 500), where element 3 was"),
+        "{described}"
+    );
+    assert!(
+        described.contains("this action named element 4; the run did not record where"),
+        "{described}"
+    );
+    let out = franz_on(
+        sb.display(),
+        &[],
+        &["replay", "--execute", run.to_str().unwrap()],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let lines = json_lines(&out);
+    assert_eq!(lines.len(), 2, "{}", text(&out));
+    let skipped = lines.iter().find_map(|l| l["skipped"].as_str()).unwrap();
+    assert!(skipped.contains("element 4"), "{skipped}");
+    control_click(sb.display(), &witness, 100, 100, 1);
+    // element 3 was at (250, 500) of the 800x600 screen
+    assert_eq!(
+        presses(&witness.events()),
+        [PixelPoint::new(200, 300), PixelPoint::new(80, 60)]
+    );
+}

@@ -856,3 +856,90 @@ fn sigint_ends_the_run_within_2s_during_a_hung_model_call_and_a_60s_wait() {
     assert!(wait["result"].to_string().contains("interrupted"), "{wait}");
     assert_complete_logs(&run_dir(&runs), 130, 1);
 }
+
+/// A model that answers every request with 16 MB of unclosed braces (docs/architecture.md,
+/// "The parser"), and the runs directory. The vision strategy reads it as JSON.
+fn braces_run(tmp: &Path, name: &str) -> (ScriptedServer, PathBuf) {
+    let reply = franz_core::parser::hostile::reply("braces", 16 << 20).unwrap();
+    let server = ScriptedServer::start(Script::repeat(ScriptedReply::text(reply))).unwrap();
+    (server, tmp.join(name))
+}
+
+#[test]
+fn max_time_ends_a_run_whose_model_sends_16_mb_of_open_braces() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (server, runs) = braces_run(tmp.path(), "max_time");
+    let (url, runs_s) = (server.url(), runs.display().to_string());
+    let mut args = vec!["--sandbox=640x400"];
+    args.extend(run_args(&url, &runs_s, "vision"));
+    args.extend(["--max-time", "1", "Do something."]);
+    let mut franz = Franz::spawn(&args, None, &[]);
+    // before the parser was linear, reading this reply took hours and nothing stopped it
+    let code = franz.code();
+    assert_eq!(code, 1, "stderr:\n{}", franz.stderr());
+    let events = jsonl(&run_dir(&runs).join("events.jsonl"));
+    let last = events.last().unwrap();
+    assert_eq!(last["event"], "run_finished", "{last}");
+    assert!(last.to_string().contains("reached --max-time"), "{last}");
+}
+
+#[test]
+fn ctrl_c_ends_a_run_while_it_reads_16_mb_of_open_braces() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (server, runs) = braces_run(tmp.path(), "sigint");
+    let (url, runs_s) = (server.url(), runs.display().to_string());
+    let mut args = vec!["--sandbox=640x400"];
+    args.extend(run_args(&url, &runs_s, "vision"));
+    args.push("Do something.");
+    // the reply is in the exchange log: franz is reading it (it used to read for hours)
+    let reading = |_: &ScriptedServer, runs: &Path| {
+        std::fs::read_dir(runs).is_ok_and(|mut d| {
+            d.next().is_some_and(|e| {
+                let log = e.unwrap().path().join("exchange.jsonl");
+                std::fs::read_to_string(log).is_ok_and(|t| t.contains("\"response\""))
+            })
+        })
+    };
+    let (_, code, events) = sigint_latency(&server, &args, &runs, reading);
+    assert_eq!(code, 130);
+    assert_eq!(events.last().unwrap()["outcome"], "interrupted");
+}
+
+#[test]
+fn a_dry_run_goes_through_its_turns_and_nothing_reaches_the_screen() {
+    let (sb, witness) = common::sandbox(640, 400);
+    witness.focus().unwrap();
+    let replies = [
+        "left_click(500, 500)\nI clicked the middle.",
+        "type(\"hello\")\nI typed a greeting.",
+        "press_key(\"ctrl+s\")\nI saved.",
+        "drag(100, 100, 900, 900)\nI dragged across.",
+        "scroll(500, 500, \"down\", 3)\nI scrolled.",
+        "done(\"all done\")\nEverything is done.",
+    ];
+    let server = ScriptedServer::start(Script::list(replies.map(ScriptedReply::text))).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let runs = tmp.path().join("dry");
+    let (url, runs_s) = (server.url(), runs.display().to_string());
+    let mut args = run_args(&url, &runs_s, "narrative");
+    args.extend(["--dry-run", "Do everything."]);
+    let mut franz = Franz::spawn(&args, Some(sb.display()), &[]);
+    assert_eq!(franz.code(), 0, "stderr:\n{}", franz.stderr());
+    // the run went through every turn and each action was decided and "performed"
+    assert_eq!(server.request_count(), replies.len());
+    let events = assert_complete_logs(&run_dir(&runs), 0, replies.len() as u64);
+    let results: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["event"] == "action_result")
+        .collect();
+    assert_eq!(results.len(), replies.len(), "{results:?}");
+    for r in &results {
+        assert_eq!(r["result"]["status"], "ok", "{r}");
+    }
+    // ... and not one event reached the screen: no motion, no button, no key
+    assert_eq!(
+        witness.events(),
+        vec![],
+        "input reached the screen in a dry run"
+    );
+}

@@ -96,7 +96,29 @@ pub fn markdown() -> String {
         out,
         "\n## `[{OVERLAY}]`\n\nThe overlays drawn onto the screenshots (`crates/core/src/overlay/config.rs`): a table of the\nconfig file or a scenario; a scenario's keys replace the file's, one by one. Colours are CSS\nstrings: `rgba(r, g, b, a)`, `rgb(r, g, b)`, `#rrggbb`, `#rrggbbaa`. A key not listed here is an\nerror. The defaults:\n\n```toml\n{overlay}```\n"
     );
+    out.push_str(&overlay_ranges());
     out.push_str(POLICY_DOC);
+    out
+}
+
+/// The ranges of the overlay's numbers (`overlay::config::RANGES`).
+fn overlay_ranges() -> String {
+    let mut out = String::from(
+        "
+Each number has a range; a value outside it is an error that names the key and the range:
+
+| key | range |
+|---|---|
+",
+    );
+    for (key, min, max) in crate::overlay::RANGES {
+        let _ = writeln!(out, "| `{key}` | {min} to {max} |");
+    }
+    let _ = writeln!(
+        out,
+        "| `executed_heat.stops`, `bbox_heat.fill_stops` | at most {} stops, each at 0 to 1 |",
+        crate::overlay::MAX_STOPS
+    );
     out
 }
 

@@ -13,6 +13,7 @@
 //! value. The API key is a secret: it is shown and written only as `***`. The `[overlay]` table
 //! of the config file or a scenario sets [`OverlayConfig`].
 
+mod checks;
 mod choice;
 mod doc;
 mod settings;
@@ -355,6 +356,7 @@ impl ConfigBuilder {
             let checked: OverlayConfig = toml::Value::Table(merged.clone())
                 .try_into()
                 .map_err(|e: toml::de::Error| bad(e.message().to_string()))?;
+            checked.check().map_err(bad)?;
             // as the overlay reads it: colours as rgba(..)
             merged = overlay_table(&checked);
         }
@@ -542,9 +544,9 @@ fn merge(base: &mut toml::Table, given: &toml::Table) {
 }
 
 fn read_table(path: &Path) -> Result<toml::Table, ConfigError> {
-    let text = std::fs::read_to_string(path).map_err(|e| ConfigError::File {
+    let text = crate::files::read_settings(path).map_err(|e| ConfigError::File {
         path: path.to_path_buf(),
-        problem: e.to_string(),
+        problem: e.problem(),
     })?;
     text.parse::<toml::Table>().map_err(|e| ConfigError::File {
         path: path.to_path_buf(),

@@ -119,7 +119,14 @@ pub struct Setting {
     pub seed_env: &'static [&'static str],
     pub secret: bool,
     pub help: &'static str,
+    /// What the value must also be beyond its kind (a mask's boxes, a URL, a key that can be
+    /// sent as a header): checked here, when the configuration is resolved, so every command
+    /// refuses it with the same message (`franz config` as `franz run`).
+    pub check: Option<Check>,
 }
+
+/// A setting's own check: the value (as text), or why it is refused.
+pub type Check = fn(&str) -> Result<(), String>;
 
 const fn s(
     group: Group,
@@ -136,7 +143,13 @@ const fn s(
         seed_env: &[],
         secret: false,
         help,
+        check: None,
     }
+}
+
+const fn checked(mut x: Setting, check: Check) -> Setting {
+    x.check = Some(check);
+    x
 }
 
 const fn seed(mut x: Setting, names: &'static [&'static str]) -> Setting {
@@ -147,12 +160,15 @@ const fn seed(mut x: Setting, names: &'static [&'static str]) -> Setting {
 /// Every setting franz has.
 pub const SETTINGS: &[Setting] = &[
     seed(
-        s(
-            Group::Model,
-            "api_url",
-            Kind::NonEmpty,
-            "http://localhost:1234/v1",
-            "the model server: a base URL or the full chat/completions endpoint",
+        checked(
+            s(
+                Group::Model,
+                "api_url",
+                Kind::NonEmpty,
+                "http://localhost:1234/v1",
+                "the model server: a base URL or the full chat/completions endpoint",
+            ),
+            super::checks::url,
         ),
         &["LMSTUDIO_ENDPOINT"],
     ),
@@ -169,6 +185,7 @@ pub const SETTINGS: &[Setting] = &[
     Setting {
         secret: true,
         seed_env: &["OPENAI_API_KEY"],
+        check: Some(super::checks::header),
         ..s(
             Group::Model,
             "api_key",
@@ -235,7 +252,7 @@ pub const SETTINGS: &[Setting] = &[
         "retries",
         Kind::Int { min: 0, max: 20 },
         "3",
-        "retries on connection errors, 429 and 5xx",
+        "retries on connection errors, 429 and 5xx that look transient (a chat template's or a validation's refusal is not retried)",
     ),
     s(
         Group::Model,
@@ -269,7 +286,7 @@ pub const SETTINGS: &[Setting] = &[
             max: 100_000_000,
         },
         "0",
-        "the model's context length in tokens; each request is kept inside it less max_tokens (fewer screenshots, then a smaller image). 0: ask the server (llama.cpp /props, LM Studio, vLLM); unknown, no limit is enforced",
+        "the model's context length in tokens; each request is kept inside it less max_tokens (fewer screenshots, then a smaller image). 0: ask the server (llama.cpp /props, LM Studio, vLLM); unknown, learned from the server's first refusal of a request as too long",
     ),
     s(
         Group::Run,
@@ -419,12 +436,15 @@ pub const SETTINGS: &[Setting] = &[
         "norm",
         "how the model gives coordinates",
     ),
-    s(
-        Group::Global,
-        "profile",
-        Kind::NonEmpty,
-        "auto",
-        "model profile: auto (by model id), a name from `franz profiles`, or a TOML file",
+    checked(
+        s(
+            Group::Global,
+            "profile",
+            Kind::NonEmpty,
+            "auto",
+            "model profile: auto (by model id), a name from `franz profiles`, or a TOML file",
+        ),
+        super::checks::profile,
     ),
     s(
         Group::Global,
@@ -575,12 +595,15 @@ pub const SETTINGS: &[Setting] = &[
         "120",
         "commander: length of a memory snapshot's loop pattern",
     ),
-    s(
-        Group::Global,
-        "mask_regions",
-        Kind::Str,
-        "",
-        "privacy: boxes x1,y1,x2,y2 in 0..1000 of the screen, separated by ;, blacked out in every screenshot before it is sent, logged or shown",
+    checked(
+        s(
+            Group::Global,
+            "mask_regions",
+            Kind::Str,
+            "",
+            "privacy: boxes x1,y1,x2,y2 in 0..1000 of the screen, separated by ;, blacked out in every screenshot before it is sent, logged or shown",
+        ),
+        super::checks::mask,
     ),
     s(
         Group::Input,
@@ -886,6 +909,9 @@ impl Setting {
             }
             Kind::Names => self.names(v, raw, source.clone())?,
         };
+        if let (Some(check), toml::Value::String(text)) = (self.check, &value) {
+            check(text).map_err(|problem| self.bad(source.clone(), raw, problem))?;
+        }
         Ok(Resolved { value, source })
     }
 

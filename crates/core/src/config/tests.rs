@@ -239,6 +239,7 @@ fn every_setting_reads_from_its_flag_env_names_and_toml_key() {
             (Kind::Bool, "true") => "false",
             (Kind::Bool, _) => "true",
             (_, "") if s.key == "size" => "640x480",
+            (_, "") if s.key == "mask_regions" => "0,0,100,100",
             (_, "") => "x",
             (_, d) => d,
         };

@@ -170,6 +170,7 @@ impl Engine<'_> {
             controls: &self.controls,
             context: &self.options.context,
             spent: &mut self.spent,
+            learned: &mut self.learned_context,
         };
         let asked = channel.ask_with(turn, request, &mut |p| early.progress(p));
         let ran = early.ran.map(|mut ran| {

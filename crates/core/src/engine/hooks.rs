@@ -152,7 +152,7 @@ impl Engine<'_> {
                 }
                 Decision::Replace(text) => {
                     let reply = given_reply(text);
-                    *reading = self.strategy.read(&reply, ctx);
+                    *reading = self.read_reply(&reply, ctx)?;
                     self.emit_reply(turn, 0.0, &reply, reading);
                     if !self.needs_approval(turn, reading) {
                         return Ok(None);

@@ -110,6 +110,9 @@ pub struct Engine<'a> {
     overhead: TurnOverhead,
     /// Elements from the accessibility tree each turn (`ground.rs`); `None`: pure vision.
     grounding: Option<crate::grounding::GroundingSource>,
+    /// Set by [`Channel::ask_with`] when the server refused a request as too long and said a
+    /// context length shorter than the one known (or the first one known).
+    learned_context: Option<u64>,
 }
 
 /// Why the loop stopped early.
@@ -125,6 +128,9 @@ struct Channel<'e> {
     controls: &'e Arc<Remote>,
     context: &'e ContextOptions,
     spent: &'e mut Spent,
+    /// A context length learned from the server's refusal of a request as too long, for the
+    /// turn to fit its request to and ask again (`Engine::ask_fitted`).
+    learned: &'e mut Option<u64>,
 }
 
 impl Engine<'_> {
@@ -137,6 +143,7 @@ impl Engine<'_> {
             controls: &self.controls,
             context: &self.options.context,
             spent: &mut self.spent,
+            learned: &mut self.learned_context,
         }
     }
 
@@ -164,7 +171,10 @@ impl Engine<'_> {
         self.emit_started(no_log);
         self.learn_context();
         let mut turn = 0u32;
-        let stop = self.turns(&mut turn);
+        // a stop or --max-time also stops a long read of a reply (crate::parser::work)
+        let cancel = self.cancel.clone();
+        let deadline = self.options.max_time.map(|t| Instant::now() + t);
+        let stop = crate::parser::work::watching(&cancel, deadline, || self.turns(&mut turn));
         self.finish(turn, stop)
     }
 
@@ -222,12 +232,39 @@ impl Engine<'_> {
         if let Some(limit) = self.options.max_time
             && started.elapsed() >= limit
         {
-            return Some(Stop(
-                Outcome::Failed,
-                format!("gave up: reached --max-time {}s", limit.as_secs_f64()),
-            ));
+            return Some(self.out_of_time());
         }
         None
+    }
+
+    /// `--max-time` was reached.
+    fn out_of_time(&self) -> Stop {
+        let limit = self.options.max_time.unwrap_or_default();
+        Stop(
+            Outcome::Failed,
+            format!("gave up: reached --max-time {}s", limit.as_secs_f64()),
+        )
+    }
+
+    /// The strategy's reading of a reply. A stop or `--max-time` that came while it read
+    /// stopped the parser (crate::parser::work): the partial reading is dropped and the run
+    /// ends.
+    fn read_reply(&mut self, reply: &Reply, ctx: &TurnContext<'_>) -> Result<Reading, Stop> {
+        let mut reading = self.strategy.read(reply, ctx);
+        if crate::parser::work::stopped() {
+            return Err(self.stopped_reading());
+        }
+        crate::strategy::caps::cap_reading(&mut reading);
+        Ok(reading)
+    }
+
+    /// Why a reading was stopped part way: a stop, else `--max-time`.
+    fn stopped_reading(&self) -> Stop {
+        if self.interrupted() {
+            self.cancelled()
+        } else {
+            self.out_of_time()
+        }
     }
 
     /// Ends the run: releases what is held, emits the fatal error (if any) and
@@ -320,6 +357,42 @@ impl Engine<'_> {
             },
         };
         self.emit(0, EventKind::Note { text });
+    }
+
+    /// The turn's request kept inside the model's context (`fit.rs`) and asked. When the
+    /// server refuses it as too long and says a context length shorter than the one known (or
+    /// the first one, as llama-cpp-python's server, which says it nowhere else), the run learns
+    /// it (a note), and the request is fitted to it and asked once more. Also returns the
+    /// screenshot as sent, when it was shrunk.
+    fn ask_fitted(
+        &mut self,
+        turn: u32,
+        request: &mut ChatRequest,
+        ctx: &TurnContext<'_>,
+    ) -> Result<(Reply, Option<Screenshot>, Option<early::Ran>), Stop> {
+        let mut shrunk: Option<Screenshot> = None;
+        let mut relearned = false;
+        loop {
+            let newest = shrunk.as_ref().unwrap_or(ctx.screenshot);
+            if let Some(smaller) = self.channel().fit(turn, request, Some(newest))? {
+                shrunk = Some(smaller);
+            }
+            let sent = shrunk.as_ref().unwrap_or(ctx.screenshot);
+            match self.ask_early(turn, request, ctx, sent) {
+                Ok((reply, early)) => return Ok((reply, shrunk, early)),
+                Err(stop) => match self.learned_context.take() {
+                    Some(n) if !relearned && !self.interrupted() => {
+                        relearned = true;
+                        self.options.context.tokens = Some(n);
+                        let text = format!(
+                            "the model's context: {n} tokens (learned from the server's refusal of a longer request): the request is fitted to it and sent again"
+                        );
+                        self.emit(turn, EventKind::Note { text });
+                    }
+                    _ => return Err(stop),
+                },
+            }
+        }
     }
 
     /// The tracing span of this run: named after the run directory, logging to its
@@ -577,12 +650,8 @@ impl Engine<'_> {
                 hooks::given_reply(text)
             }
             None => {
-                shrunk = self
-                    .channel()
-                    .fit(turn, &mut request, Some(ctx.screenshot))?;
-                let sent = shrunk.as_ref().unwrap_or(ctx.screenshot);
                 let reply;
-                (reply, early) = self.ask_early(turn, &request, ctx, sent)?;
+                (reply, shrunk, early) = self.ask_fitted(turn, &mut request, ctx)?;
                 reply
             }
         };
@@ -600,7 +669,7 @@ impl Engine<'_> {
         };
         self.overhead.request_ms = self.spent.own_ms(model_start, before);
         let parse_start = Instant::now();
-        let mut reading = self.strategy.read(&reply, ctx);
+        let mut reading = self.read_reply(&reply, ctx)?;
         if let Some(ran) = &early {
             early::settle(&mut reading, ran, reply.truncated());
         }
@@ -637,6 +706,7 @@ impl Engine<'_> {
             controls: &self.controls,
             context: &options.context,
             spent: &mut self.spent,
+            learned: &mut self.learned_context,
         };
         let mut ask = |prompt: Prompt| {
             if failed.is_some() {
@@ -663,7 +733,12 @@ impl Engine<'_> {
         let consulted = self.strategy.consult(ctx, &mut ask);
         match failed {
             Some(stop) => Err(stop),
-            None => Ok(consulted),
+            // a reading the stop or --max-time cut short is dropped (crate::parser::work)
+            None if crate::parser::work::stopped() => Err(self.stopped_reading()),
+            None => Ok(consulted.map(|mut r| {
+                crate::strategy::caps::cap_reading(&mut r);
+                r
+            })),
         }
     }
 
@@ -683,7 +758,10 @@ impl Engine<'_> {
             turn,
             story: reading.text.clone(),
             bboxes: reading.bboxes.clone(),
-            actions: reading.actions.clone(),
+            // an element's point is kept with its action: replay acts there
+            actions: (reading.actions.iter())
+                .map(|a| self.executor.with_element_at(a))
+                .collect(),
             results: results.to_vec(),
             timings,
             error: (!reading.errors.is_empty()).then(|| reading.errors.join("; ")),
@@ -873,6 +951,11 @@ impl Channel<'_> {
                 Err(Stop(Outcome::Interrupted, reason))
             }
             Err(e) => {
+                if let ModelError::ContextOverflow { limit: Some(n), .. } = &e
+                    && self.context.tokens.is_none_or(|known| *n < known)
+                {
+                    *self.learned = Some(*n);
+                }
                 self.exchange(turn, "error", || serde_json::Value::from(e.to_string()));
                 let outcome = if e.is_unreachable() {
                     Outcome::Unreachable

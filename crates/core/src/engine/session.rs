@@ -256,6 +256,7 @@ impl Session {
                     consulted: None,
                     last_raw: None,
                     grounding: config.grounding,
+                    learned_context: None,
                     spent: Default::default(),
                     overhead: Default::default(),
                 };

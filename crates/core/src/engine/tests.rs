@@ -129,6 +129,7 @@ impl Run {
             consulted: None,
             last_raw: None,
             grounding: self.grounding,
+            learned_context: None,
             spent: Default::default(),
             overhead: Default::default(),
         };
@@ -1514,6 +1515,27 @@ fn an_action_performed_early_is_recorded_when_the_reply_then_fails() {
     );
     assert!(said, "{names:?}");
     assert_eq!(names.last(), Some(&"run_finished"));
+}
+
+#[test]
+fn a_10_mb_story_is_cut_before_it_is_sent_back_and_the_model_is_told() {
+    let story = "The dialog is still open. ".repeat(400_000);
+    let first = format!("move(500, 500)\n{story}");
+    let run = Run::texts("narrative", &[&first, "done(\"the dialog is open\")"]);
+    let model = run.model.clone();
+    let ran = run.go();
+    assert_eq!(ran.summary.outcome, Outcome::Done, "{}", reason(&ran));
+    let second = serde_json::to_string(&model.requests()[1].to_body()).unwrap();
+    assert!(
+        second.len() < 200_000,
+        "the second request holds {} bytes",
+        second.len()
+    );
+    assert!(second.contains("franz keeps 16000"), "the cut is marked");
+    assert!(
+        second.contains("characters long: only the first 16000 were kept"),
+        "the model is told its story was cut"
+    );
 }
 
 /// A reply in another dialect than the run asks for (docs/actions.md, "Replies in another

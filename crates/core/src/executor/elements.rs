@@ -67,6 +67,19 @@ impl Executor {
         self.perform(desktop, &kind)
     }
 
+    /// `action` with the point its element names this turn written into `element_at`, for
+    /// the run log (replay acts there); unchanged without an element, or with one this turn
+    /// does not have.
+    pub fn with_element_at(&self, action: &Action) -> Action {
+        let mut out = action.clone();
+        if let Some(id) = action.element {
+            out.element_at = grounding::resolve(&self.marks, id)
+                .ok()
+                .map(|(x, y)| [x, y]);
+        }
+        out
+    }
+
     /// The pointer action the safety policy judges for `action`: with an element of this
     /// turn, the action at the element's centre (the click before a `type`); else `None`.
     pub(super) fn pointed(&self, action: &Action) -> Option<Action> {

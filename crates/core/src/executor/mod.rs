@@ -207,6 +207,18 @@ impl Executor {
         self
     }
 
+    /// Replaces the cancel token (see [`Executor::with_cancel`]): a server that performs
+    /// each call's action under the call's own token (`franz mcp`: a cancelled request stops
+    /// its action).
+    pub fn set_cancel(&mut self, cancel: Cancel) {
+        self.cancel = Some(cancel);
+    }
+
+    /// The cancel token, if any.
+    pub fn cancel_token(&self) -> Option<&Cancel> {
+        self.cancel.as_ref()
+    }
+
     fn interrupted(&self) -> bool {
         self.cancel.as_ref().is_some_and(Cancel::is_cancelled)
     }
@@ -503,7 +515,14 @@ impl Executor {
                 let p = self.at(desktop, *x, *y, kind.name(), &mut warnings)?;
                 self.move_to(desktop, p)?;
                 if !self.dry_run {
-                    desktop.input().scroll(*direction, *amount)?;
+                    // notch by notch: a cancel stops the wheel part way
+                    for turned in 0..*amount {
+                        if self.interrupted() {
+                            let when = format!("after {turned} of {amount} notches");
+                            return Err(self.cut_short("scroll", when));
+                        }
+                        desktop.input().scroll(*direction, 1)?;
+                    }
                 }
             }
             ActionKind::Type { text } => {
@@ -660,6 +679,8 @@ impl Executor {
         match from {
             Some(from) if from != p => {
                 for q in motion::path(from, p, m.move_steps) {
+                    // the failsafe is watched along a stepped move (a drag's approach too)
+                    self.check_failsafe(desktop)?;
                     desktop.input().move_to(q)?;
                     self.placed = Some(q);
                     self.pause(m.move_step_delay_ms, "move")?;
@@ -730,19 +751,21 @@ impl Executor {
         Ok(())
     }
 
+    /// Types `text`: character by character at the motion's cadence, or in pieces of
+    /// [`FAST_PIECE`] characters when the motion has none (`fast`). The failsafe and Ctrl+C are
+    /// watched between characters (between pieces on the fast path), so a long word typed on
+    /// does not outlast the person's corner slam.
     fn type_text(&mut self, desktop: &mut dyn Desktop, text: &str) -> Result<(), Fault> {
         let m = self.config.motion;
         if m.types_in_one_go() {
-            desktop.input().text(text)?;
-            return Ok(());
+            return self.type_pieces(desktop, text);
         }
         let mut buf = [0u8; 4];
         for (typed, c) in text.chars().enumerate() {
             if self.interrupted() {
                 return Err(self.cut_short("type", format!("after {typed} characters")));
             }
-            if typed > 0 && (c == ' ' || c == '\n') {
-                // the failsafe is watched while typing, once a word
+            if typed > 0 {
                 self.check_failsafe(desktop)?;
             }
             desktop.input().text(c.encode_utf8(&mut buf))?;
@@ -753,7 +776,33 @@ impl Executor {
         }
         Ok(())
     }
+
+    /// The fast path of [`Executor::type_text`]: pieces of [`FAST_PIECE`] characters, the
+    /// failsafe and Ctrl+C watched between them.
+    fn type_pieces(&mut self, desktop: &mut dyn Desktop, text: &str) -> Result<(), Fault> {
+        let mut typed = 0;
+        let mut rest = text;
+        while !rest.is_empty() {
+            if self.interrupted() {
+                return Err(self.cut_short("type", format!("after {typed} characters")));
+            }
+            if typed > 0 {
+                self.check_failsafe(desktop)?;
+            }
+            let end = rest
+                .char_indices()
+                .nth(FAST_PIECE)
+                .map_or(rest.len(), |(i, _)| i);
+            desktop.input().text(&rest[..end])?;
+            typed += FAST_PIECE;
+            rest = &rest[end..];
+        }
+        Ok(())
+    }
 }
+
+/// How many characters the fast path types between two looks at the failsafe.
+const FAST_PIECE: usize = 16;
 
 /// How a held item is named in messages: `the left button`, `the key ctrl`.
 fn held_name(item: HeldItem) -> String {

@@ -134,6 +134,13 @@ struct Recorder {
     sent: Vec<Sent>,
     refuse: Option<Key>,
     slam_on_down: bool,
+    /// Slams the pointer into the corner once this many characters were typed.
+    slam_after_chars: Option<usize>,
+    /// Slams the pointer into the corner after the first move franz makes.
+    slam_on_move: bool,
+    /// Wheel notches turned so far, and a token set once this many were.
+    notches: u32,
+    cancel_after_notches: Option<(u32, crate::cancel::Cancel)>,
     slammed: bool,
     interrupt_on_down: Option<crate::cancel::Cancel>,
 }
@@ -151,9 +158,24 @@ impl Recorder {
             sent: Vec::new(),
             refuse: None,
             slam_on_down: false,
+            slam_after_chars: None,
+            slam_on_move: false,
+            notches: 0,
+            cancel_after_notches: None,
             slammed: false,
             interrupt_on_down: None,
         }
+    }
+
+    /// The characters typed so far.
+    fn typed(&self) -> usize {
+        self.sent
+            .iter()
+            .map(|s| match s {
+                Sent::Text(t) => t.chars().count(),
+                _ => 0,
+            })
+            .sum()
     }
 
     /// The buttons and keys down after everything sent so far, as the OS would see them.
@@ -204,6 +226,7 @@ impl Input for Recorder {
     fn move_to(&mut self, p: PixelPoint) -> Result<(), DesktopError> {
         self.at = p;
         self.sent.push(Sent::Move(p.x, p.y));
+        self.slammed |= self.slam_on_move;
         Ok(())
     }
     fn button(&mut self, button: Button, press: Press) -> Result<(), DesktopError> {
@@ -216,7 +239,13 @@ impl Input for Recorder {
         }
         Ok(())
     }
-    fn scroll(&mut self, _: franz_desktop::ScrollDirection, _: u32) -> Result<(), DesktopError> {
+    fn scroll(&mut self, _: franz_desktop::ScrollDirection, n: u32) -> Result<(), DesktopError> {
+        self.notches += n;
+        if let Some((after, c)) = &self.cancel_after_notches
+            && self.notches >= *after
+        {
+            c.cancel();
+        }
         Ok(())
     }
     fn key(&mut self, key: Key, press: Press) -> Result<(), DesktopError> {
@@ -228,6 +257,7 @@ impl Input for Recorder {
     }
     fn text(&mut self, text: &str) -> Result<(), DesktopError> {
         self.sent.push(Sent::Text(text.into()));
+        self.slammed |= self.slam_after_chars.is_some_and(|n| self.typed() >= n);
         Ok(())
     }
     fn sync(&mut self) -> Result<(), DesktopError> {
@@ -382,6 +412,91 @@ fn long_press_and_hold_key_are_one_action_each_held_for_their_seconds() {
     );
     // pressed where it was asked
     assert_eq!(d.sent[0], Sent::Move(400, 300));
+}
+
+#[test]
+fn the_failsafe_stops_a_long_word_between_characters_on_every_motion() {
+    let word = "a".repeat(150);
+    let cadenced = Motion {
+        char_delay_ms: 1,
+        ..Motion::fast()
+    };
+    for (name, motion) in [("fast", Motion::fast()), ("cadenced", cadenced)] {
+        let mut d = Recorder::new();
+        d.slam_after_chars = Some(5);
+        let area = Crop::FULL
+            .work_area(PixelRect::new(0, 0, 800, 600))
+            .unwrap();
+        let config = ExecConfig {
+            motion,
+            ..ExecConfig::with_profile(MotionProfile::Fast)
+        };
+        let mut ex = Executor::new(area, config, false);
+        let err = ex
+            .execute(&mut d, &actions(&[json!({"type": "type", "text": word})]))
+            .unwrap_err();
+        assert!(matches!(err, ExecError::Failsafe(_)), "{name}: {err}");
+        // a slam after 5 characters stops the word at the next look: the next character, or
+        // the end of the fast path's piece
+        assert!(
+            d.typed() <= 16,
+            "{name}: {} of 150 characters typed",
+            d.typed()
+        );
+    }
+}
+
+#[test]
+fn a_cancel_stops_a_scroll_part_way_and_a_call_token_replaces_the_runs() {
+    let call = crate::cancel::Cancel::new();
+    let mut d = Recorder::new();
+    d.cancel_after_notches = Some((5, call.clone()));
+    let mut ex = live().with_cancel(crate::cancel::Cancel::new());
+    ex.set_cancel(call);
+    let results = ex
+        .execute(
+            &mut d,
+            &actions(&[json!({"type": "scroll", "direction": "down", "amount": 100})]),
+        )
+        .unwrap();
+    assert!(!results[0].is_ok(), "{results:?}");
+    assert_eq!(d.notches, 5, "the wheel stopped at the cancel");
+}
+
+#[test]
+fn the_failsafe_stops_a_stepped_move_and_a_drag_on_the_way() {
+    let mut d = Recorder::new();
+    d.slam_on_move = true;
+    let area = Crop::FULL
+        .work_area(PixelRect::new(0, 0, 800, 600))
+        .unwrap();
+    let stepped = Motion {
+        move_steps: 10,
+        ..Motion::fast()
+    };
+    let config = ExecConfig {
+        motion: stepped,
+        ..ExecConfig::with_profile(MotionProfile::Fast)
+    };
+    let mut ex = Executor::new(area, config, false);
+    let err = ex
+        .execute(
+            &mut d,
+            &actions(&[json!({"type": "drag", "x": 100, "y": 100, "x2": 900, "y2": 900})]),
+        )
+        .unwrap_err();
+    assert!(matches!(err, ExecError::Failsafe(_)), "{err}");
+    assert!(
+        !d.sent.contains(&LEFT_DOWN),
+        "the drag never pressed: {:?}",
+        d.sent
+    );
+    let moves = d
+        .sent
+        .iter()
+        .filter(|s| matches!(s, Sent::Move(..)))
+        .count();
+    assert_eq!(moves, 1, "the move stopped at the first step: {:?}", d.sent);
 }
 
 #[test]

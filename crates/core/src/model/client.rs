@@ -4,9 +4,13 @@
 //!   (`.../v1/chat/completions`, the designs' `LMSTUDIO_ENDPOINT`, docs/seeds.md).
 //! - Replies come whole or streamed (SSE); both give the same [`Reply`].
 //! - A connect timeout and a whole-request timeout (zero = none, with a warning).
-//! - Bounded retries with exponential backoff on connection errors, 429 and 5xx; `Retry-After`
-//!   is honoured (capped). Timeouts and cut streams are not retried: they cost too much. Each
-//!   retry is reported to the caller as a [`Retry`] (its attempt number and why).
+//! - Bounded retries with exponential backoff on connection errors, 429 and the 5xx that look
+//!   transient; `Retry-After` is honoured (capped). A refusal that a retry cannot change (a chat
+//!   template's or a validation's, a context overflow) fails at once (`refusal.rs`). Timeouts
+//!   and cut streams are not retried: they cost too much. A stream that ends before its first
+//!   event is asked once more without streaming, to learn why: a server that fails a streamed
+//!   request after its headers (llama-cpp-python on a template error) says why only there.
+//!   Each retry is reported to the caller as a [`Retry`] (its attempt number and why).
 //! - A reply body larger than [`ClientConfig::max_response_bytes`] (the `max_response_bytes`
 //!   setting, 32 MiB by default) is refused with [`ModelError::TooLarge`], streamed or not.
 //! - The API key (`FRANZ_API_KEY`, else `OPENAI_API_KEY`) is sent as a bearer token and never
@@ -130,6 +134,40 @@ impl ClientConfig {
         self.api_url = api_url.into();
         self
     }
+}
+
+/// What keeps `value` from being sent as an HTTP header value (a line break, another control
+/// character), naming the character and where it is but never the value; `None` when it can be
+/// sent.
+pub fn header_problem(value: &str) -> Option<String> {
+    if reqwest::header::HeaderValue::from_str(value).is_ok() {
+        return None;
+    }
+    let (at, c) = value
+        .chars()
+        .enumerate()
+        .find(|(_, c)| c.is_control() && *c != '\t')?;
+    let name = match c {
+        '\n' | '\r' => "a line break".to_string(),
+        c => format!("the control character U+{:04X}", c as u32),
+    };
+    Some(format!(
+        "it holds {name} (character {} of {})",
+        at + 1,
+        value.chars().count()
+    ))
+}
+
+/// The API key as the request will carry it, or why it cannot be sent.
+fn checked_key(key: Option<&str>) -> Result<(), ModelError> {
+    let Some(problem) = key.and_then(header_problem) else {
+        return Ok(());
+    };
+    Err(ModelError::BadHeader {
+        what: "API key (api_key, FRANZ_API_KEY or OPENAI_API_KEY)".into(),
+        problem,
+        fix: "a key is one line of visible characters: copy it again without the line break or control character".into(),
+    })
 }
 
 /// `FRANZ_API_KEY`, else `OPENAI_API_KEY`; empty counts as unset.
@@ -280,6 +318,7 @@ fn unknown_context() -> ContextInfo {
 impl ModelClient {
     pub fn new(cfg: ClientConfig) -> Result<Self, ModelError> {
         let endpoint = Endpoint::parse(&cfg.api_url)?;
+        checked_key(cfg.api_key.as_deref())?;
         let cannot = |e: &dyn std::fmt::Display| ModelError::BadUrl {
             url: cfg.api_url.clone(),
             reason: format!("cannot build an HTTP client: {e}"),
@@ -438,6 +477,16 @@ impl ModelClient {
         unknown_context()
     }
 
+    /// `GET {base}/models` as the server sent it (asked once per client, without retries):
+    /// `None` on any failure.
+    pub fn models_listing(&self) -> Option<Value> {
+        let url = self.endpoint.models();
+        let probed = self.drive(self.cancel.as_ref(), async {
+            Ok(self.probe_get(&url, "models").await)
+        });
+        probed.ok().flatten()
+    }
+
     /// One GET of a context probe: its JSON body, `None` on any failure.
     async fn probe_json(&self, url: &str) -> Option<Value> {
         self.probe_get(url, "context").await
@@ -558,8 +607,8 @@ impl ModelClient {
             let body = self.read_body(resp, started).await?;
             return self.reply_from_body(&body);
         }
-        let resp = self
-            .send(
+        let (resp, attempts) = self
+            .send_counted(
                 || {
                     self.http
                         .post(&self.endpoint.chat)
@@ -581,7 +630,69 @@ impl ModelClient {
             on_progress(Progress::Delta(&reply.content));
             return Ok(reply);
         }
-        self.read_stream(resp, started, on_progress).await
+        let mut events = 0;
+        match self
+            .read_stream(resp, started, on_progress, &mut events)
+            .await
+        {
+            Err(broken @ ModelError::Stream { .. }) if events == 0 => {
+                self.ask_whole(req, broken, attempts, on_progress).await
+            }
+            read => read,
+        }
+    }
+
+    /// A reply stream that ended before its first event, asked once more without streaming:
+    /// a server that fails a streamed request after sending its headers (llama-cpp-python on a
+    /// chat template's error) can say why only in a reply that is not streamed. Its reply, or
+    /// its error (a refusal is then reported as one); the stream's error when the server is
+    /// gone.
+    async fn ask_whole(
+        &self,
+        req: &ChatRequest,
+        broken: ModelError,
+        attempts: u32,
+        on_progress: &mut dyn FnMut(Progress<'_>),
+    ) -> Result<Reply, ModelError> {
+        let why = match &broken {
+            ModelError::Stream { reason, .. } => reason.clone(),
+            other => other.to_string(),
+        };
+        on_progress(Progress::Retry(&Retry {
+            attempt: attempts + 1,
+            reason: format!(
+                "the reply stream ended before its first event ({why}); asking once more without streaming to learn why"
+            ),
+        }));
+        let mut whole = req.clone();
+        whole.stream = false;
+        let started = Instant::now();
+        let mut rb = self.http.post(&self.endpoint.chat).json(&whole.to_body());
+        if let Some(key) = &self.cfg.api_key {
+            rb = rb.bearer_auth(key);
+        }
+        match rb.send().await {
+            Ok(resp) if resp.status().is_success() => {
+                let body = self.read_body(resp, started).await?;
+                let reply = self.reply_from_body(&body)?;
+                on_progress(Progress::Delta(&reply.content));
+                Ok(reply)
+            }
+            Ok(resp) => {
+                let status = resp.status().as_u16();
+                let text = error_text(resp).await;
+                let has_key = self.cfg.api_key.is_some();
+                Err(status_error(
+                    &self.endpoint.chat,
+                    status,
+                    &text,
+                    attempts + 1,
+                    has_key,
+                ))
+            }
+            Err(e) if e.is_timeout() && !e.is_connect() => Err(self.timeout_error()),
+            Err(_) => Err(broken),
+        }
     }
 
     /// Sends with retries, telling `on_progress` about each; returns a 2xx response.
@@ -590,6 +701,15 @@ impl ModelClient {
         build: impl Fn() -> RequestBuilder,
         on_progress: &mut dyn FnMut(Progress<'_>),
     ) -> Result<Response, ModelError> {
+        Ok(self.send_counted(build, on_progress).await?.0)
+    }
+
+    /// [`Self::send`], with the number of attempts it took.
+    async fn send_counted(
+        &self,
+        build: impl Fn() -> RequestBuilder,
+        on_progress: &mut dyn FnMut(Progress<'_>),
+    ) -> Result<(Response, u32), ModelError> {
         let attempts = self.cfg.retries + 1;
         let mut attempt = 0;
         loop {
@@ -600,7 +720,7 @@ impl ModelClient {
             }
             let last = attempt >= attempts;
             match rb.send().await {
-                Ok(resp) if resp.status().is_success() => return Ok(resp),
+                Ok(resp) if resp.status().is_success() => return Ok((resp, attempt)),
                 Ok(resp) => {
                     let status = resp.status().as_u16();
                     let retry_after = resp
@@ -611,9 +731,10 @@ impl ModelClient {
                         .filter(|s| s.is_finite() && *s >= 0.0)
                         .map(|s| Duration::from_secs_f64(s.min(30.0)));
                     let text = error_text(resp).await;
-                    // a context overflow (older llama.cpp sends it as a 500) comes back the same
-                    let overflow = super::context::context_overflow(&text).is_some();
-                    if (status == 429 || status >= 500) && !last && !overflow {
+                    // a refusal (a chat template's, a validation's) or a context overflow (older
+                    // llama.cpp sends both as 500s) comes back the same: only transient ones are
+                    // retried (`refusal.rs`)
+                    if super::refusal::is_transient(status, &text) && !last {
                         tracing::info!(status, attempt, "model server error; retrying");
                         let why =
                             format!("HTTP {status} ({})", super::error::server_message(&text));
@@ -630,6 +751,14 @@ impl ModelClient {
                 }
                 Err(e) if e.is_timeout() && !e.is_connect() => {
                     return Err(self.timeout_error());
+                }
+                // nothing was sent: a header (or the URL) could not be written
+                Err(e) if e.is_builder() => {
+                    return Err(ModelError::BadHeader {
+                        what: "request".into(),
+                        problem: describe(&e),
+                        fix: "check the API key and the URL".into(),
+                    });
                 }
                 Err(e) => {
                     let reason = describe(&e);
@@ -771,6 +900,7 @@ impl ModelClient {
         mut resp: Response,
         started: Instant,
         on_progress: &mut dyn FnMut(Progress<'_>),
+        events: &mut usize,
     ) -> Result<Reply, ModelError> {
         let url = &self.endpoint.chat;
         let mut decoder = SseDecoder::default();
@@ -798,6 +928,7 @@ impl ModelClient {
                     decoder.feed(bytes)
                 }
             };
+            *events += payloads.len();
             for p in payloads.drain(..) {
                 match asm.push(&p).map_err(stream_err)? {
                     Chunk::Delta(t) if !t.is_empty() => on_progress(Progress::Delta(&t)),

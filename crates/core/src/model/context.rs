@@ -12,8 +12,11 @@
 //!   `n_ctx` at the top level in older servers), LM Studio's `GET /api/v0/models`
 //!   (`loaded_context_length`, else `max_context_length`), vLLM's `GET /v1/models`
 //!   (`max_model_len`). See [`ModelClient::context_length`](super::ModelClient::context_length).
-//! - **Overflow errors**: [`context_overflow`] recognises the wordings of llama.cpp, vLLM and
-//!   OpenAI, LM Studio and Ollama, and takes the numbers out where the server gives them.
+//!   llama-cpp-python's server says it only when it refuses a request as too long
+//!   (`context_probe.rs`).
+//! - **Overflow errors**: [`context_overflow`] recognises the wordings of llama.cpp,
+//!   llama-cpp-python, vLLM and OpenAI, LM Studio and Ollama, and takes the numbers out where
+//!   the server gives them.
 
 use super::types::{ChatRequest, Content, ContentPart};
 use serde::{Deserialize, Serialize};
@@ -210,6 +213,7 @@ const OVERFLOW_MARKERS: &[&str] = &[
     "exceeds the context length",
     "exceeds the maximum context length",
     "input is larger than the max context size",
+    "prompt exceeds n_ctx",
 ];
 
 /// Where the requested tokens follow (lowercase marker; the number is the first after it).
@@ -221,6 +225,7 @@ const REQUESTED_AFTER: &[&str] = &[
     "keep the first ",
     "input length ",
     "prompt has ",
+    "prompt exceeds n_ctx: ",
 ];
 
 /// Where the context's length follows.
@@ -231,6 +236,10 @@ const LIMIT_AFTER: &[&str] = &[
     "reached context length of ",
     "exceeds context length ",
 ];
+
+/// llama-cpp-python's image path says "Prompt exceeds n_ctx: 352 > 256": the tokens up to the
+/// part that did not fit, then the context's length.
+const LIMIT_AFTER_COUNT: &[&str] = &["prompt exceeds n_ctx: "];
 
 /// The overflow an error body reports, if it is one (`None`: another error).
 pub fn context_overflow(body: &str) -> Option<Overflow> {
@@ -247,8 +256,19 @@ pub fn context_overflow(body: &str) -> Option<Overflow> {
     let find = |after: &[&str]| after.iter().find_map(|m| number_after(&text, m));
     Some(Overflow {
         requested: field("n_prompt_tokens").or_else(|| find(REQUESTED_AFTER)),
-        limit: field("n_ctx").or_else(|| find(LIMIT_AFTER)),
+        limit: field("n_ctx").or_else(|| find(LIMIT_AFTER)).or_else(|| {
+            LIMIT_AFTER_COUNT
+                .iter()
+                .find_map(|m| limit_after_count(&text, m))
+        }),
     })
+}
+
+/// The second number of `marker N > M`: M.
+fn limit_after_count(text: &str, marker: &str) -> Option<u64> {
+    let at = text.find(marker)? + marker.len();
+    let rest = text[at..].trim_start_matches(|c: char| c.is_ascii_digit());
+    number_after(rest.trim_start(), "> ")
 }
 
 /// The number right after `marker` in `text` (digits, with `,` or `_` separators).
@@ -428,6 +448,15 @@ mod tests {
             Some(Overflow {
                 requested: Some(10136),
                 limit: Some(7866)
+            })
+        );
+        // llama-cpp-python: the image path (a 500), and the text path (its own 400)
+        let mtmd = r#"{"error":{"message":"Prompt exceeds n_ctx: 352 > 256","type":"internal_server_error","param":null,"code":null}}"#;
+        assert_eq!(
+            context_overflow(mtmd),
+            Some(Overflow {
+                requested: Some(352),
+                limit: Some(256)
             })
         );
         let ollama = r#"{"error":"the input length exceeds the context length"}"#;

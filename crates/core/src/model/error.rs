@@ -3,11 +3,21 @@
 //! [`ModelError::is_unreachable`] marks "no server after retries" (exit code 3); everything
 //! else is a failure of the run (exit code 1) or, for a bad URL, a configuration error.
 
+use super::refusal::{Refusal, refusal};
+
 /// A model-server error. Messages never contain the API key.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ModelError {
     #[error("bad model server URL {url:?}: {reason}: pass --api-url like http://localhost:1234/v1")]
     BadUrl { url: String, reason: String },
+    /// A value franz would send as an HTTP header cannot be one (the API key with a line
+    /// break in it): nothing was sent. Never holds the value.
+    #[error("the {what} cannot be sent in an HTTP header: {problem}: {fix}")]
+    BadHeader {
+        what: String,
+        problem: String,
+        fix: String,
+    },
     #[error(
         "no model server at {url} ({reason}): start your model server (e.g. LM Studio's local server) or pass --api-url"
     )]
@@ -67,6 +77,16 @@ pub enum ModelError {
         /// The server's own message.
         detail: String,
     },
+    /// The server refused the request for a reason a retry cannot change (its chat template
+    /// raised, or the request did not validate): not retried (`refusal.rs`).
+    #[error("{}", refusal_message(url, *status, *kind, detail))]
+    Refused {
+        url: String,
+        status: u16,
+        kind: Refusal,
+        /// The server's own message.
+        detail: String,
+    },
     /// The run's [`crate::cancel::Cancel`] token was set while the call was under way.
     #[error("the model call was cancelled: the run was stopped")]
     Cancelled,
@@ -84,10 +104,32 @@ impl ModelError {
     /// The HTTP status, for status errors.
     pub fn status(&self) -> Option<u16> {
         match self {
-            ModelError::Status { status, .. } => Some(*status),
+            ModelError::Status { status, .. } | ModelError::Refused { status, .. } => Some(*status),
             _ => None,
         }
     }
+}
+
+/// The message of [`ModelError::Refused`]: the server's words and what to change.
+fn refusal_message(url: &str, status: u16, kind: Refusal, detail: &str) -> String {
+    let (what, fix) = match kind {
+        Refusal::Template => (
+            "its chat template does not take the messages franz sent",
+            "set message_shape to alternate (user and assistant strictly alternating, tool results as user text) \
+             or strict (also no system message), with --message-shape, FRANZ_MESSAGE_SHAPE or the config file; \
+             or serve the model with a chat template that takes them",
+        ),
+        Refusal::Validation => (
+            "it does not take something in the request",
+            "the server's message names it: leave that feature out (images: load the model's image projector; \
+             tools: use another --strategy; a response format or grammar: turn constraining off), \
+             or check the server's log",
+        ),
+    };
+    format!(
+        "the model server at {url} refused the request ({status}: {detail}): {what}; \
+         the same request fails the same way, so franz did not retry it: {fix}"
+    )
 }
 
 /// The message of [`ModelError::ContextOverflow`].
@@ -133,6 +175,16 @@ pub(crate) fn status_error(
         return e;
     }
     let detail = server_message(body);
+    if status >= 400
+        && let Some(kind) = refusal(body)
+    {
+        return ModelError::Refused {
+            url: url.to_string(),
+            status,
+            kind,
+            detail,
+        };
+    }
     let what = match status {
         401 | 403 if has_key => format!(
             "the model server at {url} refused the API key ({status}: {detail}): check FRANZ_API_KEY (or OPENAI_API_KEY)"

@@ -7,8 +7,10 @@
 pub mod backend;
 pub mod client;
 pub mod context;
+pub mod context_probe;
 pub mod error;
 pub mod memory;
+pub mod refusal;
 pub mod sanitize;
 pub mod scripted_server;
 mod scripted_wire;
@@ -23,6 +25,7 @@ pub use client::{
 pub use context::{ContextInfo, ImageCost, ImageTokens, Overflow, RequestCost};
 pub use error::ModelError;
 pub use memory::{Canned, MemoryModel};
+pub use refusal::Refusal;
 pub use scripted_server::{
     ContextReport, Fault, OverflowStyle, RecordedRequest, Script, ScriptedReply, ScriptedServer,
     ServerOptions, Step,
@@ -32,16 +35,17 @@ pub use types::{
     data_url,
 };
 
-/// At most 200 characters of `s` on one line, for error messages.
+/// At most 200 characters of `s` on one line, for error messages. Looks at no more of `s`
+/// than it shows (a snippet of a 30 MB reply costs what one of a line does).
 pub(crate) fn snippet(s: &str) -> String {
-    let one_line: String = s
-        .trim()
-        .chars()
+    let mut chars = s.trim().chars();
+    let head: String = chars
+        .by_ref()
+        .take(200)
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect();
-    let mut out: String = one_line.chars().take(200).collect();
-    if one_line.chars().count() > 200 {
-        out.push('…');
+    if chars.as_str().is_empty() {
+        return head;
     }
-    out
+    head + "…"
 }

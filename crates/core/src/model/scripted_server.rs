@@ -7,7 +7,8 @@
 //! - `stream: true` requests get SSE (chunked), at [`ServerOptions::tokens_per_second`];
 //! - [`Fault`]s: HTTP 500/429 (and any status), a dropped connection, a stream cut mid-way,
 //!   a body that is not JSON, no answer at all or a stream that stalls mid-way (both held open
-//!   until the client hangs up); any step may be delayed;
+//!   until the client hangs up), or a real server's answer replayed byte for byte
+//!   ([`Fault::Raw`]); any step may be delayed;
 //! - a streamed reply may pause once mid-way ([`ScriptedReply::pause_after`]), e.g. after an
 //!   action line and before the story (early execution's test), and the moment each reply was
 //!   sent in full is kept ([`ScriptedServer::replied_at`]);
@@ -88,6 +89,9 @@ pub enum Fault {
     /// Send this many SSE events (or half the JSON body), then nothing more; hold the
     /// connection open until the client hangs up or the server stops.
     StallStream { after_events: usize },
+    /// Send exactly these bytes (status line, headers and body: a real server's answer as
+    /// captured, e.g. `tests/fixtures/llama_cpp_python/`), then close the connection.
+    Raw(Vec<u8>),
 }
 
 type ScriptFn = dyn Fn(&RecordedRequest) -> Step + Send + Sync;
@@ -549,6 +553,10 @@ fn serve(
             respond(out, 429, "application/json", body, &[("Retry-After", "0")])
         }
         Some(Fault::DropConnection) => Ok(()),
+        Some(Fault::Raw(bytes)) => {
+            out.write_all(bytes)?;
+            out.flush()
+        }
         Some(Fault::InvalidJson) if !stream => respond(
             out,
             200,

@@ -208,6 +208,83 @@ pub struct LabelConfig {
     pub max_chars: usize,
 }
 
+/// Every number of the overlay and its range (docs/config.md): a value outside is an error when
+/// the configuration is resolved, not a drawing that never ends (`font_px = 1e30`).
+pub const RANGES: &[(&str, f64, f64)] = &[
+    ("executed_heat.radius_scale", 0.0, 1.0),
+    ("executed_heat.trail_turns", 0.0, 100.0),
+    ("executed_heat.trail_shrink", 0.0, 1.0),
+    ("executed_heat.trail_fade", 0.0, 1.0),
+    ("bbox_heat.border_width", 0.0, 50.0),
+    ("marks.crosshair_size", 0.0, 200.0),
+    ("marks.crosshair_thickness", 0.0, 50.0),
+    ("marks.circle_radius", 0.0, 200.0),
+    ("marks.ring_width", 0.0, 50.0),
+    ("marks.arrow_thickness", 0.0, 50.0),
+    ("marks.arrow_head_length", 0.0, 200.0),
+    ("marks.arrow_head_angle_deg", 0.0, 90.0),
+    ("labels.font_px", 1.0, 200.0),
+    ("labels.padding", 0.0, 100.0),
+    ("labels.max_chars", 0.0, 1000.0),
+];
+
+/// The most colour stops of a gradient (`stops`, `fill_stops`); each stop's position is 0 to 1.
+pub const MAX_STOPS: usize = 16;
+
+impl OverlayConfig {
+    /// Each number with its key, in the order of [`RANGES`].
+    fn numbers(&self) -> [(&'static str, f64); 15] {
+        let (h, b, m, l) = (
+            &self.executed_heat,
+            &self.bbox_heat,
+            &self.marks,
+            &self.labels,
+        );
+        [
+            ("executed_heat.radius_scale", h.radius_scale.into()),
+            ("executed_heat.trail_turns", h.trail_turns as f64),
+            ("executed_heat.trail_shrink", h.trail_shrink.into()),
+            ("executed_heat.trail_fade", h.trail_fade.into()),
+            ("bbox_heat.border_width", b.border_width.into()),
+            ("marks.crosshair_size", m.crosshair_size.into()),
+            ("marks.crosshair_thickness", m.crosshair_thickness.into()),
+            ("marks.circle_radius", m.circle_radius.into()),
+            ("marks.ring_width", m.ring_width.into()),
+            ("marks.arrow_thickness", m.arrow_thickness.into()),
+            ("marks.arrow_head_length", m.arrow_head_length.into()),
+            ("marks.arrow_head_angle_deg", m.arrow_head_angle_deg.into()),
+            ("labels.font_px", l.font_px.into()),
+            ("labels.padding", l.padding.into()),
+            ("labels.max_chars", l.max_chars as f64),
+        ]
+    }
+
+    /// Every number within its range ([`RANGES`], [`MAX_STOPS`]); the first that is not, said
+    /// with its key and range.
+    pub fn check(&self) -> Result<(), String> {
+        for ((key, v), (_, min, max)) in self.numbers().iter().zip(RANGES) {
+            if !v.is_finite() || v < min || v > max {
+                return Err(format!("{key} = {v} is out of range: give {min} to {max}"));
+            }
+        }
+        for (key, stops) in [
+            ("executed_heat.stops", &self.executed_heat.stops),
+            ("bbox_heat.fill_stops", &self.bbox_heat.fill_stops),
+        ] {
+            if stops.len() > MAX_STOPS {
+                return Err(format!(
+                    "{key} has {} stops: give at most {MAX_STOPS}",
+                    stops.len()
+                ));
+            }
+            if let Some(Stop(p, _)) = stops.iter().find(|s| !(0.0..=1.0).contains(&s.0)) {
+                return Err(format!("{key}: a stop at {p} is out of range: give 0 to 1"));
+            }
+        }
+        Ok(())
+    }
+}
+
 const ORANGE: (u8, u8, u8) = (255, 140, 0);
 const HEAT_BLUE: (u8, u8, u8) = (0, 120, 255);
 
@@ -323,6 +400,28 @@ mod tests {
         }
         let c = Color::rgba(0, 120, 255, 0.3);
         assert_eq!(c.to_string().parse::<Color>().unwrap(), c);
+    }
+
+    #[test]
+    fn every_number_has_a_range_and_the_defaults_are_within_it() {
+        let c = OverlayConfig::default();
+        let keys: Vec<&str> = c.numbers().iter().map(|(k, _)| *k).collect();
+        let ranged: Vec<&str> = RANGES.iter().map(|(k, _, _)| *k).collect();
+        assert_eq!(keys, ranged);
+        assert_eq!(c.check(), Ok(()));
+        let mut big = c.clone();
+        big.labels.font_px = 1e30;
+        let e = big.check().unwrap_err();
+        assert!(
+            e.contains("labels.font_px = ") && e.contains("1 to 200"),
+            "{e}"
+        );
+        let mut nan = c.clone();
+        nan.marks.ring_width = f32::NAN;
+        assert!(nan.check().unwrap_err().contains("marks.ring_width"));
+        let mut stops = c;
+        stops.executed_heat.stops[0].0 = 2.0;
+        assert!(stops.check().unwrap_err().contains("executed_heat.stops"));
     }
 
     #[test]

@@ -15,7 +15,8 @@ mod set_of_marks;
 mod text;
 
 pub use config::{
-    BboxHeatConfig, Color, HeatConfig, LabelConfig, MarksConfig, OverlayConfig, Stop,
+    BboxHeatConfig, Color, HeatConfig, LabelConfig, MAX_STOPS, MarksConfig, OverlayConfig, RANGES,
+    Stop,
 };
 
 use crate::action::{Action, ActionKind, ActionResult};
@@ -31,6 +32,8 @@ pub enum OverlayError {
     BadBuffer { width: u32, height: u32, len: usize },
     #[error("the embedded label font cannot be read")]
     Font,
+    #[error("bad [overlay] setting: {0}")]
+    OutOfRange(String),
 }
 
 /// What one turn did, for the overlay: its actions and the boxes the model gave.
@@ -131,6 +134,7 @@ pub struct Overlay {
 
 impl Overlay {
     pub fn new(config: OverlayConfig) -> Result<Self, OverlayError> {
+        config.check().map_err(OverlayError::OutOfRange)?;
         Ok(Self {
             config,
             font: text::font()?,

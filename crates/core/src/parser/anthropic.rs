@@ -104,9 +104,12 @@ pub(crate) fn apply(args: &Value, ctx: &mut Ctx) {
             }
         }
         "cursor_position" | "screenshot" => ActionKind::Observe,
-        "wait" if args.get("duration").is_some() => ActionKind::Wait {
-            seconds: args.get("duration").and_then(number).unwrap_or(1.0),
-        },
+        "wait" if args.get("duration").is_some() => {
+            match ctx.seconds("wait", args.get("duration"), 1.0) {
+                Some(seconds) => ActionKind::Wait { seconds },
+                None => return,
+            }
+        }
         "left_click" | "right_click" | "middle_click" | "double_click" | "triple_click"
             if text(args.get("text")).is_some_and(|t| !t.trim().is_empty()) =>
         {

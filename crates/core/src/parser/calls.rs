@@ -7,7 +7,7 @@
 //! `triple_click(x,y)`, `wait(2)`, `done("answer")`, `fail("reason")`; `click` and
 //! `double_click` are accepted too. A reply may hold several calls; the rest is the story.
 
-use super::coords::{Ctx, at, click, drag, number};
+use super::coords::{Ctx, at, click, drag};
 use super::lenient;
 use super::syntax::{self, Arg};
 use crate::action::ActionKind;
@@ -202,9 +202,9 @@ fn call_kind(name: &str, args: &[Arg], ctx: &mut Ctx) -> Option<ActionKind> {
         }
         "scroll" => scroll(name, args, ctx),
         "wait" if ctx.refuse_names(name, &values[..values.len().min(1)]) => None,
-        "wait" => Some(ActionKind::Wait {
-            seconds: values.first().and_then(|v| number(v)).unwrap_or(1.0),
-        }),
+        "wait" => ctx
+            .seconds(name, values.first().copied(), 1.0)
+            .map(|seconds| ActionKind::Wait { seconds }),
         "done" => Some(ActionKind::Done {
             text: first_text(&values).unwrap_or_default(),
         }),

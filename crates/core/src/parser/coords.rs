@@ -194,9 +194,7 @@ fn kind_text(kind: &ActionKind) -> Option<&str> {
         _ => None,
     }
 }
-
-/// The largest scroll, in notches, a model may ask for in one action.
-pub const MAX_SCROLL_NOTCHES: u32 = 100;
+pub use crate::action::MAX_SCROLL_NOTCHES;
 
 pub(crate) struct Ctx<'a> {
     pub opts: &'a ParseOptions,
@@ -284,6 +282,7 @@ impl<'a> Ctx<'a> {
             element,
             clamped,
             read_in: None,
+            element_at: None,
         };
         if let Err(e) = action.validate() {
             return self.err(e.message);

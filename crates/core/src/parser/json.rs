@@ -116,11 +116,9 @@ fn action_kind(i: usize, what: &str, a: &Value, ctx: &mut Ctx) -> Option<ActionK
             ctx.keys(what, &k).map(|keys| ActionKind::Key { keys })
         }
         "scroll" | "scroll_down" | "scroll_up" => scroll(what, a, ctx),
-        "wait" => Some(ActionKind::Wait {
-            seconds: given(a, &["seconds", "time", "duration"])
-                .and_then(number)
-                .unwrap_or(1.0),
-        }),
+        "wait" => ctx
+            .seconds(what, given(a, &["seconds", "time", "duration"]), 1.0)
+            .map(|seconds| ActionKind::Wait { seconds }),
         "done" | "finished" | "answer" => Some(ActionKind::Done {
             text: text(given(a, &["text", "answer", "content"])).unwrap_or_default(),
         }),

@@ -16,59 +16,88 @@ pub struct Found {
 
 /// The top-level `{...}` blocks in `text`, in order. A block that never closes (a cut-off
 /// reply) runs to the end and is reported as an error; a `{` that starts nothing readable and
-/// is followed by another block is skipped quietly.
+/// is followed by another block is skipped quietly, and the blocks inside it are read.
+///
+/// Linear in the text's length (docs/architecture.md, "The parser"): the braces are matched in
+/// one pass ([`Braces`]), never by a scan from each `{`, and the candidates handed to the JSON
+/// reader add up to at most [`PARSE_BUDGET`] times the text (more would mean blocks nested in
+/// blocks that are none of them JSON: the rest is reported, not read).
 pub fn objects(text: &str) -> Vec<Found> {
-    let bytes = text.as_bytes();
+    let mut braces = Braces::new(text);
     let mut out = Vec::new();
-    let mut i = 0;
-    while i < bytes.len() && out.len() < 64 {
-        if bytes[i] != b'{' {
-            i += 1;
+    let mut budget = PARSE_BUDGET
+        .saturating_mul(text.len())
+        .saturating_add(64 * 1024);
+    let mut skip = 0;
+    while out.len() < 64 {
+        let Some(start) = braces.next_open() else {
+            break;
+        };
+        if start < skip {
             continue;
         }
-        match matching_brace(bytes, i) {
-            Some(end) => {
-                let src = &text[i..=end];
-                match parse(src) {
-                    Ok(v) if v.is_object() => {
-                        out.push(Found {
-                            span: i..end + 1,
-                            value: Ok(v),
-                        });
-                        i = end + 1;
-                    }
-                    Ok(_) | Err(_) if looks_like_json(src) => {
-                        let e = parse(src).err().unwrap_or_else(|| "not an object".into());
-                        out.push(Found {
-                            span: i..end + 1,
-                            value: Err(format!(
-                                "unreadable JSON ({e}): {}",
-                                crate::model::snippet(src)
-                            )),
-                        });
-                        i = end + 1;
-                    }
-                    _ => i += 1,
-                }
+        let Some(end) = braces.close_of(start) else {
+            let src = &text[start..];
+            if looks_like_json(src) {
+                out.push(Found {
+                    span: start..text.len(),
+                    value: Err(format!(
+                        "the JSON object is not closed (was the reply cut off?): {}",
+                        crate::model::snippet(src)
+                    )),
+                });
+                break;
             }
-            None => {
-                let src = &text[i..];
-                if looks_like_json(src) {
-                    out.push(Found {
-                        span: i..text.len(),
-                        value: Err(format!(
-                            "the JSON object is not closed (was the reply cut off?): {}",
-                            crate::model::snippet(src)
-                        )),
-                    });
-                    break;
-                }
-                i += 1;
-            }
+            continue;
+        };
+        let src = &text[start..=end];
+        if src.len() > budget || !super::work::charge(src.len()) {
+            out.push(Found {
+                span: start..text.len(),
+                value: Err(format!(
+                    "the reply nests too many blocks in braces that are not JSON: not read from here on: {}",
+                    crate::model::snippet(src)
+                )),
+            });
+            break;
         }
+        budget -= src.len();
+        let parsed = parse(src);
+        match parsed {
+            Ok(v) if v.is_object() => out.push(Found {
+                span: start..end + 1,
+                value: Ok(v),
+            }),
+            _ if looks_like_json(src) => {
+                let e = parsed.err().unwrap_or_else(|| "not an object".into());
+                out.push(Found {
+                    span: start..end + 1,
+                    value: Err(format!(
+                        "unreadable JSON ({e}): {}",
+                        crate::model::snippet(src)
+                    )),
+                });
+            }
+            _ => continue,
+        }
+        skip = end + 1;
+    }
+    if braces.too_deep {
+        out.push(Found {
+            span: braces.at..text.len(),
+            value: Err(format!(
+                "the reply nests brackets more than {MAX_DEPTH} deep: not read from there on"
+            )),
+        });
     }
     out
 }
+
+/// How many times its length the candidate blocks of a text may add up to.
+const PARSE_BUDGET: usize = 4;
+
+/// The deepest nesting of `{` and `[` read (serde_json itself reads 128 levels).
+const MAX_DEPTH: usize = 512;
 
 /// `{"` or `{'` or `{ "key":` at the start: worth an error message if it fails to parse.
 fn looks_like_json(src: &str) -> bool {
@@ -76,51 +105,180 @@ fn looks_like_json(src: &str) -> bool {
     inner.starts_with('"') || inner.starts_with('\'') || inner.starts_with('}')
 }
 
-/// The index of the `}` closing the `{` at `start`, honouring strings in either quote.
-fn matching_brace(b: &[u8], start: usize) -> Option<usize> {
-    let mut depth = 0usize;
-    let mut quote: Option<u8> = None;
-    let mut i = start;
-    while i < b.len() {
-        let c = b[i];
-        match quote {
-            Some(q) => {
-                if c == b'\\' {
-                    i += 1;
-                } else if c == q {
-                    quote = None;
-                }
-            }
-            None => match c {
-                b'"' => quote = Some(c),
-                // an apostrophe only opens a string where a JSON value or key could start
-                b'\''
-                    if prev_non_ws(b, i)
-                        .is_some_and(|p| matches!(p, b'{' | b'[' | b',' | b':')) =>
-                {
-                    quote = Some(c)
-                }
-                b'{' | b'[' => depth += 1,
-                b'}' | b']' => {
-                    depth = depth.saturating_sub(1);
-                    if depth == 0 {
-                        return (c == b'}').then_some(i);
-                    }
-                }
-                _ => {}
-            },
-        }
-        i += 1;
-    }
-    None
+/// A `{` outside strings, and what closes it once that is known: `Some(Some(i))` the `}` at
+/// `i`, `Some(None)` a `]` (no object) or the end of the text.
+struct Open {
+    at: usize,
+    close: Option<Option<usize>>,
 }
 
-fn prev_non_ws(b: &[u8], i: usize) -> Option<u8> {
-    b[..i]
-        .iter()
-        .rev()
-        .find(|c| !c.is_ascii_whitespace())
-        .copied()
+/// The braces of a text, matched in one pass from left to right, as far as asked.
+///
+/// Strings (in either quote; an apostrophe only where a value or key could start) count only
+/// inside a block: between blocks, quotes are prose. A `{` inside a string is no block.
+struct Braces<'a> {
+    b: &'a [u8],
+    /// The next byte to read.
+    at: usize,
+    /// The open brackets: the index in `opens` of a `{` (its number since the start), or
+    /// `None` for a `[`.
+    stack: Vec<Option<usize>>,
+    /// The `{`s not yet handed out, in order; `first` is the number of the front one.
+    opens: std::collections::VecDeque<Open>,
+    first: usize,
+    /// The front of `opens` was handed out by [`Braces::next_open`].
+    handed: bool,
+    quote: Option<u8>,
+    /// The last byte read that is not white space.
+    last: u8,
+    too_deep: bool,
+}
+
+impl<'a> Braces<'a> {
+    fn new(text: &'a str) -> Self {
+        Braces {
+            b: text.as_bytes(),
+            at: 0,
+            stack: Vec::new(),
+            opens: std::collections::VecDeque::new(),
+            first: 0,
+            handed: false,
+            quote: None,
+            last: b' ',
+            too_deep: false,
+        }
+    }
+
+    /// The position of the next `{` (in order), or `None` at the end of the text.
+    fn next_open(&mut self) -> Option<usize> {
+        if self.handed && self.opens.pop_front().is_some() {
+            self.first += 1;
+        }
+        while self.opens.is_empty() {
+            if !self.step() {
+                return None;
+            }
+        }
+        self.handed = true;
+        self.opens.front().map(|o| o.at)
+    }
+
+    /// What closes the `{` last handed out by [`Braces::next_open`] at `start`.
+    fn close_of(&mut self, start: usize) -> Option<usize> {
+        loop {
+            match self.opens.front() {
+                Some(o) if o.at == start => {
+                    if let Some(close) = o.close {
+                        return close;
+                    }
+                }
+                _ => return None,
+            }
+            if !self.step() {
+                return None;
+            }
+        }
+    }
+
+    /// Reads a stretch of the text (up to a bracket that changes something); false at its
+    /// end, where every block still open is closed by nothing.
+    fn step(&mut self) -> bool {
+        let from = self.at;
+        while self.at < self.b.len() {
+            let c = self.b[self.at];
+            self.at += 1;
+            if self.byte(c) {
+                break;
+            }
+        }
+        if !super::work::charge(self.at - from) || self.too_deep {
+            self.at = self.b.len();
+        }
+        if self.at >= self.b.len() && self.at == from {
+            self.end();
+            return false;
+        }
+        true
+    }
+
+    /// Reads one byte; true when it opened or closed a block.
+    fn byte(&mut self, c: u8) -> bool {
+        if let Some(q) = self.quote {
+            let mut seen = c;
+            if c == b'\\' && self.at < self.b.len() {
+                seen = self.b[self.at];
+                self.at += 1;
+            } else if c == q {
+                self.quote = None;
+            }
+            if !seen.is_ascii_whitespace() {
+                self.last = seen;
+            } else if !c.is_ascii_whitespace() {
+                self.last = c;
+            }
+            return false;
+        }
+        let prev = self.last;
+        if !c.is_ascii_whitespace() {
+            self.last = c;
+        }
+        match c {
+            _ if self.stack.is_empty() && c != b'{' => false,
+            b'"' => {
+                self.quote = Some(c);
+                false
+            }
+            b'\'' if matches!(prev, b'{' | b'[' | b',' | b':') => {
+                self.quote = Some(c);
+                false
+            }
+            b'{' | b'[' => self.open(c),
+            b'}' | b']' => {
+                self.close(c);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    fn open(&mut self, c: u8) -> bool {
+        if self.stack.len() >= MAX_DEPTH {
+            self.too_deep = true;
+            return true;
+        }
+        if c == b'[' {
+            self.stack.push(None);
+            return false;
+        }
+        self.stack.push(Some(self.first + self.opens.len()));
+        self.opens.push_back(Open {
+            at: self.at - 1,
+            close: None,
+        });
+        true
+    }
+
+    fn close(&mut self, c: u8) {
+        if let Some(Some(n)) = self.stack.pop()
+            && let Some(o) = n
+                .checked_sub(self.first)
+                .and_then(|i| self.opens.get_mut(i))
+        {
+            o.close = Some((c == b'}').then_some(self.at - 1));
+        }
+    }
+
+    /// The end of the text: what is still open is closed by nothing.
+    fn end(&mut self) {
+        for n in std::mem::take(&mut self.stack).into_iter().flatten() {
+            if let Some(o) = n
+                .checked_sub(self.first)
+                .and_then(|i| self.opens.get_mut(i))
+            {
+                o.close = Some(None);
+            }
+        }
+    }
 }
 
 /// Parses JSON, repairing the usual model mistakes if strict parsing fails.

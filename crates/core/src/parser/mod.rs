@@ -18,6 +18,7 @@ mod anthropic;
 mod calls;
 mod coords;
 mod fallback;
+pub mod hostile;
 mod json;
 pub mod lenient;
 mod openai;
@@ -30,6 +31,8 @@ pub mod stream;
 mod syntax;
 mod tools;
 mod uitars;
+mod values;
+pub mod work;
 
 use crate::action::Action;
 use crate::geometry::{ImageSize, NormBox};
@@ -512,16 +515,43 @@ pub fn detect(content: &str) -> Dialect {
 pub fn strip_think(s: &str) -> String {
     let mut out = s.to_string();
     for (open, close) in [("<think>", "</think>"), ("<thinking>", "</thinking>")] {
-        loop {
-            let lower = out.to_ascii_lowercase();
-            let Some(c) = lower.find(close) else { break };
-            let start = lower[..c].rfind(open).unwrap_or(0);
-            out.replace_range(start..c + close.len(), "");
+        out = strip_block(&out, open, close);
+    }
+    out
+}
+
+/// One pass of [`strip_think`] for one tag, in one reading of the text (docs/architecture.md,
+/// "The parser"): each close removes back to the last open still kept before it (or to the
+/// start), then the first open left loses its tag.
+fn strip_block(s: &str, open: &str, close: &str) -> String {
+    work::charge(s.len());
+    let b = s.as_bytes();
+    let at = |i: usize, tag: &str| {
+        b.len() >= i + tag.len() && b[i..i + tag.len()].eq_ignore_ascii_case(tag.as_bytes())
+    };
+    let mut out = String::with_capacity(s.len());
+    // where each open kept in `out` starts
+    let mut opens: Vec<usize> = Vec::new();
+    let (mut i, mut copied) = (0, 0);
+    while let Some(p) = s[i..].find('<').map(|p| p + i) {
+        if at(p, close) {
+            out.push_str(&s[copied..p]);
+            // every open still kept lies before the one popped
+            out.truncate(opens.pop().unwrap_or(0));
+            i = p + close.len();
+            copied = i;
+        } else if at(p, open) {
+            out.push_str(&s[copied..p]);
+            opens.push(out.len());
+            i = p + 1;
+            copied = p;
+        } else {
+            i = p + 1;
         }
-        let lower = out.to_ascii_lowercase();
-        if let Some(o) = lower.find(open) {
-            out.replace_range(o..o + open.len(), "");
-        }
+    }
+    out.push_str(&s[copied..]);
+    if let Some(&first) = opens.first() {
+        out.replace_range(first..first + open.len(), "");
     }
     out
 }

@@ -85,13 +85,9 @@ fn action_kind(what: &str, a: &Value, ctx: &mut Ctx) -> Option<ActionKind> {
             Some(text) => Some(ActionKind::Type { text }),
             None => ctx.fail("type: missing \"text\""),
         },
-        "wait" => Some(ActionKind::Wait {
-            seconds: a
-                .get("seconds")
-                .or_else(|| a.get("duration"))
-                .and_then(number)
-                .unwrap_or(2.0),
-        }),
+        "wait" => ctx
+            .seconds("wait", a.get("seconds").or_else(|| a.get("duration")), 2.0)
+            .map(|seconds| ActionKind::Wait { seconds }),
         "screenshot" => Some(ActionKind::Observe),
         other => ctx.fail(format!("computer action: unknown type {other:?}")),
     }

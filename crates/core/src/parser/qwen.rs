@@ -26,6 +26,7 @@ pub(crate) fn tagged_calls(content: &str) -> (Vec<TaggedCall>, String) {
     let mut calls = Vec::new();
     let mut rest = String::new();
     let lower = content.to_ascii_lowercase();
+    super::work::charge(content.len());
     let mut i = 0;
     while i < content.len() && calls.len() < 32 {
         let open_tc = lower[i..]
@@ -156,12 +157,9 @@ fn opt_point(
 }
 
 /// How long a wait, long press or held key lasts: `time` (Qwen) or `duration` (Anthropic),
-/// 1 s when absent.
-fn seconds(args: &Value) -> f64 {
-    args.get("time")
-        .or_else(|| args.get("duration"))
-        .and_then(number)
-        .unwrap_or(1.0)
+/// 1 s when absent; `None` (an error) when it is not a number.
+fn seconds(what: &str, args: &Value, ctx: &mut Ctx) -> Option<f64> {
+    ctx.seconds(what, args.get("time").or_else(|| args.get("duration")), 1.0)
 }
 
 pub(crate) fn apply(args: &Value, mobile: bool, ctx: &mut Ctx) {
@@ -206,19 +204,17 @@ fn action_kind(what: &str, args: &Value, mobile: bool, ctx: &mut Ctx) -> Option<
         }
         "long_press" => {
             let (x, y) = ctx.position_or_pointer(what, args).ok()?;
-            let seconds = seconds(args);
+            let seconds = seconds(what, args, ctx)?;
             Some(ActionKind::LongPress { x, y, seconds })
         }
         "hold_key" => {
             let keys = ctx.keys(what, &field(args, &["keys", "key", "text"]))?;
-            let seconds = seconds(args);
+            let seconds = seconds(what, args, ctx)?;
             Some(ActionKind::HoldKey { keys, seconds })
         }
         "left_click_drag" | "swipe" => drag_or_swipe(what, args, ctx),
         "scroll" | "hscroll" => scroll(what, args, ctx),
-        "wait" => Some(ActionKind::Wait {
-            seconds: seconds(args),
-        }),
+        "wait" => seconds(what, args, ctx).map(|seconds| ActionKind::Wait { seconds }),
         "terminate" => terminate(args, ctx),
         "answer" => Some(ActionKind::Done { text: answer(args) }),
         "screenshot" => Some(ActionKind::Observe),

@@ -146,6 +146,10 @@ pub(crate) fn compact_line(content: &str) -> Option<usize> {
 /// The part of a line after any thinking tags that close on it (the compact call may follow
 /// `</think_never_used_…>` directly).
 fn after_think(line: &str) -> &str {
+    // most lines hold no tag: nothing to lower-case
+    if !line.contains('<') {
+        return line;
+    }
     let lower = line.to_ascii_lowercase();
     match lower.rfind("</think") {
         Some(p) => line[p..].find('>').map_or("", |q| &line[p + q + 1..]),
@@ -171,26 +175,39 @@ pub(crate) fn parse_compact(content: &str, start: usize, ctx: &mut Ctx) -> Strin
 
 /// Whether a tag (its text between `<` and `>`) is a thinking or Seed tool-call tag.
 fn dropped_tag(tag: &str) -> bool {
-    let name = tag.trim_start_matches('/').to_ascii_lowercase();
-    name.starts_with("think") || name == "seed:tool_call"
+    // only the name's first bytes are looked at: a `<` before a long text costs nothing more
+    let name = tag.trim_start_matches('/').as_bytes();
+    name.get(..5)
+        .is_some_and(|n| n.eq_ignore_ascii_case(b"think"))
+        || name.eq_ignore_ascii_case(b"seed:tool_call")
 }
 
 /// Text with the Seed tool-call tags removed and thinking tags (`<thinkt>`,
 /// `<think_never_used_…>`, `<think_xxx>`) dropped, their content kept.
 pub(crate) fn tags_as_text(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    let mut rest = s;
-    while let Some(p) = rest.find('<') {
-        out.push_str(&rest[..p]);
-        let tag = &rest[p..];
-        match tag.find('>').map(|e| e + 1) {
-            Some(e) if dropped_tag(&tag[1..e - 1]) => rest = &tag[e..],
-            _ => {
-                out.push('<');
-                rest = &tag[1..];
-            }
+    super::work::charge(s.len());
+    // the first `>` at or after `from`, found once for every `<` before it
+    let mut gt: Option<usize> = None;
+    let mut from = 0;
+    while let Some(p) = s[from..].find('<').map(|p| p + from) {
+        out.push_str(&s[from..p]);
+        if gt.is_none_or(|g| g < p) {
+            gt = s[p..].find('>').map(|g| g + p);
+        }
+        let Some(g) = gt else {
+            // no `>` after this `<`: no tag closes any more
+            from = p;
+            break;
+        };
+        if dropped_tag(&s[p + 1..g]) {
+            from = g + 1;
+        } else {
+            out.push('<');
+            from = p + 1;
         }
     }
+    let rest = &s[from..];
     out.push_str(rest);
     super::calls::tidy(&out)
 }

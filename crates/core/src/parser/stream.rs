@@ -14,6 +14,10 @@
 //! - `json`: the end of the first object of the top object's `"actions"` array, once a `,` or
 //!   `]` follows it; the prefix is read with its open brackets closed.
 //!
+//! A point is read only when a `)`, `]`, `}` or `>` arrived since the last read there (every
+//! call, object and tag ends with one), and the prefixes read add up to at most twice the reply
+//! plus 64 KiB (see [`StreamReader`]): the reader stays linear in the reply's length.
+//!
 //! Never ready while a `<think>`, `<answer>` or `<tool_call>` block is open (the whole reply
 //! reads them apart). Other dialects are not read early: `pyautogui` refuses the whole code for
 //! a later statement (a loop) and merges held keys into a later press; `anthropic` and `openai`
@@ -38,6 +42,12 @@ const BLOCKS: [(&str, &str); 5] = [
 ];
 
 /// Reads a streamed reply's content, delta by delta; see the module doc.
+///
+/// Linear in the reply's length (docs/architecture.md, "The parser"): the brackets, strings and
+/// tags are followed as the bytes arrive, never by reading the text again from its start, and
+/// the prefixes handed to the parser at points add up to at most [`REREAD_BUDGET`] times the
+/// text (plus [`REREAD_FREE`]): past that a point is skipped until the text has grown enough,
+/// so a reply full of points is read early less often, never for longer.
 #[derive(Debug, Clone)]
 pub struct StreamReader {
     options: ParseOptions,
@@ -46,6 +56,35 @@ pub struct StreamReader {
     looked: usize,
     /// The first action was found: nothing more is read.
     found: bool,
+    /// The scan of `text[..looked]`.
+    scan: Scan,
+    /// The bytes of the prefixes read at points so far.
+    reread: usize,
+}
+
+/// How many times the reply's length the prefixes read at points may add up to.
+pub const REREAD_BUDGET: usize = 2;
+/// What may be read at points beyond that (so a short reply is read at every point).
+pub const REREAD_FREE: usize = 64 * 1024;
+
+/// What the bytes looked at so far hold, followed byte by byte.
+#[derive(Debug, Clone, Default)]
+struct Scan {
+    /// For each of [`BLOCKS`], how many opened minus how many closed.
+    blocks: [i64; BLOCKS.len()],
+    /// The last character closed a `</tool_call>` or `</seed:tool_call>` block.
+    closed_block: bool,
+    /// The brackets and strings of the calls (see [`Scan::calls`]).
+    depth: usize,
+    quote: Option<char>,
+    escaped: bool,
+    /// From the first `{` on: the JSON, and its last character that is not white space.
+    json: Option<Json>,
+    json_last: char,
+    /// A `)`, `]`, `}` or `>` arrived since the last read at a point: only then can a new
+    /// action be complete (every call, block and tag ends with one), so a reply of bare lines
+    /// is never read again.
+    closed_since_read: bool,
 }
 
 impl StreamReader {
@@ -59,6 +98,8 @@ impl StreamReader {
                     text: String::new(),
                     looked: 0,
                     found: false,
+                    scan: Scan::default(),
+                    reread: 0,
                 })
             }
             _ => None,
@@ -70,6 +111,8 @@ impl StreamReader {
         if !self.found {
             self.text.clear();
             self.looked = 0;
+            self.scan = Scan::default();
+            self.reread = 0;
         }
     }
 
@@ -79,15 +122,15 @@ impl StreamReader {
             return None;
         }
         self.text.push_str(delta);
-        let from = self.looked;
-        self.looked = self.text.len();
-        let points: Vec<usize> = (from..self.text.len())
-            .filter(|&i| self.text.is_char_boundary(i + 1) || i + 1 == self.text.len())
-            .map(|i| i + 1)
-            .filter(|&end| self.is_point(end))
-            .collect();
-        for end in points {
-            if let Some(action) = self.read_prefix(end) {
+        super::work::charge(delta.len());
+        while self.looked < self.text.len() {
+            let Some(c) = self.text[self.looked..].chars().next() else {
+                break;
+            };
+            let end = self.looked + c.len_utf8();
+            let ready = self.look(c, end);
+            self.looked = end;
+            if let Some(action) = ready {
                 self.found = true;
                 return Some(action);
             }
@@ -95,79 +138,143 @@ impl StreamReader {
         None
     }
 
-    /// Whether the text up to `end` (exclusive) ends where an action may have closed.
-    fn is_point(&self, end: usize) -> bool {
-        let prefix = &self.text[..end];
-        match self.options.dialect {
-            Some(Dialect::Json) => prefix.ends_with([',', ']']),
-            Some(Dialect::Qwen | Dialect::Tools) => closes_a_block(prefix),
-            _ => prefix.ends_with('\n') || closes_a_block(prefix),
-        }
-    }
-
-    /// The first action of the prefix up to `end`, if it is complete there.
-    fn read_prefix(&self, end: usize) -> Option<Action> {
-        let prefix = &self.text[..end];
-        if open_block(prefix) {
+    /// Follows the character `c` that ends at `end`; the first action if the text up to `end`
+    /// is a point where it is complete.
+    fn look(&mut self, c: char, end: usize) -> Option<Action> {
+        let json = self.options.dialect == Some(Dialect::Json);
+        // a JSON point is judged on the text before its `,` or `]`
+        let closers = (json && matches!(c, ',' | ']'))
+            .then(|| self.scan.first_json_action())
+            .flatten();
+        self.scan.step(c, &self.text[..end]);
+        let point = match self.options.dialect {
+            Some(Dialect::Json) => closers.is_some(),
+            Some(Dialect::Qwen | Dialect::Tools) => self.scan.closed_block && self.scan.balanced(),
+            _ => (c == '\n' || self.scan.closed_block) && self.scan.balanced(),
+        };
+        if !point || !self.scan.closed_since_read || self.scan.open_block() || !self.may_reread(end)
+        {
             return None;
         }
-        let text = match self.options.dialect {
-            Some(Dialect::Json) => first_json_action(prefix)?,
-            _ if !balanced(prefix) => return None,
-            _ => prefix.to_string(),
+        self.scan.closed_since_read = false;
+        let action = match closers {
+            Some(closers) => {
+                let whole = format!("{}{closers}", &self.text[..end - 1]);
+                asked_only(&whole, &self.options)
+            }
+            None => asked_only(&self.text[..end], &self.options),
         };
-        let reply = crate::model::Reply::text(text);
-        parse_asked(&reply, &self.options)
-            .actions
-            .into_iter()
-            .next()
+        // a read stopped part way (crate::parser::work) acts on nothing
+        if super::work::stopped() {
+            return None;
+        }
+        action.actions.into_iter().next()
+    }
+
+    /// Whether the prefix up to `end` may be read now: the prefixes read so far and this one
+    /// stay within the budget (see [`StreamReader`]).
+    fn may_reread(&mut self, end: usize) -> bool {
+        let allowed = REREAD_BUDGET
+            .saturating_mul(end)
+            .saturating_add(REREAD_FREE);
+        if self.reread.saturating_add(end) > allowed {
+            return false;
+        }
+        self.reread += end;
+        true
     }
 }
 
-/// Whether `text` ends with the end of a `</tool_call>` or `</seed:tool_call>` block.
-fn closes_a_block(text: &str) -> bool {
-    let lower = text.to_ascii_lowercase();
-    lower.ends_with("</tool_call>") || lower.ends_with("</seed:tool_call>")
+/// Reads `text` in the asked dialect only: an action in another dialect runs after the whole
+/// reply, never early (docs/actions.md, "Replies in another dialect").
+fn asked_only(text: &str, options: &ParseOptions) -> super::ParsedReply {
+    parse_asked(&crate::model::Reply::text(text), options)
 }
 
-/// Whether a `<think>`, `<answer>` or `<tool_call>` block is open at the end of `text`.
-fn open_block(text: &str) -> bool {
-    let lower = text.to_ascii_lowercase();
-    // no tag is the tail of another: `</tool_call>` holds no `<tool_call>`, `<thinking>` no
-    // `<think>`
-    BLOCKS
-        .iter()
-        .any(|(open, close)| lower.matches(open).count() > lower.matches(close).count())
-}
+impl Scan {
+    /// Whether a `<think>`, `<answer>` or `<tool_call>` block is open.
+    fn open_block(&self) -> bool {
+        self.blocks.iter().any(|&n| n > 0)
+    }
 
-/// Whether every bracket of the calls in `text` is closed and no string inside a call is open.
-/// Quotes count only inside brackets: an apostrophe in the story is not a string.
-fn balanced(text: &str) -> bool {
-    let mut depth = 0usize;
-    let mut quote: Option<char> = None;
-    let mut escaped = false;
-    for c in text.chars() {
-        if let Some(q) = quote {
+    /// Whether every bracket of the calls is closed and no string inside a call is open.
+    fn balanced(&self) -> bool {
+        self.depth == 0 && self.quote.is_none()
+    }
+
+    /// Follows `c`, the last character of `text`.
+    fn step(&mut self, c: char, text: &str) {
+        self.closed_block = false;
+        self.closed_since_read |= matches!(c, ')' | ']' | '}' | '>');
+        if c == '>' {
+            self.tag(text);
+        }
+        self.calls(c);
+        if self.json.is_none() && c == '{' {
+            self.json = Some(Json::default());
+        }
+        if let Some(j) = self.json.as_mut() {
+            j.step(c);
+            if !c.is_whitespace() {
+                self.json_last = c;
+            }
+        }
+    }
+
+    /// A `>` ended `text`: counts the block tag it ends, if any. No tag is the tail of another:
+    /// `</tool_call>` holds no `<tool_call>`, `<thinking>` no `<think>`.
+    fn tag(&mut self, text: &str) {
+        let ends = |tag: &str| {
+            let b = text.as_bytes();
+            b.len() >= tag.len() && b[b.len() - tag.len()..].eq_ignore_ascii_case(tag.as_bytes())
+        };
+        for (i, (open, close)) in BLOCKS.iter().enumerate() {
+            if ends(open) {
+                self.blocks[i] += 1;
+            } else if ends(close) {
+                self.blocks[i] -= 1;
+                self.closed_block |= matches!(*close, "</tool_call>" | "</seed:tool_call>");
+            }
+        }
+    }
+
+    /// The calls' brackets and strings. Quotes count only inside brackets: an apostrophe in
+    /// the story is not a string.
+    fn calls(&mut self, c: char) {
+        if let Some(q) = self.quote {
             match c {
-                _ if escaped => escaped = false,
-                '\\' => escaped = true,
-                _ if c == q => quote = None,
+                _ if self.escaped => self.escaped = false,
+                '\\' => self.escaped = true,
+                _ if c == q => self.quote = None,
                 _ => {}
             }
-            continue;
+            return;
         }
         match c {
-            '(' | '[' | '{' => depth += 1,
-            ')' | ']' | '}' => depth = depth.saturating_sub(1),
-            '"' | '\'' if depth > 0 => quote = Some(c),
+            '(' | '[' | '{' => self.depth += 1,
+            ')' | ']' | '}' => self.depth = self.depth.saturating_sub(1),
+            '"' | '\'' if self.depth > 0 => self.quote = Some(c),
             _ => {}
         }
     }
-    depth == 0 && quote.is_none()
+
+    /// At a `,` or `]` (not yet followed): when the text before it ends right after the first
+    /// complete object of the top object's `"actions"` array, the brackets that close it into
+    /// a whole object; `None` otherwise.
+    fn first_json_action(&self) -> Option<String> {
+        let s = self.json.as_ref()?;
+        let depth = s.actions?;
+        // the last character closed the array's first element: the array is the innermost
+        if s.in_string || s.stack.len() != depth || self.json_last != '}' {
+            return None;
+        }
+        let closers = s.stack.iter().rev();
+        Some(closers.map(|o| if *o == '{' { '}' } else { ']' }).collect())
+    }
 }
 
 /// The JSON scanner's state: the open brackets, and the string being read.
-#[derive(Default)]
+#[derive(Debug, Clone, Default)]
 struct Json {
     stack: Vec<char>,
     in_string: bool,
@@ -178,27 +285,6 @@ struct Json {
     colon: bool,
     /// The stack depth of the `"actions"` array, once it opened.
     actions: Option<usize>,
-}
-
-/// `prefix` (ending in `,` or `]`) closed into a whole object when it ends right after the
-/// first complete object of the top object's `"actions"` array; `None` otherwise.
-fn first_json_action(prefix: &str) -> Option<String> {
-    let start = prefix.find('{')?;
-    let body = &prefix[start..prefix.len() - 1];
-    let mut s = Json::default();
-    for c in body.chars() {
-        s.step(c);
-    }
-    let depth = s.actions?;
-    // the last character closed the array's first element: the array is the innermost
-    if s.in_string || s.stack.len() != depth || !body.trim_end().ends_with('}') {
-        return None;
-    }
-    let mut whole = prefix[..prefix.len() - 1].to_string();
-    for open in s.stack.iter().rev() {
-        whole.push(if *open == '{' { '}' } else { ']' });
-    }
-    Some(whole)
 }
 
 impl Json {
@@ -214,7 +300,8 @@ impl Json {
                         self.colon = false;
                     }
                 }
-                _ if self.stack.len() == 1 => self.string.push(c),
+                // a key is short: a longer string at the top level is no key worth keeping
+                _ if self.stack.len() == 1 && self.string.len() < 64 => self.string.push(c),
                 _ => {}
             }
             return;

@@ -30,6 +30,8 @@ pub fn find_calls(text: &str, names: &[&str]) -> Vec<Call> {
     let b = text.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
+    let mut unclosed = Unclosed::default();
+    super::work::charge(text.len());
     while i < b.len() && out.len() < 64 {
         if !is_ident(b[i]) || (i > 0 && is_ident(b[i - 1])) {
             i += 1;
@@ -47,8 +49,14 @@ pub fn find_calls(text: &str, names: &[&str]) -> Vec<Call> {
         if j >= b.len() || b[j] != b'(' || !names.iter().any(|n| n.eq_ignore_ascii_case(name)) {
             continue;
         }
-        let mut r = Reader { s: text, i: j + 1 };
+        let mut r = Reader {
+            s: text,
+            i: j + 1,
+            unclosed,
+        };
         let args = r.args();
+        unclosed = r.unclosed;
+        super::work::charge(r.i - j);
         let end = match &args {
             Ok(_) => r.i,
             // an unreadable call ends at the end of its line
@@ -71,6 +79,27 @@ fn is_ident(c: u8) -> bool {
 struct Reader<'a> {
     s: &'a str,
     i: usize,
+    unclosed: Unclosed,
+}
+
+/// Where a string in `"` and one in `'` were found never to close: a string that opens later
+/// with the same quote cannot close either (the scan from the earlier one passed its opening
+/// quote as an escaped character and went on from there as the later scan does), so it is not
+/// read to the end again. This keeps a reply of many unclosed strings linear.
+#[derive(Debug, Clone, Copy, Default)]
+struct Unclosed {
+    double: Option<usize>,
+    single: Option<usize>,
+}
+
+impl Unclosed {
+    fn slot(&mut self, q: char) -> &mut Option<usize> {
+        if q == '"' {
+            &mut self.double
+        } else {
+            &mut self.single
+        }
+    }
 }
 
 impl Reader<'_> {
@@ -219,10 +248,18 @@ impl Reader<'_> {
 
     /// The rest of a string opened by `q`, with escapes decoded.
     fn string(&mut self, q: char) -> Result<String, String> {
+        let opened = self.i;
+        if self.unclosed.slot(q).is_some_and(|at| at <= opened) {
+            self.i = self.s.len();
+            return Err(format!("a string is not closed with {q}"));
+        }
         let mut out = String::new();
         loop {
             match self.bump() {
-                None => return Err(format!("a string is not closed with {q}")),
+                None => {
+                    *self.unclosed.slot(q) = Some(opened);
+                    return Err(format!("a string is not closed with {q}"));
+                }
                 Some('\\') => match self.bump() {
                     Some('n') => out.push('\n'),
                     Some('t') => out.push('\t'),
@@ -234,7 +271,10 @@ impl Reader<'_> {
                         out.push('\\');
                         out.push(c);
                     }
-                    None => return Err(format!("a string is not closed with {q}")),
+                    None => {
+                        *self.unclosed.slot(q) = Some(opened);
+                        return Err(format!("a string is not closed with {q}"));
+                    }
                 },
                 Some(c) if c == q => return Ok(out),
                 Some(c) => out.push(c),

@@ -155,9 +155,9 @@ impl Profile {
 
     /// Reads a user's profile file.
     pub fn load(path: &Path) -> Result<Profile, ProfileError> {
-        let text = std::fs::read_to_string(path).map_err(|e| ProfileError::File {
+        let text = crate::files::read_settings(path).map_err(|e| ProfileError::File {
             path: path.display().to_string(),
-            problem: e.to_string(),
+            problem: e.problem(),
         })?;
         Profile::from_toml(&text, &path.display().to_string())
     }

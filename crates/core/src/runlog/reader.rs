@@ -85,7 +85,7 @@ pub fn read_run(dir: &Path) -> Result<RunLog, RunLogError> {
     } else {
         Vec::new()
     };
-    let config = std::fs::read_to_string(dir.join(CONFIG_FILE)).ok();
+    let config = crate::files::read_settings(&dir.join(CONFIG_FILE)).ok();
     let meta = read_meta(dir, &mut warnings);
     Ok(RunLog {
         dir: dir.to_path_buf(),
@@ -99,7 +99,7 @@ pub fn read_run(dir: &Path) -> Result<RunLog, RunLogError> {
 
 /// `run.json`: `None` when absent; unreadable is a warning, not an error.
 fn read_meta(dir: &Path, warnings: &mut Vec<String>) -> Option<RunMeta> {
-    let text = std::fs::read_to_string(dir.join(META_FILE)).ok()?;
+    let text = crate::files::read_settings(&dir.join(META_FILE)).ok()?;
     match serde_json::from_str(&text) {
         Ok(meta) => Some(meta),
         Err(e) => {
@@ -111,10 +111,15 @@ fn read_meta(dir: &Path, warnings: &mut Vec<String>) -> Option<RunMeta> {
 
 /// Reads a JSON-lines file: the records, and a warning for each line skipped.
 pub fn read_jsonl<T: DeserializeOwned>(path: &Path) -> Result<(Vec<T>, Vec<String>), RunLogError> {
-    let bytes = std::fs::read(path).map_err(|source| RunLogError::Io {
+    let bytes = crate::files::read(
+        path,
+        "one file of a run directory",
+        crate::files::RUN_FILE_CAP,
+    )
+    .map_err(|e| RunLogError::Io {
         what: "cannot read",
         path: path.to_path_buf(),
-        source,
+        source: std::io::Error::other(e.problem()),
     })?;
     let name = path
         .file_name()

@@ -196,8 +196,8 @@ impl Finish {
             && actions.len() > 1
         {
             errors.push(format!(
-                "{} actions given; the {strategy} strategy performs one per turn: only the first was performed",
-                actions.len()
+                "{}; the {strategy} strategy performs one per turn: only the first was performed",
+                super::caps::actions_given(actions.len())
             ));
             actions.truncate(1);
         }

@@ -8,6 +8,7 @@
 #![deny(clippy::too_many_lines)]
 
 mod budget;
+pub mod caps;
 pub mod commander;
 pub mod finish;
 pub mod grammar;

@@ -29,7 +29,7 @@ use crate::parser::{Dialect, detect, strip_think};
 pub enum PlainReply {
     /// An action written in the text, the text around it, and problems (e.g. extra actions).
     Action {
-        action: Action,
+        action: Box<Action>,
         text: String,
         errors: Vec<String>,
     },
@@ -80,11 +80,12 @@ pub fn read_plain(
         let given = super::keep_one(&mut actions);
         if given > 1 {
             errors.push(format!(
-                "{given} actions given; one is performed per turn: only the first was performed"
+                "{}; one is performed per turn: only the first was performed",
+                super::caps::actions_given(given)
             ));
         }
         return PlainReply::Action {
-            action: actions.remove(0),
+            action: Box::new(actions.remove(0)),
             text: parsed.text.trim().to_string(),
             errors,
         };

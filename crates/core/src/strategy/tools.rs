@@ -98,7 +98,7 @@ impl Tools {
                     action,
                     text,
                     errors,
-                } => (vec![action], text, errors),
+                } => (vec![*action], text, errors),
                 PlainReply::Answer(text) => {
                     let mut errors = Vec::new();
                     self.finish.prompted(&self.history);

@@ -3,6 +3,7 @@
 mod board;
 mod early;
 mod mcp;
+mod parse;
 mod stop;
 mod tasks;
 mod turn;
@@ -50,6 +51,7 @@ pub fn run(g: &GlobalArgs, cmd: &BenchCommand) -> anyhow::Result<ExitCode> {
         }
         BenchCommand::Turn(args) => turn::turn(g, args),
         BenchCommand::Soak(args) => turn::soak(g, args),
+        BenchCommand::Parse(args) => parse::bench(args),
     }
 }
 
@@ -383,7 +385,7 @@ fn ms(since: Instant) -> f64 {
 /// `franz bench act`: clicks on the witness window with the fast profile and prints the
 /// median time from the click action starting to the press arriving at the window.
 fn act(g: &GlobalArgs, args: &BenchActArgs) -> anyhow::Result<ExitCode> {
-    use crate::acting::{config, executor, fatal};
+    use crate::acting::{executor, fatal};
     use crate::flags::InputSettings;
     use anyhow::Context;
     use franz_core::config::Choice;
@@ -393,7 +395,8 @@ fn act(g: &GlobalArgs, args: &BenchActArgs) -> anyhow::Result<ExitCode> {
 
     needs_x11("bench act (the witness window)")?;
     let fast = InputSettings::default().with("motion", MotionProfile::Fast.name());
-    let config = config(g, &fast.given)?;
+    let what = "times clicks arriving at its witness window";
+    let config = crate::acting::config_that_acts(g, &fast.given, "bench act", what)?;
     let mut session = setup::open_session(g)?;
     let display = session.display().ok_or_else(|| {
         Exit(

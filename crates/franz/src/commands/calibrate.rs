@@ -12,7 +12,12 @@ use crate::terminal::outln;
 use std::process::ExitCode;
 
 pub fn run(g: &GlobalArgs, args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
-    let config = crate::acting::config(g, &args.settings.given)?;
+    let config = crate::acting::config_that_acts(
+        g,
+        &args.settings.given,
+        "calibrate",
+        "measures where real clicks land",
+    )?;
     let offset = parse_offset(args.test_offset.as_deref())?;
     let mut session = setup::open_session(g)?;
     run_on(&mut session, g, &config, args.grid, offset)

@@ -25,6 +25,9 @@ pub const DEMO_REPLIES: [&str; 4] = [
 pub const DEMO_TASK: &str = "Click into the terminal, type 'Hello from franz!' and press Enter.";
 
 pub fn run(g: &GlobalArgs, args: &DemoArgs) -> anyhow::Result<ExitCode> {
+    let (effective, _) = crate::settings::resolve(g, &[], None)?;
+    let what = "shows franz typing into a real terminal and checks what arrived";
+    crate::acting::refuse_dry_run(&effective, "demo", what)?;
     errln!(
         "franz demo: the MODEL IS SCRIPTED here (a local fake server answers with fixed replies),"
     );
@@ -66,7 +69,7 @@ pub fn run(g: &GlobalArgs, args: &DemoArgs) -> anyhow::Result<ExitCode> {
     let deadline = Instant::now() + Duration::from_secs(5);
     let mut typed = String::new();
     while Instant::now() < deadline {
-        typed = std::fs::read_to_string(&note).unwrap_or_default();
+        typed = franz_core::files::read_settings(&note).unwrap_or_default();
         if typed.ends_with('\n') {
             break;
         }

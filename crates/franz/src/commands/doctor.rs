@@ -5,8 +5,9 @@
 //! - screen capture, and whether it uses MIT-SHM (`Desktop::describe`);
 //! - input injection: a click through the desktop's input into a witness window, which must
 //!   see the press and the release;
-//! - the model server: `/models` answers, the configured model is listed, and a request with a
-//!   one-pixel image is accepted.
+//! - the model server: `/models` answers, the configured model is listed, a request with a
+//!   one-pixel image is accepted, and the model's context length (where the server says it, or
+//!   llama-cpp-python's refusal of a longer prompt says it; unknown is not a failure).
 //!
 //! It honours the global flags and the run configuration (`--api-url`, `--model`, environment,
 //! config file). Exit 0 when every check passes, 1 otherwise.
@@ -15,7 +16,7 @@ use crate::cli::{DoctorArgs, GlobalArgs};
 use crate::setup;
 use crate::terminal::outln;
 use franz_core::config::Config;
-use franz_core::model::{ChatRequest, ClientConfig, Message, ModelClient, data_url};
+use franz_core::model::{ChatRequest, ClientConfig, Message, ModelClient, context_probe, data_url};
 use franz_core::observe::{ImageFormat, RgbaImage, encode_image};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -58,6 +59,8 @@ impl Check {
 
 pub fn run(g: &GlobalArgs, a: &DoctorArgs) -> anyhow::Result<ExitCode> {
     let (mut effective, _) = crate::settings::resolve(g, &a.settings.given, None)?;
+    let what = "checks that input reaches the screen and where clicks land";
+    crate::acting::refuse_dry_run(&effective, "doctor", what)?;
     let mut checks = desktop_checks(g);
     let mut served = Vec::new();
     checks.extend(model_checks(&effective.config, &mut served));
@@ -341,7 +344,35 @@ fn model_checks(c: &Config, served: &mut Vec<String>) -> Vec<Check> {
         ));
     }
     out.push(image_check(&client, c));
+    out.push(context_check(&client, c));
     out
+}
+
+/// The model's context length: the `context_tokens` setting, else where the server says it
+/// (llama.cpp's `/props`, vLLM's or LM Studio's model lists), else llama-cpp-python's refusal
+/// of a prompt longer than any context (`model/context_probe.rs`). Unknown is not a failure:
+/// a run then learns it from the server's first refusal.
+fn context_check(client: &ModelClient, c: &Config) -> Check {
+    const NAME: &str = "context";
+    if c.context_tokens > 0 {
+        let text = format!("{} tokens (the context_tokens setting)", c.context_tokens);
+        return Check::pass(NAME, text);
+    }
+    let said = client.context_length(&c.model);
+    let info = match said.tokens {
+        Some(_) => said,
+        None => context_probe::context_from_refusal(client, &c.model).unwrap_or(said),
+    };
+    match info.tokens {
+        Some(n) => Check::pass(NAME, format!("{n} tokens ({})", info.source)),
+        None => Check::pass(
+            NAME,
+            format!(
+                "unknown ({}): a run learns it from the server's first refusal of a request as too long; set context_tokens (--context-tokens) to keep every request inside it",
+                info.source
+            ),
+        ),
+    }
 }
 
 fn image_check(client: &ModelClient, c: &Config) -> Check {

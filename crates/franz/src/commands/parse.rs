@@ -19,7 +19,7 @@ use franz_core::parser::{self, CoordMode, ParseOptions};
 use franz_core::strategy::ReadOptions;
 use franz_desktop::PixelRect;
 use serde_json::{Value, json};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::process::ExitCode;
 
 pub fn run(global: &GlobalArgs, args: &ParseArgs) -> anyhow::Result<ExitCode> {
@@ -66,8 +66,10 @@ pub fn run(global: &GlobalArgs, args: &ParseArgs) -> anyhow::Result<ExitCode> {
         }
         (mode, _) => mode,
     };
-    let mut input = Vec::new();
-    std::io::stdin().read_to_end(&mut input)?;
+    // a reply is at most what the model client accepts from a server
+    let cap = franz_core::model::DEFAULT_MAX_RESPONSE_BYTES;
+    let input = franz_core::files::read_capped(std::io::stdin(), "stdin", "a reply", cap)
+        .map_err(|e| usage(e.to_string()))?;
     let reply = Reply::from_any_text(&String::from_utf8_lossy(&input));
     let options = ParseOptions { coords, ..options };
     let parsed = parser::parse_reply(&reply, &options);

@@ -1,7 +1,8 @@
 //! `franz replay RUN_DIR [--execute [--rescale]] [--from N] [--to M]`: prints a run's turns
 //! and what replaying them would do. `--execute` performs again, on the current desktop, the
 //! actions the run executed (not the ones a person rejected, that were over the per-turn cap or
-//! that failed), with the run's crop and motion, on a screen of the run's size unless
+//! that failed), with the run's crop and motion, an action that named an element where the
+//! run recorded it (`element_at`; an older run's element actions are skipped, saying so), on a screen of the run's size unless
 //! `--rescale`; the configuration (flags > environment > config file > defaults) applies as
 //! for every command, so a dry run executes nothing. One JSON line per action, as `franz act`
 //! prints them, or saying why it was skipped.
@@ -10,7 +11,7 @@ use crate::cli::{GlobalArgs, ReplayArgs};
 use crate::exit::{self, Exit};
 use crate::setup;
 use crate::terminal::{errln, outln};
-use franz_core::action::{ActionKind, ActionResult};
+use franz_core::action::{Action, ActionKind, ActionResult};
 use franz_core::config::Config;
 use franz_core::executor::MotionProfile;
 use franz_core::geometry::ImageSize;
@@ -64,7 +65,8 @@ pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> anyhow::Result<ExitCode> {
                 None => "not performed".into(),
             };
             let then = match not_executed(t, i, dry_run) {
-                None => format!("would {}", would(&a.kind)),
+                None => format!("would {}", would(a)),
+                Some(why) if a.element.is_some() => format!("--execute skips it: {why}"),
                 Some(_) => "--execute skips it".into(),
             };
             outln!("  {}. {json} (was {was}) -> {then}", i + 1)?;
@@ -107,11 +109,18 @@ fn one_line(s: &str) -> String {
 }
 
 /// What performing the action again would do, in words.
-fn would(k: &ActionKind) -> String {
-    let at = k
-        .point()
-        .map(|(x, y)| format!(" at ({x}, {y})"))
-        .unwrap_or_else(|| " at the pointer".into());
+fn would(a: &Action) -> String {
+    let k = &a.kind;
+    let at = match (a.element, a.element_at) {
+        (Some(n), Some([x, y])) => format!(" at ({x}, {y}), where element {n} was"),
+        _ => k
+            .point()
+            .map(|(x, y)| format!(" at ({x}, {y})"))
+            .unwrap_or_else(|| " at the pointer".into()),
+    };
+    if let (ActionKind::Type { text }, Some(_)) = (k, a.element_at) {
+        return format!("click{at} and type {text:?}");
+    }
     match k {
         ActionKind::Drag { x2, y2, .. } => format!("drag{at} to ({x2}, {y2})"),
         ActionKind::Type { text } => format!("type {text:?}"),
@@ -204,16 +213,40 @@ fn check_screen(
     Ok(())
 }
 
-/// Why action `i` of a turn is not replayed: only what the run executed is.
+/// Why action `i` of a turn is not replayed: only what the run executed is, and an action
+/// that named an element only where the run recorded the element's point.
 fn not_executed(t: &runlog::TurnView, i: usize, dry_run: bool) -> Option<String> {
     if dry_run {
         return Some("the run was a dry run: nothing was executed".into());
+    }
+    if let Some(a) = t.raw.actions.get(i)
+        && let (Some(n), None) = (a.element, a.element_at)
+    {
+        return Some(format!(
+            "this action named element {n}; the run did not record where (it is older than element points in the run log)"
+        ));
     }
     match t.raw.results.get(i) {
         Some(r) if r.is_ok() => None,
         Some(ActionResult::Error(e)) => Some(format!("not executed in the run: {e}")),
         _ => Some("no result was recorded: the run did not perform it".into()),
     }
+}
+
+/// One mark per element the actions named, a point at the place the run recorded for it.
+fn recorded_marks(actions: &[Action]) -> Vec<franz_core::grounding::Mark> {
+    actions
+        .iter()
+        .filter_map(|a| Some((a.element?, a.element_at?)))
+        .map(|(id, [x, y])| franz_core::grounding::Mark {
+            id,
+            role: String::new(),
+            name: format!("element {id} as recorded"),
+            states: Vec::new(),
+            bounds: franz_desktop::PixelRect::new(0, 0, 0, 0),
+            norm: [x, y, x, y],
+        })
+        .collect()
 }
 
 /// Performs again the actions of turns `from..=to` that the run executed, in order, with the
@@ -254,6 +287,8 @@ fn execute(
             }
         }
         let actions: Vec<_> = runnable.iter().map(|&i| t.raw.actions[i].clone()).collect();
+        // the elements act where they were when the run performed them
+        ex.set_marks(recorded_marks(&actions));
         let results = ex
             .execute_with(session.desktop.as_mut(), &actions, |j, result| {
                 crate::acting::print_line(&serde_json::json!({ "turn": turn, "index": runnable[j], "action": &actions[j], "result": result }));

@@ -12,7 +12,10 @@ window tools list_windows and focus_window and elements too; the test runs the d
 private D-Bus session for elements, where the accessibility registry may print a line that is
 not JSON on the same stdout),
 {"op": "run_task", "args": {...}, "cancel_after": N (optional)}, {"op": "list_resources"},
-{"op": "read_resource", "uri": U}, {"op": "bench", "n": N}, {"op": "pid"}.
+{"op": "read_resource", "uri": U}, {"op": "bench", "n": N}, {"op": "pid"},
+{"op": "start", "tool": T, "args": {...}} (a call left running: answers {"started": N} once its
+request was sent), {"op": "cancel", "id": N} (cancels it as a client does, and answers once the
+call ended, with its result if one came first).
 """
 
 import argparse
@@ -87,6 +90,33 @@ async def run_task(client, args, cancel_after, during):
     return {"progress": progress, "cancelled": cancelled, **result}
 
 
+STARTED = {}
+
+
+async def start(tg, client, tool, args):
+    """Calls `tool` in the background; returns once the request went out (every task of the
+    client is waiting), so that a cancel sent after it follows the request."""
+    n = len(STARTED) + 1
+    entry = {"scope": anyio.CancelScope(), "done": anyio.Event(), "result": None}
+
+    async def run():
+        with entry["scope"]:
+            entry["result"] = await call(client, tool, args)
+        entry["done"].set()
+
+    tg.start_soon(run)
+    STARTED[n] = entry
+    await anyio.wait_all_tasks_blocked()
+    return {"started": n}
+
+
+async def cancel(n):
+    entry = STARTED[n]
+    entry["scope"].cancel()
+    await entry["done"].wait()
+    return {"cancelled": entry["result"] is None, "result": entry["result"]}
+
+
 async def call_with_progress(client, args, on_progress):
     try:
         r = await client.call_tool("run_task", args, progress_callback=on_progress)
@@ -95,8 +125,12 @@ async def call_with_progress(client, args, on_progress):
     return {"is_error": bool(r.is_error), "content": content_json(r.content)}
 
 
-async def handle(client, cmd):
+async def handle(tg, client, cmd):
     op = cmd["op"]
+    if op == "start":
+        return await start(tg, client, cmd["tool"], cmd.get("args", {}))
+    if op == "cancel":
+        return await cancel(cmd["id"])
     if op == "list_tools":
         r = await client.list_tools()
         return {
@@ -152,17 +186,19 @@ async def main():
         server = StdioServerParameters(command=a.franz[0], args=a.franz[1:], env=dict(os.environ))
     async with Client(server, mode=a.mode, cache=None) as client:
         print(json.dumps({"ready": True, "protocol": client.protocol_version}), flush=True)
-        while True:
-            line = await anyio.to_thread.run_sync(sys.stdin.readline)
-            if not line:
-                break
-            if not line.strip():
-                continue
-            try:
-                out = await handle(client, json.loads(line))
-            except Exception as e:  # the test reads what went wrong
-                out = {"exception": f"{type(e).__name__}: {e}"}
-            print(json.dumps(out), flush=True)
+        async with anyio.create_task_group() as tg:
+            while True:
+                line = await anyio.to_thread.run_sync(sys.stdin.readline)
+                if not line:
+                    break
+                if not line.strip():
+                    continue
+                try:
+                    out = await handle(tg, client, json.loads(line))
+                except Exception as e:  # the test reads what went wrong
+                    out = {"exception": f"{type(e).__name__}: {e}"}
+                print(json.dumps(out), flush=True)
+            tg.cancel_scope.cancel()
 
 
 anyio.run(main)

@@ -288,7 +288,7 @@ impl Commander {
                     action,
                     text,
                     errors,
-                } => (vec![action], text, errors),
+                } => (vec![*action], text, errors),
                 PlainReply::Answer(text) => (
                     Vec::new(),
                     text,

@@ -66,12 +66,14 @@ impl Row {
 /// Reads `dir/results.jsonl`.
 pub fn read_rows(dir: &Path) -> anyhow::Result<Vec<Row>> {
     let path = dir.join(RESULTS_FILE);
-    let text = std::fs::read_to_string(&path).with_context(|| {
-        format!(
-            "cannot read {} (is it a `franz bench tasks` output folder?)",
-            path.display()
-        )
-    })?;
+    let what = "one file of a run directory";
+    let text = franz_core::files::read_text(&path, what, franz_core::files::RUN_FILE_CAP)
+        .with_context(|| {
+            format!(
+                "cannot read {} (is it a `franz bench tasks` output folder?)",
+                path.display()
+            )
+        })?;
     text.lines()
         .filter(|l| !l.trim().is_empty())
         .enumerate()

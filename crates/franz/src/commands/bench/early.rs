@@ -5,7 +5,7 @@
 //! request (its `model_request` event) to the first input event the witness saw.
 
 use super::turn::{median_p95, options, pipeline};
-use crate::acting::{config, executor};
+use crate::acting::executor;
 use crate::cli::{BenchTurnArgs, GlobalArgs};
 use crate::exit::{self, Exit};
 use crate::flags::InputSettings;
@@ -73,7 +73,8 @@ pub fn bench(g: &GlobalArgs, args: &BenchTurnArgs) -> anyhow::Result<ExitCode> {
 /// the witness saw after it.
 fn first_inputs(g: &GlobalArgs, server: &ScriptedServer, early: bool) -> anyhow::Result<Vec<f64>> {
     let fast = InputSettings::default().with("motion", MotionProfile::Fast.name());
-    let c = config(g, &fast.given)?;
+    let what = "times early input arriving at its witness window";
+    let c = crate::acting::config_that_acts(g, &fast.given, "bench turn --stream", what)?;
     let session = setup::open_session(g)?;
     let Some(display) = session.display() else {
         let msg = "this benchmark needs an X display: set DISPLAY or pass --sandbox";

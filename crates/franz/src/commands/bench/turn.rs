@@ -4,7 +4,7 @@
 //! outside the model, by stage (the engine reports it per turn, engine/overhead.rs); `soak`
 //! runs many turns and checks that memory and the request size stay flat.
 
-use crate::acting::{config, executor};
+use crate::acting::executor;
 use crate::cli::{BenchSoakArgs, BenchTurnArgs, GlobalArgs};
 use crate::exit::{self, Exit};
 use crate::flags::InputSettings;
@@ -201,7 +201,8 @@ fn run(
     every: Option<usize>,
 ) -> anyhow::Result<Ran> {
     let fast = InputSettings::default().with("motion", MotionProfile::Fast.name());
-    let c = config(g, &fast.given)?;
+    let what = "measures turns that act on the screen";
+    let c = crate::acting::config_that_acts(g, &fast.given, "bench turn / soak", what)?;
     let session = setup::open_session(g)?;
     if session.display().is_none() {
         return Err(Exit(

@@ -5,11 +5,13 @@
 //! pipeline's reused buffers (and the allocator's arena) the same from call to call.
 
 use franz_core::action::{Action, ActionResult};
+use franz_core::cancel::Cancel;
 use franz_core::executor::{ExecError, Executor};
 use franz_core::geometry::{ImageSize, NormPoint, WorkArea};
 use franz_core::observe::Pipeline;
 use franz_core::overlay::{FeedbackHistory, Overlay, TurnFeedback};
 use franz_desktop::Desktop;
+use std::sync::{Arc, Mutex};
 
 /// The coordinate space of the tools.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,7 +46,15 @@ struct Seen {
     size: ImageSize,
 }
 
+/// The cancel tokens of the calls: the server's own (Ctrl+C of `franz mcp`) and the one of
+/// the call running now, which the server's passes on to.
+struct Calls {
+    server: Cancel,
+    current: Arc<Mutex<Option<Cancel>>>,
+}
+
 pub struct Hands {
+    calls: Calls,
     desktop: Box<dyn Desktop + Send>,
     pipeline: Pipeline,
     executor: Executor,
@@ -66,7 +76,17 @@ impl Hands {
         let history = overlay
             .as_ref()
             .map_or_else(|| FeedbackHistory::new(1), Overlay::history);
+        let server = executor.cancel_token().cloned().unwrap_or_default();
+        let current: Arc<Mutex<Option<Cancel>>> = Arc::default();
+        let running = current.clone();
+        // one hook for the server's life: a stop of the server stops the call running then
+        server.on_cancel(move || {
+            if let Some(c) = running.lock().ok().and_then(|mut c| c.take()) {
+                c.cancel();
+            }
+        });
         Self {
+            calls: Calls { server, current },
             desktop,
             pipeline,
             executor,
@@ -216,6 +236,26 @@ impl Hands {
             .ok_or_else(|| "the executor returned no result".into())
     }
 
+    /// A call begins: its action runs under `call`'s token (set when the client cancels the
+    /// request, or the server stops).
+    fn begin_call(&mut self, call: Cancel) {
+        if self.calls.server.is_cancelled() {
+            call.cancel();
+        }
+        if let Ok(mut c) = self.calls.current.lock() {
+            *c = Some(call.clone());
+        }
+        self.executor.set_cancel(call);
+    }
+
+    /// The call ended: back to the server's own token.
+    fn end_call(&mut self) {
+        if let Ok(mut c) = self.calls.current.lock() {
+            *c = None;
+        }
+        self.executor.set_cancel(self.calls.server.clone());
+    }
+
     pub fn is_dry_run(&self) -> bool {
         self.executor.is_dry_run()
     }
@@ -276,19 +316,35 @@ impl Desk {
         Ok(Desk { jobs })
     }
 
-    /// Runs `work` on the desktop's thread and waits for its answer.
+    /// Runs `work` on the desktop's thread and waits for its answer. When `cancelled`
+    /// completes first (the client cancelled the request), the call's token is set: the action
+    /// stops at its next look (every wait step of 50 ms, typed character and wheel notch) and
+    /// the answer comes then, so the next call is not held up.
     pub async fn run<T: Send + 'static>(
         &self,
         work: impl FnOnce(&mut Hands) -> Result<T, String> + Send + 'static,
+        cancelled: impl std::future::Future<Output = ()>,
     ) -> Result<T, String> {
-        let (tx, rx) = tokio::sync::oneshot::channel();
+        let (tx, mut rx) = tokio::sync::oneshot::channel();
+        let call = Cancel::new();
+        let token = call.clone();
         let job: Job = Box::new(move |h| {
-            let _ = tx.send(work(h));
+            h.begin_call(token);
+            let out = work(h);
+            h.end_call();
+            let _ = tx.send(out);
         });
         self.jobs
             .send(job)
             .map_err(|_| "the desktop thread has stopped".to_string())?;
-        rx.await
+        let answer = tokio::select! {
+            answer = &mut rx => answer,
+            () = cancelled => {
+                call.cancel();
+                rx.await
+            }
+        };
+        answer
             .map_err(|_| "the desktop thread failed during this call: see franz.log".to_string())?
     }
 }

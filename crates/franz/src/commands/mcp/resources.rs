@@ -111,8 +111,16 @@ pub fn read(runs_dir: &Path, uri: &str) -> Result<ReadResourceResponse, McpError
             (franz_core::report::build(&log), "text/html")
         }
         _ => (
-            std::fs::read_to_string(dir.join(TURNS_FILE)).map_err(|e| {
-                McpError::internal_error(format!("cannot read {name}'s turns: {e}"), None)
+            franz_core::files::read_text(
+                &dir.join(TURNS_FILE),
+                "one file of a run directory",
+                franz_core::files::RUN_FILE_CAP,
+            )
+            .map_err(|e| {
+                McpError::internal_error(
+                    format!("cannot read {name}'s turns: {}", e.problem()),
+                    None,
+                )
             })?,
             "application/jsonl",
         ),

@@ -113,7 +113,7 @@ pub struct DragArgs {
 pub struct ScrollArgs {
     /// up, down, left or right.
     pub direction: String,
-    /// How many wheel notches (default 3).
+    /// How many wheel notches, 1 to 100 (default 3).
     #[serde(default)]
     pub amount: Option<u32>,
     /// X to scroll at (omit x and y to scroll where the pointer is).
@@ -273,9 +273,11 @@ impl FranzMcp {
         }
     }
 
-    /// Runs `work` on the desktop's thread; `busy` while a task runs.
+    /// Runs `work` on the desktop's thread; `busy` while a task runs. The request's
+    /// cancellation (`ctx`) stops the action it runs (`Desk::run`).
     async fn with_hands<T: Send + 'static>(
         &self,
+        ctx: &RequestContext<RoleServer>,
         work: impl FnOnce(&mut Hands) -> Result<T, String> + Send + 'static,
     ) -> Result<T, String> {
         if let Some(id) = self.busy() {
@@ -283,7 +285,7 @@ impl FranzMcp {
                 "busy: franz is running task {id}; wait for it to finish or cancel it"
             ));
         }
-        self.shared.hands.run(work).await
+        self.shared.hands.run(work, ctx.ct.cancelled()).await
     }
 
     fn busy(&self) -> Option<String> {
@@ -293,6 +295,7 @@ impl FranzMcp {
     /// Builds an action from coordinates in the server's space and performs it.
     async fn act(
         &self,
+        ctx: &RequestContext<RoleServer>,
         points: Vec<(i64, i64)>,
         image_id: Option<String>,
         screenshot: bool,
@@ -300,7 +303,7 @@ impl FranzMcp {
     ) -> CallToolResult {
         let space = self.shared.space;
         let outcome = self
-            .with_hands(move |h| {
+            .with_hands(ctx, move |h| {
                 let norm = points
                     .iter()
                     .map(|&p| h.to_norm(space, p, image_id.as_deref()))
@@ -380,7 +383,12 @@ impl FranzMcp {
     async fn screenshot(&self, Parameters(Args(_)): Parameters<Args<ShotArgs>>) -> CallToolResult {
         let space = self.shared.space;
         // looking is harmless while a task runs: no busy check
-        match self.shared.hands.run(|h| h.screenshot()).await {
+        match self
+            .shared
+            .hands
+            .run(|h| h.screenshot(), std::future::pending())
+            .await
+        {
             Ok(shot) => CallToolResult::success(shot_blocks(&shot, space)),
             Err(e) => err(e),
         }
@@ -389,14 +397,18 @@ impl FranzMcp {
     #[tool(
         description = "Click at a point of the last screenshot (in the server's coordinate space), or where the pointer is if x and y are omitted. button: left/right/middle; count: 2 double-clicks, 3 triple-clicks. Returns the result and a fresh screenshot."
     )]
-    async fn click(&self, Parameters(Args(a)): Parameters<Args<ClickArgs>>) -> CallToolResult {
+    async fn click(
+        &self,
+        Parameters(Args(a)): Parameters<Args<ClickArgs>>,
+        ctx: RequestContext<RoleServer>,
+    ) -> CallToolResult {
         let points = match one_point(a.x, a.y) {
             Ok(p) => p,
             Err(e) => return err(e),
         };
         let button = a.button.unwrap_or_else(|| "left".into()).to_lowercase();
         let count = a.count.unwrap_or(1);
-        self.act(points, a.image_id, a.screenshot, move |p| {
+        self.act(&ctx, points, a.image_id, a.screenshot, move |p| {
             click_kind(&button, count, p)
         })
         .await
@@ -406,8 +418,12 @@ impl FranzMcp {
         name = "move",
         description = "Move the mouse pointer to a point (server's coordinate space) without clicking, e.g. to hover. Returns the result and a fresh screenshot."
     )]
-    async fn r#move(&self, Parameters(Args(a)): Parameters<Args<MoveArgs>>) -> CallToolResult {
-        self.act(vec![(a.x, a.y)], a.image_id, a.screenshot, |p| {
+    async fn r#move(
+        &self,
+        Parameters(Args(a)): Parameters<Args<MoveArgs>>,
+        ctx: RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        self.act(&ctx, vec![(a.x, a.y)], a.image_id, a.screenshot, |p| {
             Ok(ActionKind::Move {
                 x: Some(p[0].0),
                 y: Some(p[0].1),
@@ -419,9 +435,13 @@ impl FranzMcp {
     #[tool(
         description = "Drag with the left button from (x, y) to (x2, y2) (server's coordinate space): select text, move a window, a slider or a file. Returns the result and a fresh screenshot."
     )]
-    async fn drag(&self, Parameters(Args(a)): Parameters<Args<DragArgs>>) -> CallToolResult {
+    async fn drag(
+        &self,
+        Parameters(Args(a)): Parameters<Args<DragArgs>>,
+        ctx: RequestContext<RoleServer>,
+    ) -> CallToolResult {
         let points = vec![(a.x, a.y), (a.x2, a.y2)];
-        self.act(points, a.image_id, a.screenshot, |p| {
+        self.act(&ctx, points, a.image_id, a.screenshot, |p| {
             Ok(ActionKind::Drag {
                 x: Some(p[0].0),
                 y: Some(p[0].1),
@@ -433,9 +453,13 @@ impl FranzMcp {
     }
 
     #[tool(
-        description = "Scroll the mouse wheel: direction up/down/left/right, amount in notches (default 3), at (x, y) or where the pointer is. Returns the result and a fresh screenshot."
+        description = "Scroll the mouse wheel: direction up/down/left/right, amount in notches (1 to 100, default 3), at (x, y) or where the pointer is. Returns the result and a fresh screenshot."
     )]
-    async fn scroll(&self, Parameters(Args(a)): Parameters<Args<ScrollArgs>>) -> CallToolResult {
+    async fn scroll(
+        &self,
+        Parameters(Args(a)): Parameters<Args<ScrollArgs>>,
+        ctx: RequestContext<RoleServer>,
+    ) -> CallToolResult {
         let points = match one_point(a.x, a.y) {
             Ok(p) => p,
             Err(e) => return err(e),
@@ -451,7 +475,7 @@ impl FranzMcp {
                 }
             };
         let amount = a.amount.unwrap_or(3);
-        self.act(points, a.image_id, a.screenshot, move |p| {
+        self.act(&ctx, points, a.image_id, a.screenshot, move |p| {
             let (x, y) = at(p);
             Ok(ActionKind::Scroll {
                 x,
@@ -466,9 +490,13 @@ impl FranzMcp {
     #[tool(
         description = "Type text into the focused window exactly as given (any Unicode; use press_key for Enter, Tab or shortcuts). Returns the result and a fresh screenshot."
     )]
-    async fn type_text(&self, Parameters(Args(a)): Parameters<Args<TypeArgs>>) -> CallToolResult {
+    async fn type_text(
+        &self,
+        Parameters(Args(a)): Parameters<Args<TypeArgs>>,
+        ctx: RequestContext<RoleServer>,
+    ) -> CallToolResult {
         let text = a.text;
-        self.act(vec![], None, a.screenshot, move |_| {
+        self.act(&ctx, vec![], None, a.screenshot, move |_| {
             Ok(ActionKind::Type { text })
         })
         .await
@@ -477,9 +505,13 @@ impl FranzMcp {
     #[tool(
         description = "Press a key or a key combination, e.g. enter, escape, tab, ctrl+s, ctrl+shift+t, alt+tab, f5. Returns the result and a fresh screenshot."
     )]
-    async fn press_key(&self, Parameters(Args(a)): Parameters<Args<KeyArgs>>) -> CallToolResult {
+    async fn press_key(
+        &self,
+        Parameters(Args(a)): Parameters<Args<KeyArgs>>,
+        ctx: RequestContext<RoleServer>,
+    ) -> CallToolResult {
         let keys = a.keys;
-        self.act(vec![], None, a.screenshot, move |_| {
+        self.act(&ctx, vec![], None, a.screenshot, move |_| {
             Ok(ActionKind::Key { keys })
         })
         .await
@@ -488,12 +520,16 @@ impl FranzMcp {
     #[tool(
         description = "Wait a number of seconds (0 to 60) for the desktop to change (a page to load, an app to start), then return a fresh screenshot."
     )]
-    async fn wait(&self, Parameters(Args(a)): Parameters<Args<WaitArgs>>) -> CallToolResult {
+    async fn wait(
+        &self,
+        Parameters(Args(a)): Parameters<Args<WaitArgs>>,
+        ctx: RequestContext<RoleServer>,
+    ) -> CallToolResult {
         let seconds = a.seconds;
         if !(0.0..=60.0).contains(&seconds) {
             return err(format!("seconds {seconds} is out of range: 0 to 60"));
         }
-        self.act(vec![], None, a.screenshot, move |_| {
+        self.act(&ctx, vec![], None, a.screenshot, move |_| {
             Ok(ActionKind::Wait { seconds })
         })
         .await
@@ -505,8 +541,9 @@ impl FranzMcp {
     async fn list_windows(
         &self,
         Parameters(Args(_)): Parameters<Args<ShotArgs>>,
+        ctx: RequestContext<RoleServer>,
     ) -> CallToolResult {
-        self.act(vec![], None, false, |_| Ok(ActionKind::ListWindows))
+        self.act(&ctx, vec![], None, false, |_| Ok(ActionKind::ListWindows))
             .await
     }
 
@@ -516,9 +553,10 @@ impl FranzMcp {
     async fn focus_window(
         &self,
         Parameters(Args(a)): Parameters<Args<FocusArgs>>,
+        ctx: RequestContext<RoleServer>,
     ) -> CallToolResult {
         let window = a.window;
-        self.act(vec![], None, a.screenshot, move |_| {
+        self.act(&ctx, vec![], None, a.screenshot, move |_| {
             Ok(ActionKind::FocusWindow { window })
         })
         .await
@@ -533,7 +571,12 @@ impl FranzMcp {
     ) -> CallToolResult {
         let budget = Duration::from_millis(a.budget_ms.unwrap_or(150).min(5000));
         // looking is harmless while a task runs: no busy check
-        match self.shared.hands.run(move |h| h.elements(budget)).await {
+        match self
+            .shared
+            .hands
+            .run(move |h| h.elements(budget), std::future::pending())
+            .await
+        {
             Ok((marks, ms, truncated)) => {
                 let mut text = franz_core::grounding::request_text(&marks);
                 text.push_str(&format!(
@@ -566,7 +609,12 @@ impl FranzMcp {
         Parameters(Args(_)): Parameters<Args<ShotArgs>>,
     ) -> CallToolResult {
         let space = self.shared.space;
-        match self.shared.hands.run(move |h| h.cursor(space)).await {
+        match self
+            .shared
+            .hands
+            .run(move |h| h.cursor(space), std::future::pending())
+            .await
+        {
             Ok(v) => CallToolResult::success(vec![ContentBlock::text(v.to_string())]),
             Err(e) => err(e),
         }

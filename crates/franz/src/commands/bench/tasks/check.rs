@@ -53,13 +53,13 @@ fn check(c: &Checker, ctx: &Context) -> Result<(), String> {
     match c {
         Checker::File { path, expect: e } => {
             let p = (ctx.vars)(path);
-            let text =
-                std::fs::read_to_string(&p).map_err(|err| format!("cannot read {p}: {err}"))?;
+            let text = franz_core::files::read_settings(std::path::Path::new(&p))
+                .map_err(|err| err.to_string())?;
             expect(&format!("file {p}"), &text, e)
         }
         Checker::Stdout { index, expect: e } => {
             let p = ctx.work.join(format!("setup_{index}.out"));
-            let text = std::fs::read_to_string(&p).unwrap_or_default();
+            let text = franz_core::files::read_settings(&p).unwrap_or_default();
             expect(&format!("the output of setup command {index}"), &text, e)
         }
         Checker::Window {

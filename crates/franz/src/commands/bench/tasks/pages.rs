@@ -86,7 +86,9 @@ fn serve(stream: TcpStream, root: &Path, posted: &Path) {
         respond(&mut stream, "200 OK", "text/html", page.as_bytes());
         return;
     }
-    match file_for(root, path).and_then(|p| std::fs::read(p).ok()) {
+    let what = "a task's page";
+    let cap = franz_core::files::SETTINGS_CAP;
+    match file_for(root, path).and_then(|p| franz_core::files::read(&p, what, cap).ok()) {
         Some(body) => {
             let kind = if path.ends_with(".js") {
                 "text/javascript"
@@ -167,7 +169,7 @@ fn unescape(s: &str) -> String {
 
 /// The form of the last POST recorded in `posted`.
 pub fn last_form(posted: &Path) -> Option<BTreeMap<String, String>> {
-    let text = std::fs::read_to_string(posted).ok()?;
+    let text = franz_core::files::read_settings(posted).ok()?;
     let last = text.lines().rfind(|l| !l.trim().is_empty())?;
     let v: serde_json::Value = serde_json::from_str(last).ok()?;
     serde_json::from_value(v.get("form")?.clone()).ok()

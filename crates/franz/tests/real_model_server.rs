@@ -1,0 +1,458 @@
+//! End to end against a real model server: llama-cpp-python's server (llama.cpp) with Gemma 3
+//! 270M, Gemma 3's real chat template and a Gemma 3 image projector (`scripts/model-server.sh`).
+//! The model is tiny and its projector's weights are random, so its replies are noise: echoes
+//! of the prompt, prose, cut-offs. What is tested is franz against a real server and real
+//! garbage, never the model's words:
+//! - each strategy, streamed and not, runs 3 turns on a sandbox; the server refuses none of
+//!   franz's requests (its log: every chat request answered 200, no exception; franz's events:
+//!   no retry, no model error);
+//! - every turn's reply becomes actions franz can justify or errors sent back to the model
+//!   (the next turn's request carries each error's words);
+//! - no run ends "done" unless the reply said done; every executed pointer action's point is
+//!   two numbers the reply wrote;
+//! - `franz doctor` against it is all ok, the context length included.
+//!
+//! The server: `FRANZ_MODEL_SERVER_URL` and `FRANZ_MODEL_SERVER_LOG` (`.ci/run` starts one with
+//! the script), else the test starts one with the script when it is built (or when `CI` is
+//! set, building it). Without one, locally, the tests say so and pass; in CI they fail.
+//! `FRANZ_REAL_SERVER_STRATEGIES=tools,commander` runs only those strategies' cells.
+
+mod common;
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+/// The model id the script serves.
+const MODEL: &str = "gemma-3-270m";
+/// The tiny model writes until `max_tokens`: a short reply keeps a turn to seconds.
+const MAX_TOKENS: &str = "64";
+/// One cell's run, on a loaded machine.
+const RUN_TIMEOUT: Duration = Duration::from_secs(900);
+
+struct Server {
+    url: String,
+    log: PathBuf,
+}
+
+/// The real server, found or started once per test binary; `None` locally when none is built.
+fn server() -> Option<&'static Server> {
+    static SERVER: OnceLock<Option<Server>> = OnceLock::new();
+    let found = SERVER.get_or_init(find_or_start).as_ref();
+    if found.is_none() {
+        assert!(
+            std::env::var("CI").is_err(),
+            "CI must run these tests against the real model server: .ci/run starts it with scripts/model-server.sh"
+        );
+        eprintln!(
+            "SKIPPED: no real model server: run scripts/model-server.sh (builds llama.cpp once) or set FRANZ_MODEL_SERVER_URL"
+        );
+    }
+    found
+}
+
+fn find_or_start() -> Option<Server> {
+    if let (Ok(url), Ok(log)) = (
+        std::env::var("FRANZ_MODEL_SERVER_URL"),
+        std::env::var("FRANZ_MODEL_SERVER_LOG"),
+    ) {
+        return Some(Server {
+            url,
+            log: log.into(),
+        });
+    }
+    let cache = std::env::var("FRANZ_MODEL_CACHE").map_or_else(
+        |_| {
+            PathBuf::from(std::env::var("HOME").unwrap_or_default())
+                .join(".cache/franz/model-server")
+        },
+        PathBuf::from,
+    );
+    let built = cache.join("venv/.franz-installed").exists();
+    if !built && std::env::var("CI").is_err() {
+        return None;
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/model-server.sh");
+    let out = Command::new("bash")
+        .arg(script)
+        .args(["--parent", &std::process::id().to_string()])
+        .stderr(Stdio::inherit())
+        .output()
+        .expect("run scripts/model-server.sh");
+    assert!(out.status.success(), "scripts/model-server.sh failed");
+    let exports = String::from_utf8_lossy(&out.stdout);
+    let get = |key: &str| {
+        exports
+            .lines()
+            .find_map(|l| l.strip_prefix(&format!("export {key}=")))
+            .map(str::to_string)
+            .unwrap_or_else(|| panic!("the script printed no {key}: {exports}"))
+    };
+    Some(Server {
+        url: get("FRANZ_MODEL_SERVER_URL"),
+        log: get("FRANZ_MODEL_SERVER_LOG").into(),
+    })
+}
+
+/// One franz process at a time talks to the server, so that each one's lines of the server's
+/// log are its own (the server answers one request at a time anyway).
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn log_len(server: &Server) -> u64 {
+    std::fs::metadata(&server.log).map_or(0, |m| m.len())
+}
+
+/// The server's log from byte `from` on.
+fn log_since(server: &Server, from: u64) -> String {
+    let bytes = std::fs::read(&server.log).unwrap_or_default();
+    let from = usize::try_from(from).unwrap_or(usize::MAX).min(bytes.len());
+    String::from_utf8_lossy(&bytes[from..]).into_owned()
+}
+
+/// Runs franz with `args`, killing it after [`RUN_TIMEOUT`]; its exit code and output.
+fn franz(args: &[&str]) -> (Option<i32>, String) {
+    let child = Command::new(env!("CARGO_BIN_EXE_franz"))
+        .args(args)
+        .env_remove("FRANZ_LOG")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run franz");
+    let pid = child.id().to_string();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(child.wait_with_output());
+    });
+    let Ok(out) = rx.recv_timeout(RUN_TIMEOUT) else {
+        let _ = Command::new("kill").arg(&pid).status();
+        return (None, format!("franz did not finish within {RUN_TIMEOUT:?}"));
+    };
+    let out = out.expect("wait for franz");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.code(), text)
+}
+
+fn jsonl(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+/// What went wrong in one cell (empty: nothing).
+type Faults = Vec<String>;
+
+/// The chat requests' access-log lines of this stretch of the server's log, and the lines
+/// that tell of an exception.
+fn server_faults(log: &str, requests: usize) -> Faults {
+    let mut faults = Faults::new();
+    let chats: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("\"POST /v1/chat/completions"))
+        .collect();
+    for l in &chats {
+        if !l.trim_end().ends_with("200 OK") {
+            faults.push(format!("the server refused a request: {l}"));
+        }
+    }
+    if chats.len() != requests {
+        faults.push(format!(
+            "franz logged {requests} model requests, the server answered {}",
+            chats.len()
+        ));
+    }
+    for l in log
+        .lines()
+        .filter(|l| l.starts_with("Exception") || l.contains("Traceback"))
+    {
+        faults.push(format!("the server's log: {l}"));
+    }
+    faults
+}
+
+/// The raw reply of each turn's last model call (content and tool calls, as one text).
+fn raw_replies(exchange: &[Value]) -> std::collections::BTreeMap<u64, String> {
+    let mut out = std::collections::BTreeMap::new();
+    for r in exchange.iter().filter(|r| r.get("response").is_some()) {
+        let turn = r["turn"].as_u64().unwrap_or(0);
+        let resp = &r["response"];
+        let text = format!(
+            "{} {}",
+            resp["content"].as_str().unwrap_or(""),
+            resp["tool_calls"]
+        );
+        out.insert(turn, text);
+    }
+    out
+}
+
+/// Every string in `v`, one per line: what a request says, whatever its shape.
+fn texts(v: &Value, out: &mut String) {
+    match v {
+        Value::String(t) => {
+            out.push_str(t);
+            out.push('\n');
+        }
+        Value::Array(a) => a.iter().for_each(|x| texts(x, out)),
+        Value::Object(o) => o.values().for_each(|x| texts(x, out)),
+        _ => {}
+    }
+}
+
+/// What the requests of each turn said, as text.
+fn requests_by_turn(exchange: &[Value]) -> std::collections::BTreeMap<u64, String> {
+    let mut out = std::collections::BTreeMap::<u64, String>::new();
+    for r in exchange.iter().filter(|r| r.get("request").is_some()) {
+        texts(
+            &r["request"],
+            out.entry(r["turn"].as_u64().unwrap_or(0)).or_default(),
+        );
+    }
+    out
+}
+
+const POINTER: &[&str] = &[
+    "click",
+    "right_click",
+    "middle_click",
+    "double_click",
+    "triple_click",
+    "move",
+    "mouse_down",
+    "mouse_up",
+    "long_press",
+    "drag",
+    "scroll",
+];
+
+/// Whether `n` stands in `text` as a number of its own (not inside a longer one).
+fn has_number(text: &str, n: i64) -> bool {
+    let needle = n.to_string();
+    text.match_indices(&needle).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + needle.len()..].chars().next();
+        !before.is_some_and(|c| c.is_ascii_digit() || c == '.')
+            && !after.is_some_and(|c| c.is_ascii_digit())
+    })
+}
+
+/// Every executed pointer action's point is two numbers of its turn's reply.
+fn point_faults(events: &[Value], replies: &std::collections::BTreeMap<u64, String>) -> Faults {
+    let mut faults = Faults::new();
+    for e in events.iter().filter(|e| e["event"] == "action_result") {
+        let a = &e["action"];
+        let kind = a["type"].as_str().unwrap_or("");
+        if !POINTER.contains(&kind) {
+            continue;
+        }
+        let turn = e["turn"].as_u64().unwrap_or(0);
+        let reply = replies.get(&turn).map_or("", String::as_str);
+        match (a["x"].as_i64(), a["y"].as_i64()) {
+            (Some(x), Some(y)) if has_number(reply, x) && has_number(reply, y) => {}
+            _ => faults.push(format!(
+                "turn {turn}: franz performed {a} at a point the reply did not write: {reply:?}"
+            )),
+        }
+    }
+    faults
+}
+
+/// Every turn's reply became actions or errors, and the errors went back to the model in the
+/// next turn's request; "done" only from a reply that said so.
+fn reading_faults(
+    events: &[Value],
+    replies: &std::collections::BTreeMap<u64, String>,
+    requests: &std::collections::BTreeMap<u64, String>,
+) -> Faults {
+    let mut faults = Faults::new();
+    let last_turn = requests.keys().copied().max().unwrap_or(0);
+    // each turn's own reply is its last (the commander's leader is asked before it)
+    let mut turn_replies = std::collections::BTreeMap::new();
+    for e in events.iter().filter(|e| e["event"] == "model_reply") {
+        turn_replies.insert(e["turn"].as_u64().unwrap_or(0), e);
+    }
+    for (turn, e) in turn_replies {
+        let acted = e["actions"].as_array().is_some_and(|a| !a.is_empty());
+        let told: Vec<&str> = events
+            .iter()
+            .filter(|x| x["event"] == "error" && x["turn"] == e["turn"])
+            .filter_map(|x| x["message"].as_str()?.strip_prefix("reply: "))
+            .collect();
+        if !acted && told.is_empty() {
+            faults.push(format!(
+                "turn {turn}: a reply with no action and no error: {e}"
+            ));
+        }
+        if turn == last_turn {
+            continue;
+        }
+        let next = requests.get(&(turn + 1)).map_or("", String::as_str);
+        for error in told {
+            let head: String = error.chars().take(40).collect();
+            if !next.contains(&head) {
+                faults.push(format!(
+                    "turn {turn}: the error {error:?} was not sent back to the model"
+                ));
+            }
+        }
+    }
+    let finished = events.iter().find(|e| e["event"] == "run_finished");
+    if let Some(f) = finished.filter(|f| f["outcome"] == "done") {
+        let turn = f["turn"].as_u64().unwrap_or(0);
+        let reply = replies
+            .get(&turn)
+            .map_or(String::new(), |r| r.to_lowercase());
+        if !reply.contains("done") && !reply.contains("report_completion") {
+            faults.push(format!(
+                "the run ended done on a reply that did not say so: {reply:?}"
+            ));
+        }
+    }
+    faults
+}
+
+/// How the run ended: 3 turns, or fewer by a terminal action it read or a policy refusal.
+fn ending_faults(events: &[Value], code: Option<i32>, text: &str) -> Faults {
+    let Some(f) = events.iter().find(|e| e["event"] == "run_finished") else {
+        return vec![format!("no run_finished (exit {code:?}): {text}")];
+    };
+    let turns = f["turns"].as_u64().unwrap_or(0);
+    let reason = f["reason"].as_str().unwrap_or("");
+    let ended_by_reading = reason.starts_with("done:")
+        || reason.starts_with("the model gave up")
+        || reason.starts_with("the model handed back")
+        || reason.contains("safety policy");
+    if turns == 3 && reason.contains("--max-steps 3") || ended_by_reading && turns <= 3 {
+        return Faults::new();
+    }
+    vec![format!("the run ended after {turns} turn(s): {reason}")]
+}
+
+/// Every model request went through at its first attempt (a model error that ended the run
+/// is an ending [`ending_faults`] does not accept).
+fn model_faults(events: &[Value]) -> Faults {
+    events
+        .iter()
+        .filter(|e| e["event"] == "model_request" && e["attempt"].as_u64() != Some(1))
+        .map(|e| format!("a retry: {e}"))
+        .collect()
+}
+
+/// One strategy, streamed or not, for 3 turns; what went wrong.
+fn cell(server: &Server, strategy: &str, stream: bool) -> Faults {
+    let runs = tempfile::tempdir().unwrap();
+    let scenario = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/xterm-type.toml");
+    let mut args = vec![
+        "--sandbox=640x480",
+        "run",
+        "--scenario",
+        scenario.to_str().unwrap(),
+        "--strategy",
+        strategy,
+        "--api-url",
+        &server.url,
+        "--model",
+        MODEL,
+        "--max-steps",
+        "3",
+        "--max-tokens",
+        MAX_TOKENS,
+        "--leader-max-tokens",
+        MAX_TOKENS,
+        "--operator-max-tokens",
+        MAX_TOKENS,
+        "--step-delay",
+        "0",
+        "--motion",
+        "fast",
+        "--no-failsafe",
+        "--runs-dir",
+        runs.path().to_str().unwrap(),
+    ];
+    if stream {
+        args.push("--stream");
+    }
+    let from = log_len(server);
+    let (code, text) = franz(&args);
+    let dir = runs.path().join("run_0001");
+    let events = jsonl(&dir.join("events.jsonl"));
+    let exchange = jsonl(&dir.join("exchange.jsonl"));
+    let replies = raw_replies(&exchange);
+    let requests = requests_by_turn(&exchange);
+    let asked = events
+        .iter()
+        .filter(|e| e["event"] == "model_request")
+        .count();
+    let mut faults = ending_faults(&events, code, &text);
+    faults.extend(model_faults(&events));
+    faults.extend(server_faults(&log_since(server, from), asked));
+    faults.extend(reading_faults(&events, &replies, &requests));
+    faults.extend(point_faults(&events, &replies));
+    let stream = if stream { " --stream" } else { "" };
+    faults
+        .into_iter()
+        .map(|f| format!("--strategy {strategy}{stream}: {f}"))
+        .collect()
+}
+
+#[test]
+fn every_strategy_streamed_and_not_runs_three_turns_on_the_real_server_without_a_refusal() {
+    let Some(server) = server() else { return };
+    let _one = one_at_a_time();
+    let mut faults = Faults::new();
+    // FRANZ_REAL_SERVER_STRATEGIES=tools,commander runs only those (while working on one)
+    let only = std::env::var("FRANZ_REAL_SERVER_STRATEGIES").unwrap_or_default();
+    let chosen = franz_core::strategy::StrategyName::NAMES
+        .into_iter()
+        .filter(|s| only.is_empty() || only.split(',').any(|o| o.trim() == *s));
+    for strategy in chosen {
+        for stream in [false, true] {
+            let started = Instant::now();
+            let found = cell(server, strategy, stream);
+            eprintln!(
+                "{strategy} stream={stream}: {} fault(s) in {:.0} s",
+                found.len(),
+                started.elapsed().as_secs_f64()
+            );
+            faults.extend(found);
+        }
+    }
+    assert!(faults.is_empty(), "{}", faults.join("\n"));
+}
+
+#[test]
+fn doctor_against_the_real_server_is_all_ok_and_names_its_context_length() {
+    let Some(server) = server() else { return };
+    let _one = one_at_a_time();
+    let (code, text) = franz(&[
+        "--sandbox=640x480",
+        "doctor",
+        "--api-url",
+        &server.url,
+        "--model",
+        MODEL,
+    ]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(!text.contains("FAIL"), "{text}");
+    assert!(text.contains("ok   image request"), "{text}");
+    let ctx = std::env::var("FRANZ_MODEL_SERVER_CTX").unwrap_or_else(|_| "4096".into());
+    assert!(
+        text.contains(&format!(
+            "ok   context: {ctx} tokens (llama-cpp-python's refusal"
+        )),
+        "{text}"
+    );
+    assert!(text.contains("checks passed"), "{text}");
+}
