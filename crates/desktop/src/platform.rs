@@ -61,6 +61,15 @@ pub fn env_display() -> Option<String> {
         .filter(|d| !d.is_empty())
 }
 
+/// Whether franz runs inside a Wayland session (`WAYLAND_DISPLAY` set and not empty, or
+/// `XDG_SESSION_TYPE=wayland`) on a system with X11, where it then works through XWayland only.
+/// Always `false` elsewhere (Wine passes the host's environment on).
+pub fn wayland_session() -> bool {
+    HAS_X11
+        && (std::env::var_os("WAYLAND_DISPLAY").is_some_and(|v| !v.is_empty())
+            || std::env::var("XDG_SESSION_TYPE").is_ok_and(|t| t.eq_ignore_ascii_case("wayland")))
+}
+
 /// Opens the desktop of this OS. It can move to another thread (a session's engine runs on its
 /// own): each opens its own display connection.
 pub fn open(options: &DesktopOptions) -> Result<Box<dyn Desktop + Send>, DesktopError> {

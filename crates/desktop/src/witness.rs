@@ -57,4 +57,3 @@ pub mod state {
     pub const CONTROL: u16 = 4;
     pub const MOD1_ALT: u16 = 8;
 }
-

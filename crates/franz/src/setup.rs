@@ -91,18 +91,6 @@ impl Session {
     }
 }
 
-/// Whether the environment variable `name` is set and not empty.
-fn env_set(name: &str) -> bool {
-    std::env::var_os(name).is_some_and(|v| !v.is_empty())
-}
-
-/// Whether franz runs inside a Wayland session (`WAYLAND_DISPLAY` set, or
-/// `XDG_SESSION_TYPE=wayland`).
-pub fn wayland_session() -> bool {
-    env_set("WAYLAND_DISPLAY")
-        || std::env::var("XDG_SESSION_TYPE").is_ok_and(|t| t.eq_ignore_ascii_case("wayland"))
-}
-
 /// What works on a Wayland session that has an X display (XWayland), and what to do.
 pub const XWAYLAND_NOTE: &str = "this is a Wayland session: franz captures and drives it through XWayland, so it sees and controls only XWayland (X11) applications; native Wayland windows are not in its screenshots and get none of its input. Start the application under XWayland (e.g. GDK_BACKEND=x11, QT_QPA_PLATFORM=xcb), log in to an X11 session, or pass --sandbox to work on a private desktop";
 
@@ -111,15 +99,20 @@ static WAYLAND_NOTED: AtomicBool = AtomicBool::new(false);
 /// The XWayland note, once per process: `Some` the first time on a Wayland session with an X
 /// display and no `--sandbox`, for the caller to show.
 pub fn take_wayland_note(g: &GlobalArgs) -> Option<&'static str> {
-    let applies = g.sandbox.is_none() && env_set("DISPLAY") && wayland_session();
+    let applies = g.sandbox.is_none()
+        && franz_desktop::env_display().is_some()
+        && franz_desktop::wayland_session();
     (applies && !WAYLAND_NOTED.swap(true, Ordering::SeqCst)).then_some(XWAYLAND_NOTE)
 }
 
 /// A desktop that cannot be opened, said the way the session needs: on Wayland, what works
 /// there (XWayland applications, or `--sandbox`) instead of a bare connection error.
 fn desktop_error(g: &GlobalArgs, e: franz_desktop::DesktopError) -> anyhow::Error {
-    let has_display = env_set("DISPLAY");
-    let msg = match (g.sandbox.is_none() && wayland_session(), has_display) {
+    let has_display = franz_desktop::env_display().is_some();
+    let msg = match (
+        g.sandbox.is_none() && franz_desktop::wayland_session(),
+        has_display,
+    ) {
         (true, false) => franz_desktop::DesktopError::WaylandOnly.to_string(),
         (true, true) => format!(
             "{e}. This is a Wayland session: franz works only with XWayland applications (is XWayland running on that DISPLAY?), or pass --sandbox to work on a private desktop"
@@ -238,7 +231,7 @@ fn start_sandbox(g: &GlobalArgs) -> anyhow::Result<Option<Sandbox>> {
 /// The `--launch` programs started on the user's own display.
 fn launch_on_own_display(g: &GlobalArgs) -> anyhow::Result<Programs> {
     let display = franz_desktop::env_display().ok_or_else(|| {
-        let msg = if wayland_session() {
+        let msg = if franz_desktop::wayland_session() {
             franz_desktop::DesktopError::WaylandOnly.to_string()
         } else {
             "--launch needs a display: set DISPLAY or add --sandbox".into()

@@ -110,10 +110,10 @@ mod no_backend {
 
     /// No stop signals on a system that is neither Unix nor Windows.
     #[cfg(not(unix))]
-    pub fn listen_for_stop(
-        on_stop: fn(crate::platform::StopSignal),
-    ) -> Result<(), DesktopError> {
+    pub fn listen_for_stop(on_stop: fn(crate::platform::StopSignal)) -> Result<(), DesktopError> {
         let _ = on_stop;
-        Err(DesktopError::Unsupported("stop signals on this system".into()))
+        Err(DesktopError::Unsupported(
+            "stop signals on this system".into(),
+        ))
     }
 }

@@ -91,7 +91,7 @@ fn desktop_checks(g: &GlobalArgs) -> Vec<Check> {
         Err(e) => {
             let fix = if g.sandbox.is_some() {
                 "install Xvfb (apt-get install xvfb), or drop --sandbox to use your display"
-            } else if setup::wayland_session() {
+            } else if franz_desktop::wayland_session() {
                 "on Wayland franz works with XWayland applications only: set DISPLAY to XWayland's display (e.g. DISPLAY=:0), or pass --sandbox to work on a private Xvfb desktop"
             } else {
                 "set DISPLAY to a running X server, or pass --sandbox to run on a virtual one"
@@ -180,7 +180,8 @@ fn calibration_check(session: &mut setup::Session, g: &GlobalArgs) -> Check {
 
 /// A pass that says `name` is not checked, on a system without the X11 witness window.
 fn not_checked_here(name: &'static str) -> Option<Check> {
-    (!franz_desktop::HAS_X11).then(|| Check::pass(name, "not checked on this OS (no witness window)"))
+    (!franz_desktop::HAS_X11)
+        .then(|| Check::pass(name, "not checked on this OS (no witness window)"))
 }
 
 fn capture_path(describe: &str) -> &str {
