@@ -25,6 +25,9 @@ pub enum DesktopError {
     Sandbox(String),
     #[error("{0} is not supported")]
     Unsupported(String),
+    /// One of the X11 tools (the sandbox, the X11 witness window, ...) on a system without X11.
+    #[error("{0} needs Linux with X11")]
+    NeedsX11(String),
     #[error("X11 protocol error: {0}")]
     X11(String),
     #[error(transparent)]

@@ -34,6 +34,21 @@ impl Frame {
         }
     }
 
+    /// A frame from tightly packed RGBA rows (what xcap hands out), swapped to BGRA in place
+    /// with A set to 255.
+    pub fn from_rgba(width: u32, height: u32, mut data: Vec<u8>) -> Frame {
+        for px in data.chunks_exact_mut(4) {
+            px.swap(0, 2);
+            px[3] = 255;
+        }
+        Frame {
+            width,
+            height,
+            stride: width as usize * 4,
+            data,
+        }
+    }
+
     /// The frame as a [`FrameView`].
     pub fn view(&self) -> FrameView<'_> {
         FrameView {
@@ -158,6 +173,13 @@ mod tests {
         let v = f.view();
         assert_eq!((v.width, v.height, v.stride), (1, 2, 4));
         assert_eq!(v.data, &f.data[..]);
+    }
+
+    #[test]
+    fn from_rgba_swaps_to_opaque_bgra() {
+        let f = Frame::from_rgba(2, 1, vec![1, 2, 3, 4, 5, 6, 7, 0]);
+        assert_eq!((f.width, f.height, f.stride), (2, 1, 8));
+        assert_eq!(f.data, [3, 2, 1, 255, 7, 6, 5, 255]);
     }
 
     #[test]

@@ -1,51 +1,61 @@
 //! The OS boundary of franz: everything that touches a real screen, mouse or keyboard.
 //!
-//! One trait, [`Desktop`], with one backend per OS:
-//! - Linux/X11 (`x11`): capture through x11rb + MIT-SHM (plain GetImage where SHM is missing),
-//!   monitors through RandR, the cursor through XFixes; input through enigo (XTest).
-//! - Windows and macOS (`xcap_backend`): capture through xcap; input through enigo.
+//! One public API, one folder per OS, picked in `platform.rs` (the only file besides the `mod`
+//! lines below that names an OS), as enigo and xcap do:
+//! - `x11/`: Linux/X11. Capture through x11rb + MIT-SHM (plain GetImage where SHM is missing),
+//!   monitors through RandR, the cursor through XFixes; input through enigo (XTest) with exact
+//!   Unicode typing; the window tools; elements through AT-SPI2; and the X11 tools that work on
+//!   a display by name: the Xvfb [`sandbox`], the [`witness`] window, [`wm`], [`held`] and
+//!   [`top_windows`].
+//! - `windows/`: Win32. Capture through xcap (GDI); input through enigo (`SendInput`) with
+//!   presses that carry their point; the cursor, DPI awareness, the window tools, elements
+//!   through UI Automation (Win32 controls where it gives nothing) and the press witness.
+//! - `macos/`: capture through xcap, input through enigo; no window tools or elements yet.
+//! - `unix/`: what every Unix shares: the stop signals.
+//! - `unsupported/`: what a system lacks, with the same API: every call is an error that says
+//!   what is missing (the X11 tools off Linux; everything on a system with no backend).
 //!
-//! Everything here speaks screen pixels. Normalized 0..1000 coordinates live in `franz-core`.
-//! The Xvfb [`sandbox`] and the X11 [`witness`] window are here too: they are library code
-//! because `franz demo` and `franz doctor` use them, and tests use the same code.
+//! The top level is OS-free: the traits, pixel types, frames, errors, the fake desktop, enigo's
+//! names for keys, and the public face of each OS part. Everything here speaks screen pixels;
+//! normalized 0..1000 coordinates live in `franz-core`. The sandbox and the witness are library
+//! code because `franz demo`, `franz doctor` and `franz calibrate` use them, and tests use the
+//! same code.
 
 // Library code never unwraps what a user or a model can influence; tests may.
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
 pub mod elements;
+mod enigo_keys;
 mod error;
 pub mod fake;
 mod frame;
-mod input;
+pub mod held;
+mod platform;
+pub mod sandbox;
+mod top_windows;
 mod types;
 mod window;
-
-#[cfg(target_os = "linux")]
-pub mod held;
-#[cfg(target_os = "linux")]
-pub mod sandbox;
-#[cfg(windows)]
-pub mod win32;
-#[cfg(windows)]
-mod win_windows;
-#[cfg(windows)]
-pub mod win_witness;
-#[cfg(target_os = "linux")]
-pub mod windows;
-#[cfg(target_os = "linux")]
 pub mod witness;
-#[cfg(target_os = "linux")]
 pub mod wm;
+
+#[cfg(target_os = "macos")]
+mod macos;
+#[cfg(unix)]
+mod unix;
+#[cfg(not(target_os = "linux"))]
+mod unsupported;
+#[cfg(windows)]
+mod windows;
 #[cfg(target_os = "linux")]
 pub mod x11;
-#[cfg(target_os = "linux")]
-mod x11_keyboard;
-#[cfg(any(windows, target_os = "macos"))]
-mod xcap_backend;
 
 pub use error::DesktopError;
 pub use frame::{CursorImage, Frame, FrameView};
-pub use input::EnigoInput;
+pub use platform::{
+    EnigoInput, HAS_X11, StopSignal, env_display, listen_for_stop, needs_x11, open,
+    prepare_process, wayland_session,
+};
+pub use top_windows::{TopWindow, top_windows};
 pub use types::{
     Button, Key, NamedKey, PixelPoint, PixelRect, PointedWindow, Press, ScrollDirection,
 };
@@ -67,6 +77,21 @@ pub struct Monitor {
     pub name: String,
     pub rect: PixelRect,
     pub primary: bool,
+}
+
+/// The index of the monitor to use: `requested`, else the primary, else the first.
+pub(crate) fn select_monitor(
+    monitors: &[Monitor],
+    requested: Option<usize>,
+) -> Result<usize, DesktopError> {
+    match requested {
+        Some(i) if i < monitors.len() => Ok(i),
+        Some(i) => Err(DesktopError::NoSuchMonitor {
+            requested: i,
+            count: monitors.len(),
+        }),
+        None => Ok(monitors.iter().position(|m| m.primary).unwrap_or(0)),
+    }
 }
 
 /// Capture and input for one monitor of one desktop.
@@ -130,22 +155,4 @@ pub trait Input {
     fn text(&mut self, text: &str) -> Result<(), DesktopError>;
     /// Returns once the OS has taken every event sent so far.
     fn sync(&mut self) -> Result<(), DesktopError>;
-}
-
-/// Opens the desktop of this OS. It can move to another thread (a session's engine runs on its
-/// own): each opens its own display connection.
-pub fn open(options: &DesktopOptions) -> Result<Box<dyn Desktop + Send>, DesktopError> {
-    #[cfg(target_os = "linux")]
-    {
-        Ok(Box::new(x11::X11Desktop::open(options)?))
-    }
-    #[cfg(any(windows, target_os = "macos"))]
-    {
-        Ok(Box::new(xcap_backend::XcapDesktop::open(options)?))
-    }
-    #[cfg(not(any(target_os = "linux", windows, target_os = "macos")))]
-    {
-        let _ = options;
-        Err(DesktopError::Unsupported("this operating system".into()))
-    }
 }

@@ -1,6 +1,6 @@
 //! Top-level windows as the window tools see them (`list_windows`, `focus_window`).
 //!
-//! The X11 implementation is `x11/windows.rs`, the Windows one `win_windows.rs`; other
+//! The X11 implementation is `x11/window_tools.rs`, the Windows one `windows/window_tools.rs`; other
 //! backends answer "not supported" through the [`crate::Desktop`] trait's defaults.
 
 use crate::PixelRect;

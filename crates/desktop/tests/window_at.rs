@@ -1,4 +1,4 @@
-//! The window under a point (`Desktop::window_at`, crates/desktop/src/x11/window.rs) on a
+//! The window under a point (`Desktop::window_at`, crates/desktop/src/x11/window_at.rs) on a
 //! private Xvfb without a window manager: an xterm's WM_CLASS and title where it is, nothing
 //! over the bare root.
 

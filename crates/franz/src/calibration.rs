@@ -153,53 +153,20 @@ fn refusal(r: &ActionResult) -> Option<String> {
 /// it sent): where the left presses arrived (in order), and the monitor's DPI where the OS
 /// tells it.
 mod witness {
+    use franz_desktop::witness::PressWitness;
     use franz_desktop::{PixelPoint, PixelRect};
     use std::time::Duration;
 
     const WAIT: Duration = Duration::from_secs(10);
 
-    #[cfg(target_os = "linux")]
     pub fn click_and_watch(
         display: Option<&str>,
         rect: PixelRect,
         click: impl FnOnce() -> anyhow::Result<usize>,
     ) -> anyhow::Result<(Vec<PixelPoint>, Option<u32>)> {
-        use franz_desktop::witness::{Witness, WitnessEvent, WitnessKind};
-        let display = display.ok_or_else(|| {
-            anyhow::anyhow!("no X display to calibrate: set DISPLAY or pass --sandbox")
-        })?;
-        let witness = Witness::open(display, rect)?;
+        let witness = PressWitness::open(display, rect)?;
         let n = click()?;
-        let presses = |ev: &[WitnessEvent]| {
-            ev.iter()
-                .filter(|e| e.is(WitnessKind::ButtonPress))
-                .map(|e| e.at)
-                .collect::<Vec<_>>()
-        };
-        let (_, events) = witness.wait_for(|ev| presses(ev).len() >= n, WAIT);
-        Ok((presses(&events), None))
-    }
-
-    #[cfg(windows)]
-    pub fn click_and_watch(
-        _display: Option<&str>,
-        rect: PixelRect,
-        click: impl FnOnce() -> anyhow::Result<usize>,
-    ) -> anyhow::Result<(Vec<PixelPoint>, Option<u32>)> {
-        let witness = franz_desktop::win_witness::WinWitness::open(rect)?;
-        let n = click()?;
-        Ok((witness.wait_presses(n, WAIT), Some(witness.dpi())))
-    }
-
-    #[cfg(not(any(target_os = "linux", windows)))]
-    pub fn click_and_watch(
-        _display: Option<&str>,
-        _rect: PixelRect,
-        _click: impl FnOnce() -> anyhow::Result<usize>,
-    ) -> anyhow::Result<(Vec<PixelPoint>, Option<u32>)> {
-        anyhow::bail!(
-            "franz calibrate needs a witness window, which exists on X11 and Windows only"
-        )
+        Ok((witness.wait_presses(n, WAIT), witness.dpi()))
     }
 }
 

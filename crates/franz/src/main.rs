@@ -24,9 +24,9 @@ use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    // Physical pixels everywhere: before any window, monitor or coordinate is looked at.
-    #[cfg(windows)]
-    franz_desktop::win32::set_dpi_awareness();
+    // Physical pixels everywhere (Windows' DPI awareness): before any window, monitor or
+    // coordinate is looked at.
+    franz_desktop::prepare_process();
     let cli = match cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

@@ -5,15 +5,12 @@
 use crate::cli::GlobalArgs;
 use crate::exit::{self, Exit};
 use crate::terminal::errln;
-#[cfg(target_os = "linux")]
 use anyhow::Context;
 use franz_core::cancel::Cancel;
-use franz_desktop::{Desktop, DesktopOptions};
+use franz_desktop::sandbox::{Programs, Sandbox, SandboxOptions};
+use franz_desktop::{Desktop, DesktopOptions, StopSignal};
 use std::sync::LazyLock;
 use std::sync::atomic::{AtomicBool, Ordering};
-
-#[cfg(target_os = "linux")]
-use franz_desktop::sandbox::{Programs, Sandbox, SandboxOptions};
 
 static INTERRUPTED: LazyLock<Cancel> = LazyLock::new(Cancel::new);
 
@@ -27,56 +24,19 @@ pub fn interrupt_flag() -> Cancel {
 /// token for that signal, which stops a run at once (every sleep, action pause and model call
 /// wakes on it); a second one exits at once (children die with us through PDEATHSIG).
 pub fn install_interrupt_handler() {
-    #[cfg(unix)]
-    let installed = listen_for_signals();
-    #[cfg(not(unix))]
-    let installed = ctrlc::set_handler(|| stop_for("Ctrl+C", "Ctrl+C")).map_err(|e| e.to_string());
-    if let Err(e) = installed {
+    if let Err(e) = franz_desktop::listen_for_stop(stop_for) {
         tracing::warn!("cannot install the signal handlers: {e}");
     }
 }
 
-/// A stop for signal `name` (`how`: how a person sends it again).
-fn stop_for(name: &str, how: &str) {
+/// A stop for `signal` (its `again`: how a person sends it again).
+fn stop_for(signal: StopSignal) {
+    let StopSignal { name, again } = signal;
     if INTERRUPTED.cancel_again(name) {
         errln!("franz: {name} again, exiting now");
         std::process::exit(exit::INTERRUPTED as i32);
     }
-    errln!("franz: {name}: stopping now ({how} again to exit at once)");
-}
-
-/// Listens for SIGINT, SIGTERM and SIGHUP on a thread of its own (tokio's handlers: unlike
-/// the `ctrlc` crate's, they say which signal came).
-#[cfg(unix)]
-fn listen_for_signals() -> Result<(), String> {
-    use tokio::signal::unix::{SignalKind, signal};
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_io()
-        .build()
-        .map_err(|e| e.to_string())?;
-    // registered here, before the command runs, so that no signal is missed
-    let listen = |kind| {
-        rt.block_on(async { signal(kind) })
-            .map_err(|e| e.to_string())
-    };
-    let mut int = listen(SignalKind::interrupt())?;
-    let mut term = listen(SignalKind::terminate())?;
-    let mut hup = listen(SignalKind::hangup())?;
-    std::thread::Builder::new()
-        .name("franz-signals".into())
-        .spawn(move || {
-            rt.block_on(async move {
-                loop {
-                    tokio::select! {
-                        _ = int.recv() => stop_for("SIGINT", "Ctrl+C"),
-                        _ = term.recv() => stop_for("SIGTERM", "send it"),
-                        _ = hup.recv() => stop_for("SIGHUP", "send it"),
-                    }
-                }
-            })
-        })
-        .map(drop)
-        .map_err(|e| e.to_string())
+    errln!("franz: {name}: stopping now ({again} again to exit at once)");
 }
 
 /// Whether a signal came.
@@ -98,13 +58,10 @@ pub fn interrupted_error() -> anyhow::Error {
 #[allow(dead_code)] // fields are held for their Drop; `display` is for later commands
 pub struct Session {
     pub desktop: Box<dyn Desktop + Send>,
-    /// The X display the desktop is on, as read at open.
-    #[cfg(target_os = "linux")]
+    /// The X display the desktop is on, as read at open (`None` off X11).
     display: Option<String>,
     /// Programs `--launch` started on the user's own display (no sandbox).
-    #[cfg(target_os = "linux")]
     pub programs: Option<Programs>,
-    #[cfg(target_os = "linux")]
     pub sandbox: Option<Sandbox>,
 }
 
@@ -112,9 +69,7 @@ pub struct Session {
 /// launched programs (stopped when this drops).
 #[allow(dead_code)] // held for its Drop
 pub struct Keep {
-    #[cfg(target_os = "linux")]
     programs: Option<Programs>,
-    #[cfg(target_os = "linux")]
     sandbox: Option<Sandbox>,
 }
 
@@ -122,40 +77,18 @@ pub struct Keep {
 impl Session {
     /// The desktop, to move to an engine, and what must outlive it.
     pub fn into_parts(self) -> (Box<dyn Desktop + Send>, Keep) {
-        #[cfg(target_os = "linux")]
         let keep = Keep {
             programs: self.programs,
             sandbox: self.sandbox,
         };
-        #[cfg(not(target_os = "linux"))]
-        let keep = Keep {};
         (self.desktop, keep)
     }
 
     /// The X display in use, for programs a command starts itself (pass it in the child's
     /// environment: franz's own `DISPLAY` may name another display).
     pub fn display(&self) -> Option<String> {
-        #[cfg(target_os = "linux")]
-        {
-            self.display.clone()
-        }
-        #[cfg(not(target_os = "linux"))]
-        {
-            None
-        }
+        self.display.clone()
     }
-}
-
-/// Whether the environment variable `name` is set and not empty.
-fn env_set(name: &str) -> bool {
-    std::env::var_os(name).is_some_and(|v| !v.is_empty())
-}
-
-/// Whether franz runs inside a Wayland session (`WAYLAND_DISPLAY` set, or
-/// `XDG_SESSION_TYPE=wayland`).
-pub fn wayland_session() -> bool {
-    env_set("WAYLAND_DISPLAY")
-        || std::env::var("XDG_SESSION_TYPE").is_ok_and(|t| t.eq_ignore_ascii_case("wayland"))
 }
 
 /// What works on a Wayland session that has an X display (XWayland), and what to do.
@@ -166,15 +99,20 @@ static WAYLAND_NOTED: AtomicBool = AtomicBool::new(false);
 /// The XWayland note, once per process: `Some` the first time on a Wayland session with an X
 /// display and no `--sandbox`, for the caller to show.
 pub fn take_wayland_note(g: &GlobalArgs) -> Option<&'static str> {
-    let applies = g.sandbox.is_none() && env_set("DISPLAY") && wayland_session();
+    let applies = g.sandbox.is_none()
+        && franz_desktop::env_display().is_some()
+        && franz_desktop::wayland_session();
     (applies && !WAYLAND_NOTED.swap(true, Ordering::SeqCst)).then_some(XWAYLAND_NOTE)
 }
 
 /// A desktop that cannot be opened, said the way the session needs: on Wayland, what works
 /// there (XWayland applications, or `--sandbox`) instead of a bare connection error.
 fn desktop_error(g: &GlobalArgs, e: franz_desktop::DesktopError) -> anyhow::Error {
-    let has_display = env_set("DISPLAY");
-    let msg = match (g.sandbox.is_none() && wayland_session(), has_display) {
+    let has_display = franz_desktop::env_display().is_some();
+    let msg = match (
+        g.sandbox.is_none() && franz_desktop::wayland_session(),
+        has_display,
+    ) {
         (true, false) => franz_desktop::DesktopError::WaylandOnly.to_string(),
         (true, true) => format!(
             "{e}. This is a Wayland session: franz works only with XWayland applications (is XWayland running on that DISPLAY?), or pass --sandbox to work on a private desktop"
@@ -230,83 +168,77 @@ pub fn open_session(g: &GlobalArgs) -> anyhow::Result<Session> {
     if let Some(note) = take_wayland_note(g) {
         errln!("franz: note: {note}");
     }
-    #[cfg(target_os = "linux")]
-    {
-        if g.wm && g.sandbox.is_none() {
-            let msg = "--wm starts a window manager on the sandbox only: add --sandbox, or leave --wm out (your own desktop has its window manager)";
-            return Err(Exit(exit::USAGE, msg.into()).into());
-        }
-        let sandbox = match g.sandbox {
-            Some(size) => {
-                // with --wm the window manager runs first, then the programs
-                let launch = if g.wm { vec![] } else { g.launch.clone() };
-                let mut s = Sandbox::start(&SandboxOptions {
-                    width: size.width,
-                    height: size.height,
-                    launch,
-                })
-                .context("cannot start the sandbox")?;
-                if g.wm {
-                    let display = s.display().to_string();
-                    franz_desktop::wm::start(s.programs(), &display)
-                        .context("cannot start the window manager")?;
-                    s.programs()
-                        .launch_all(&g.launch)
-                        .context("cannot launch programs")?;
-                }
-                // DISPLAY stays as it is: the desktop opens the sandbox's display by name and
-                // launched programs get it in their own environment (`Programs::launch`).
-                Some(s)
-            }
-            None => None,
-        };
-        // Without a sandbox, --launch starts programs on the user's display, stopped afterwards.
-        let programs = match (&sandbox, g.launch.is_empty()) {
-            (None, false) => {
-                let display = std::env::var("DISPLAY").map_err(|_| {
-                    let msg = if wayland_session() {
-                        franz_desktop::DesktopError::WaylandOnly.to_string()
-                    } else {
-                        "--launch needs a display: set DISPLAY or add --sandbox".into()
-                    };
-                    Exit(exit::USAGE, msg)
-                })?;
-                let mut p = Programs::new(&display);
-                p.launch_all(&g.launch).context("cannot launch programs")?;
-                Some(p)
-            }
-            _ => None,
-        };
-        let display = match &sandbox {
-            Some(s) => Some(s.display().to_string()),
-            None => std::env::var("DISPLAY").ok().filter(|d| !d.is_empty()),
-        };
-        let options = DesktopOptions {
-            display: display.clone(),
-            monitor: g.monitor,
-        };
-        let desktop = franz_desktop::open(&options).map_err(|e| desktop_error(g, e))?;
-        Ok(Session {
-            desktop,
-            display,
-            programs,
-            sandbox,
-        })
+    let x11_flags = [
+        (g.sandbox.is_some(), "--sandbox (a private Xvfb desktop)"),
+        (!g.launch.is_empty(), "--launch (programs on an X display)"),
+    ];
+    for (_, flag) in x11_flags.iter().filter(|(given, _)| *given) {
+        franz_desktop::needs_x11(flag).map_err(|e| Exit(exit::USAGE, e.to_string()))?;
     }
-    #[cfg(not(target_os = "linux"))]
-    {
-        if g.sandbox.is_some() || !g.launch.is_empty() {
-            return Err(Exit(
-                exit::USAGE,
-                "--sandbox and --launch need Linux with Xvfb".into(),
-            )
-            .into());
-        }
-        let options = DesktopOptions {
-            display: None,
-            monitor: g.monitor,
-        };
-        let desktop = franz_desktop::open(&options).map_err(|e| desktop_error(g, e))?;
-        Ok(Session { desktop })
+    if g.wm && g.sandbox.is_none() {
+        let msg = "--wm starts a window manager on the sandbox only: add --sandbox, or leave --wm out (your own desktop has its window manager)";
+        return Err(Exit(exit::USAGE, msg.into()).into());
     }
+    let sandbox = start_sandbox(g)?;
+    // Without a sandbox, --launch starts programs on the user's display, stopped afterwards.
+    let programs = match (&sandbox, g.launch.is_empty()) {
+        (None, false) => Some(launch_on_own_display(g)?),
+        _ => None,
+    };
+    let display = match &sandbox {
+        Some(s) => Some(s.display().to_string()),
+        None => franz_desktop::env_display(),
+    };
+    let options = DesktopOptions {
+        display: display.clone(),
+        monitor: g.monitor,
+    };
+    let desktop = franz_desktop::open(&options).map_err(|e| desktop_error(g, e))?;
+    Ok(Session {
+        desktop,
+        display,
+        programs,
+        sandbox,
+    })
+}
+
+/// The sandbox `--sandbox` asks for, with its window manager (`--wm`) and `--launch` programs.
+fn start_sandbox(g: &GlobalArgs) -> anyhow::Result<Option<Sandbox>> {
+    let Some(size) = g.sandbox else {
+        return Ok(None);
+    };
+    // with --wm the window manager runs first, then the programs
+    let launch = if g.wm { vec![] } else { g.launch.clone() };
+    let mut s = Sandbox::start(&SandboxOptions {
+        width: size.width,
+        height: size.height,
+        launch,
+    })
+    .context("cannot start the sandbox")?;
+    if g.wm {
+        let display = s.display().to_string();
+        franz_desktop::wm::start(s.programs(), &display)
+            .context("cannot start the window manager")?;
+        s.programs()
+            .launch_all(&g.launch)
+            .context("cannot launch programs")?;
+    }
+    // DISPLAY stays as it is: the desktop opens the sandbox's display by name and
+    // launched programs get it in their own environment (`Programs::launch`).
+    Ok(Some(s))
+}
+
+/// The `--launch` programs started on the user's own display.
+fn launch_on_own_display(g: &GlobalArgs) -> anyhow::Result<Programs> {
+    let display = franz_desktop::env_display().ok_or_else(|| {
+        let msg = if franz_desktop::wayland_session() {
+            franz_desktop::DesktopError::WaylandOnly.to_string()
+        } else {
+            "--launch needs a display: set DISPLAY or add --sandbox".into()
+        };
+        Exit(exit::USAGE, msg)
+    })?;
+    let mut p = Programs::new(&display);
+    p.launch_all(&g.launch).context("cannot launch programs")?;
+    Ok(p)
 }

@@ -752,7 +752,7 @@ fn elements() -> Vec<Value> {
 }
 
 /// Under Wine 8 UI Automation gives nothing for Win32 controls: these come from the Win32
-/// fallback (`crates/desktop/src/elements/hwnd.rs`); on Windows, from UI Automation.
+/// fallback (`crates/desktop/src/windows/hwnd.rs`); on Windows, from UI Automation.
 #[test]
 fn elements_lists_the_controls_of_a_win32_window_within_2_px_and_a_click_on_a_box_lands() {
     let (w, h) = screen();
@@ -1327,7 +1327,7 @@ impl Drop for ShellDesktop {
         let display = env("DISPLAY");
         let deadline = Instant::now() + T;
         while Instant::now() < deadline {
-            let up = franz_desktop::windows::top_windows(&display)
+            let up = franz_desktop::top_windows(&display)
                 .map(|ws| ws.iter().any(|w| w.title.ends_with("Wine desktop")))
                 .unwrap_or(false);
             if !up {

@@ -11,7 +11,8 @@
 //! enigo is created on the first input call, not at open, so capture-only users (tests,
 //! `franz screenshot`) open no input connection at all.
 
-use crate::{Button, DesktopError, EnigoInput, Input, Key, PixelPoint, Press, ScrollDirection};
+use super::input::EnigoInput;
+use crate::{Button, DesktopError, Input, Key, PixelPoint, Press, ScrollDirection};
 
 pub(crate) struct DeferredInput {
     display: String,

@@ -13,7 +13,7 @@ pub(crate) fn get_image(
     root: Window,
     rect: PixelRect,
 ) -> Result<Vec<u8>, DesktopError> {
-    let (x, y, w, h) = super::request_rect(rect)?;
+    let (x, y, w, h) = super::desktop::request_rect(rect)?;
     let reply = conn
         .get_image(ImageFormat::Z_PIXMAP, root, x, y, w, h, !0)
         .map_err(x11_err)?

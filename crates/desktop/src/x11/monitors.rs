@@ -108,21 +108,6 @@ fn intersect(a: PixelRect, b: PixelRect) -> Option<PixelRect> {
     (right > x && bottom > y).then(|| PixelRect::new(x, y, (right - x) as u32, (bottom - y) as u32))
 }
 
-/// The index of the monitor to use: `requested`, else the primary, else the first.
-pub(crate) fn select(
-    monitors: &[Monitor],
-    requested: Option<usize>,
-) -> Result<usize, DesktopError> {
-    match requested {
-        Some(i) if i < monitors.len() => Ok(i),
-        Some(i) => Err(DesktopError::NoSuchMonitor {
-            requested: i,
-            count: monitors.len(),
-        }),
-        None => Ok(monitors.iter().position(|m| m.primary).unwrap_or(0)),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -150,9 +135,9 @@ mod tests {
     #[test]
     fn select_defaults_to_primary_and_rejects_bad_index() {
         let m = vec![mon("a", 0, false), mon("b", 100, true)];
-        assert_eq!(select(&m, None).unwrap(), 1);
-        assert_eq!(select(&m, Some(0)).unwrap(), 0);
-        let e = select(&m, Some(2)).unwrap_err();
+        assert_eq!(crate::select_monitor(&m, None).unwrap(), 1);
+        assert_eq!(crate::select_monitor(&m, Some(0)).unwrap(), 0);
+        let e = crate::select_monitor(&m, Some(2)).unwrap_err();
         assert!(matches!(
             e,
             DesktopError::NoSuchMonitor {
@@ -162,7 +147,7 @@ mod tests {
         ));
         assert!(e.to_string().contains("0..2"), "{e}");
         let none_primary = vec![mon("a", 0, false)];
-        assert_eq!(select(&none_primary, None).unwrap(), 0);
+        assert_eq!(crate::select_monitor(&none_primary, None).unwrap(), 0);
     }
 
     #[test]

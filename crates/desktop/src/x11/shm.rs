@@ -104,7 +104,7 @@ impl ShmSegment {
                 rect.width, rect.height, self.size
             )));
         }
-        let (x, y, w, h) = super::request_rect(rect)?;
+        let (x, y, w, h) = super::desktop::request_rect(rect)?;
         let reply = conn
             .shm_get_image(
                 root,

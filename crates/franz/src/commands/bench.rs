@@ -1,12 +1,10 @@
 //! `franz bench ...`: measurements that print medians. Never used as test assertions.
 
 mod board;
-#[cfg(target_os = "linux")]
 mod early;
 mod mcp;
 mod parse;
 mod stop;
-#[cfg(target_os = "linux")]
 mod tasks;
 mod turn;
 
@@ -29,6 +27,11 @@ use franz_core::runlog::{Layout, RunWriter, TurnEntry, TurnImage};
 use std::process::ExitCode;
 use std::time::Instant;
 
+/// A usage error where the X11 tools a bench needs do not exist (`what` names it and why).
+fn needs_x11(what: &str) -> anyhow::Result<()> {
+    franz_desktop::needs_x11(what).map_err(|e| Exit(exit::USAGE, e.to_string()).into())
+}
+
 pub fn run(g: &GlobalArgs, cmd: &BenchCommand) -> anyhow::Result<ExitCode> {
     match cmd {
         BenchCommand::Observe(args) => observe(g, args),
@@ -36,24 +39,16 @@ pub fn run(g: &GlobalArgs, cmd: &BenchCommand) -> anyhow::Result<ExitCode> {
         BenchCommand::Runlog(args) => runlog(args),
         BenchCommand::Act(args) => act(g, args),
         BenchCommand::Stop(args) => stop::bench(args),
-        #[cfg(target_os = "linux")]
-        BenchCommand::Tasks(args) => tasks::run(g, args),
-        #[cfg(not(target_os = "linux"))]
-        BenchCommand::Tasks(_) => Err(Exit(
-            exit::USAGE,
-            "bench tasks needs Linux (each task runs on its own Xvfb sandbox)".into(),
-        )
-        .into()),
+        BenchCommand::Tasks(args) => {
+            needs_x11("bench tasks (each task runs on its own Xvfb sandbox)")?;
+            tasks::run(g, args)
+        }
         BenchCommand::Merge(args) => board::merge(args),
         BenchCommand::Mcp(args) => mcp::bench(g, args),
-        #[cfg(target_os = "linux")]
-        BenchCommand::Turn(args) if args.stream => early::bench(g, args),
-        #[cfg(not(target_os = "linux"))]
-        BenchCommand::Turn(args) if args.stream => Err(Exit(
-            exit::USAGE,
-            "bench turn --stream needs Linux (the witness window sees the input)".into(),
-        )
-        .into()),
+        BenchCommand::Turn(args) if args.stream => {
+            needs_x11("bench turn --stream (the witness window sees the input)")?;
+            early::bench(g, args)
+        }
         BenchCommand::Turn(args) => turn::turn(g, args),
         BenchCommand::Soak(args) => turn::soak(g, args),
         BenchCommand::Parse(args) => parse::bench(args),
@@ -389,7 +384,6 @@ fn ms(since: Instant) -> f64 {
 
 /// `franz bench act`: clicks on the witness window with the fast profile and prints the
 /// median time from the click action starting to the press arriving at the window.
-#[cfg(target_os = "linux")]
 fn act(g: &GlobalArgs, args: &BenchActArgs) -> anyhow::Result<ExitCode> {
     use crate::acting::{executor, fatal};
     use crate::flags::InputSettings;
@@ -399,6 +393,7 @@ fn act(g: &GlobalArgs, args: &BenchActArgs) -> anyhow::Result<ExitCode> {
     use franz_desktop::witness::{Witness, WitnessKind};
     use std::time::Duration;
 
+    needs_x11("bench act (the witness window)")?;
     let fast = InputSettings::default().with("motion", MotionProfile::Fast.name());
     let what = "times clicks arriving at its witness window";
     let config = crate::acting::config_that_acts(g, &fast.given, "bench act", what)?;
@@ -453,13 +448,4 @@ fn act(g: &GlobalArgs, args: &BenchActArgs) -> anyhow::Result<ExitCode> {
         session.desktop.describe()
     )?;
     Ok(ExitCode::SUCCESS)
-}
-
-#[cfg(not(target_os = "linux"))]
-fn act(_g: &GlobalArgs, _args: &BenchActArgs) -> anyhow::Result<ExitCode> {
-    Err(Exit(
-        exit::USAGE,
-        "bench act needs X11 (the witness window)".into(),
-    )
-    .into())
 }

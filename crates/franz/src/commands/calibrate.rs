@@ -47,7 +47,7 @@ fn run_on(
     offset: franz_desktop::PixelPoint,
 ) -> anyhow::Result<ExitCode> {
     let display = session.display();
-    if cfg!(target_os = "linux") && display.is_none() {
+    if franz_desktop::HAS_X11 && display.is_none() {
         return Err(exit::usage(
             "no X display to calibrate: set DISPLAY or pass --sandbox",
         ));

@@ -70,7 +70,7 @@ fn desktop_checks(g: &GlobalArgs) -> (Vec<Check>, Option<franz_desktop::PixelRec
         Err(e) => {
             let fix = if g.sandbox.is_some() {
                 "install Xvfb (apt-get install xvfb), or drop --sandbox to use your display"
-            } else if setup::wayland_session() {
+            } else if franz_desktop::wayland_session() {
                 "on Wayland franz works with XWayland applications only: set DISPLAY to XWayland's display (e.g. DISPLAY=:0), or pass --sandbox to work on a private Xvfb desktop"
             } else {
                 "set DISPLAY to a running X server, or pass --sandbox to run on a virtual one"
@@ -111,9 +111,11 @@ fn desktop_checks(g: &GlobalArgs) -> (Vec<Check>, Option<franz_desktop::PixelRec
 
 /// The short calibration: a 3x3 grid on the monitor in use (`franz calibrate` runs 5x5 on
 /// every monitor).
-#[cfg(target_os = "linux")]
 fn calibration_check(session: &mut setup::Session, g: &GlobalArgs) -> Check {
     const NAME: &str = "calibration";
+    if let Some(unchecked) = not_checked_here(NAME) {
+        return unchecked;
+    }
     let Some(display) = session.display() else {
         return Check::fail(NAME, "no X display", "set DISPLAY or pass --sandbox");
     };
@@ -156,9 +158,10 @@ fn calibration_check(session: &mut setup::Session, g: &GlobalArgs) -> Check {
     }
 }
 
-#[cfg(not(target_os = "linux"))]
-fn calibration_check(_session: &mut setup::Session, _g: &GlobalArgs) -> Check {
-    Check::pass("calibration", "not checked on this OS (no witness window)")
+/// A pass that says `name` is not checked, on a system without the X11 witness window.
+fn not_checked_here(name: &'static str) -> Option<Check> {
+    (!franz_desktop::HAS_X11)
+        .then(|| Check::pass(name, "not checked on this OS (no witness window)"))
 }
 
 fn capture_path(describe: &str) -> &str {
@@ -168,10 +171,12 @@ fn capture_path(describe: &str) -> &str {
         .unwrap_or("the backend's own capture")
 }
 
-#[cfg(target_os = "linux")]
 fn input_check(session: &mut setup::Session) -> Check {
     use franz_desktop::witness::{Witness, WitnessKind};
     use franz_desktop::{Button, PixelPoint, PixelRect, Press};
+    if let Some(unchecked) = not_checked_here("input") {
+        return unchecked;
+    }
     let Some(display) = session.display() else {
         return Check::fail(
             "input",
@@ -237,11 +242,6 @@ fn input_check(session: &mut setup::Session) -> Check {
             "another program may grab the pointer, or a window covers the screen centre; on Wayland, run franz in an X session or with --sandbox",
         )
     }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn input_check(_session: &mut setup::Session) -> Check {
-    Check::pass("input", "not checked on this OS (no witness window)")
 }
 
 /// The model server's checks, on the configuration as `franz run` would make it: the model

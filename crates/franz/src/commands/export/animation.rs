@@ -56,15 +56,11 @@ pub fn write(log: &RunLog, args: &ExportArgs) -> anyhow::Result<ExitCode> {
 
 /// `ffmpeg` on PATH, or a usage error that says what to do.
 fn ffmpeg() -> anyhow::Result<PathBuf> {
-    let name = if cfg!(windows) {
-        "ffmpeg.exe"
-    } else {
-        "ffmpeg"
-    };
+    let name = format!("ffmpeg{}", std::env::consts::EXE_SUFFIX);
     std::env::var_os("PATH")
         .iter()
         .flat_map(std::env::split_paths)
-        .map(|dir| dir.join(name))
+        .map(|dir| dir.join(&name))
         .find(|p| p.is_file())
         .ok_or_else(|| {
             usage(

@@ -67,8 +67,7 @@ fn check(c: &Checker, ctx: &Context) -> Result<(), String> {
             title,
             present,
         } => {
-            let windows =
-                franz_desktop::windows::top_windows(ctx.display).map_err(|e| e.to_string())?;
+            let windows = franz_desktop::top_windows(ctx.display).map_err(|e| e.to_string())?;
             let found = windows
                 .iter()
                 .any(|w| w.matches(class.as_deref(), title.as_deref()));

@@ -75,7 +75,7 @@ fn reply(
 fn locate(l: &Locator, display: &str, screen: ImageSize) -> Result<(i32, i32), String> {
     let deadline = Instant::now() + LOCATE_TIMEOUT;
     loop {
-        let windows = franz_desktop::windows::top_windows(display).map_err(|e| e.to_string())?;
+        let windows = franz_desktop::top_windows(display).map_err(|e| e.to_string())?;
         if let Some(w) = windows
             .iter()
             .rev()

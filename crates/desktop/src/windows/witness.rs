@@ -1,7 +1,7 @@
-//! The Windows witness window (`franz calibrate` on Windows): a top-most Win32 popup over a
-//! screen rect, on its own thread, that logs where every left button press arrived, in screen
-//! (physical) pixels, and tells the DPI of the monitor it is on. The X11 witness is
-//! `witness.rs`; the tests' independent witness is `examples/win_probe`.
+//! The press witness on Windows ([`crate::witness::PressWitness`], `franz calibrate`): a
+//! top-most Win32 popup over a screen rect, on its own thread, that logs where every left button
+//! press arrived, in screen (physical) pixels, and tells the DPI of the monitor it is on. The
+//! X11 witness is `x11/witness.rs`; the tests' independent witness is `examples/win_probe`.
 //!
 //! One witness at a time per process: the log is a static the window procedure writes.
 
@@ -24,7 +24,7 @@ use windows_sys::Win32::UI::WindowsAndMessaging::{
 static PRESSES: (Mutex<Vec<PixelPoint>>, Condvar) = (Mutex::new(Vec::new()), Condvar::new());
 
 /// The window and its thread; both end on drop.
-pub struct WinWitness {
+pub struct PressWitness {
     /// The window handle, as a number (an `HWND` may not cross threads).
     hwnd: isize,
     dpi: u32,
@@ -106,9 +106,11 @@ fn create(rect: PixelRect) -> Result<(isize, u32), DesktopError> {
     }
 }
 
-impl WinWitness {
-    /// Opens a witness window over `rect` (screen pixels), shown and in front.
-    pub fn open(rect: PixelRect) -> Result<WinWitness, DesktopError> {
+impl PressWitness {
+    /// Opens a witness window over `rect` (screen pixels), shown and in front. `display` (an
+    /// X display) means nothing here.
+    pub fn open(display: Option<&str>, rect: PixelRect) -> Result<PressWitness, DesktopError> {
+        let _ = display;
         if let Ok(mut log) = PRESSES.0.lock() {
             log.clear();
         }
@@ -132,7 +134,7 @@ impl WinWitness {
             DesktopError::Unsupported("the witness window (it did not open in 10 s)".into())
         })?;
         let (hwnd, dpi) = made?;
-        Ok(WinWitness {
+        Ok(PressWitness {
             hwnd,
             dpi,
             thread: Some(thread),
@@ -140,8 +142,8 @@ impl WinWitness {
     }
 
     /// The DPI of the monitor the window is on (96 at 100%).
-    pub fn dpi(&self) -> u32 {
-        self.dpi
+    pub fn dpi(&self) -> Option<u32> {
+        Some(self.dpi)
     }
 
     /// Waits until `n` left presses arrived or `timeout` passed; the presses seen.
@@ -165,7 +167,7 @@ impl WinWitness {
     }
 }
 
-impl Drop for WinWitness {
+impl Drop for PressWitness {
     fn drop(&mut self) {
         // SAFETY: posting to our own window; WM_CLOSE destroys it and ends its loop.
         unsafe { PostMessageW(self.hwnd as HWND, WM_CLOSE, 0, 0) };

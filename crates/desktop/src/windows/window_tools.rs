@@ -1,10 +1,10 @@
 //! Top-level windows on Windows, for the window tools (`list_windows`, `focus_window`) and the
-//! element walk (`elements/uia.rs`).
+//! element walk (`uia.rs`).
 //!
 //! - List: `EnumWindows` (top of the Z order first), keeping the windows a person can see:
 //!   visible, not cloaked (a suspended store app's window is visible but cloaked), not a tool
 //!   window (`WS_EX_TOOLWINDOW`), with a title and a size. The application is the owning
-//!   process's image name (`notepad.exe`), as `win32::window_at` names it.
+//!   process's image name (`notepad.exe`), as `window_at.rs` names it.
 //! - Focused: `GetForegroundWindow` (or the window that owns it).
 //! - Focus: `SetForegroundWindow`, which Windows refuses to a process that did not receive the
 //!   last input (the foreground lock). franz lifts the lock the usual ways: it sends one
@@ -106,7 +106,7 @@ fn application(hwnd: HWND) -> String {
     let mut pid = 0u32;
     // SAFETY: `pid` is a valid out pointer.
     unsafe { GetWindowThreadProcessId(hwnd, &mut pid) };
-    let image = crate::win32::process_image(pid).unwrap_or_default();
+    let image = super::window_at::process_image(pid).unwrap_or_default();
     image.rsplit(['\\', '/']).next().unwrap_or("").to_string()
 }
 

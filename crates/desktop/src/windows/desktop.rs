@@ -1,14 +1,15 @@
-//! Windows and macOS: capture through xcap (GDI `BitBlt` on Windows), input through enigo
-//! (`SendInput` on Windows). On Windows the cursor and the pointer come from Win32 directly
-//! (`win32`), and the process is made per-monitor DPI aware before anything is measured, so
-//! monitor rects, captured pixels and input coordinates are all physical pixels.
+//! The Windows desktop: capture through xcap (GDI `BitBlt`), input through enigo (`SendInput`,
+//! `input.rs`); the cursor and the pointer from Win32 directly (`cursor.rs`, `mouse.rs`). The
+//! process is made per-monitor DPI aware before anything is measured (`dpi.rs`), so monitor
+//! rects, captured pixels and input coordinates are all physical pixels.
 
+use super::{EnigoInput, cursor, dpi, mouse, window_at, window_tools};
 use crate::{
-    CursorImage, Desktop, DesktopError, DesktopOptions, EnigoInput, Frame, Input, Monitor,
-    PixelPoint, PixelRect,
+    CursorImage, Desktop, DesktopError, DesktopOptions, Frame, Input, Monitor, PixelPoint,
+    PixelRect, PointedWindow, WindowInfo,
 };
 
-pub struct XcapDesktop {
+pub struct WindowsDesktop {
     monitors: Vec<Monitor>,
     screens: Vec<xcap::Monitor>,
     selected: usize,
@@ -16,21 +17,19 @@ pub struct XcapDesktop {
 }
 
 // SAFETY: a session moves its desktop onto the engine's thread, so the desktop must be Send.
-// What keeps `XcapDesktop` from being Send is the raw `HMONITOR` inside `xcap::Monitor`: a
+// What keeps `WindowsDesktop` from being Send is the raw `HMONITOR` inside `xcap::Monitor`: a
 // monitor handle is an opaque identifier of a display monitor, valid in every thread of the
 // process (it is not a GDI object owned by a thread, and `GetMonitorInfoW` accepts it from any
 // thread). The desktop is used by one thread at a time (it is moved, never shared).
-#[cfg(windows)]
-unsafe impl Send for XcapDesktop {}
+unsafe impl Send for WindowsDesktop {}
 
 fn xcap_err(e: xcap::XCapError) -> DesktopError {
     DesktopError::Capture(e.to_string())
 }
 
-impl XcapDesktop {
+impl WindowsDesktop {
     pub fn open(options: &DesktopOptions) -> Result<Self, DesktopError> {
-        #[cfg(windows)]
-        if !crate::win32::set_dpi_awareness() {
+        if !dpi::set_dpi_awareness() {
             tracing::warn!("not per-monitor DPI aware: coordinates may be scaled");
         }
         let screens = xcap::Monitor::all().map_err(xcap_err)?;
@@ -51,16 +50,7 @@ impl XcapDesktop {
         if monitors.is_empty() {
             return Err(DesktopError::Capture("no monitor found".into()));
         }
-        let selected = match options.monitor {
-            Some(i) if i < monitors.len() => i,
-            Some(requested) => {
-                return Err(DesktopError::NoSuchMonitor {
-                    requested,
-                    count: monitors.len(),
-                });
-            }
-            None => monitors.iter().position(|m| m.primary).unwrap_or(0),
-        };
+        let selected = crate::select_monitor(&monitors, options.monitor)?;
         Ok(Self {
             monitors,
             screens,
@@ -70,7 +60,7 @@ impl XcapDesktop {
     }
 }
 
-impl Desktop for XcapDesktop {
+impl Desktop for WindowsDesktop {
     fn monitor(&self) -> &Monitor {
         &self.monitors[self.selected]
     }
@@ -82,59 +72,27 @@ impl Desktop for XcapDesktop {
             .capture_image()
             .map_err(xcap_err)?;
         let (width, height) = image.dimensions();
-        // xcap hands out RGBA; frames are BGRA.
-        let mut data = image.into_raw();
-        for px in data.chunks_exact_mut(4) {
-            px.swap(0, 2);
-            px[3] = 255;
-        }
-        Ok(Frame {
-            width,
-            height,
-            stride: width as usize * 4,
-            data,
-        })
+        Ok(Frame::from_rgba(width, height, image.into_raw()))
     }
     fn cursor(&mut self) -> Result<Option<CursorImage>, DesktopError> {
-        #[cfg(windows)]
-        {
-            crate::win32::cursor()
-        }
-        #[cfg(not(windows))]
-        {
-            Ok(None)
-        }
+        cursor::cursor()
     }
     fn pointer(&mut self) -> Result<PixelPoint, DesktopError> {
-        #[cfg(windows)]
-        {
-            crate::win32::pointer()
-        }
-        #[cfg(not(windows))]
-        {
-            self.input.location()
-        }
+        mouse::pointer()
     }
     fn input(&mut self) -> &mut dyn Input {
         &mut self.input
     }
     fn describe(&self) -> String {
-        if cfg!(windows) {
-            "windows (xcap GDI capture, enigo SendInput)".into()
-        } else {
-            "xcap".into()
-        }
+        "windows (xcap GDI capture, enigo SendInput)".into()
     }
-    #[cfg(windows)]
-    fn window_at(&mut self, p: PixelPoint) -> Result<Option<crate::PointedWindow>, DesktopError> {
-        crate::win32::window_at(p)
+    fn window_at(&mut self, p: PixelPoint) -> Result<Option<PointedWindow>, DesktopError> {
+        window_at::window_at(p)
     }
-    #[cfg(windows)]
-    fn windows(&mut self) -> Result<Vec<crate::WindowInfo>, DesktopError> {
-        Ok(crate::win_windows::list())
+    fn windows(&mut self) -> Result<Vec<WindowInfo>, DesktopError> {
+        Ok(window_tools::list())
     }
-    #[cfg(windows)]
     fn focus_window(&mut self, id: u64) -> Result<(), DesktopError> {
-        crate::win_windows::focus(id)
+        window_tools::focus(id)
     }
 }

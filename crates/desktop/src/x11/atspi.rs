@@ -7,7 +7,7 @@
 //! - The walk stops at the budget: what it did not visit is counted in `skipped`.
 //! - Every D-Bus call is driven with `atspi::zbus::block_on`: no async runtime of our own.
 
-use super::{Collected, Element, Elements};
+use crate::elements::{Collected, Element, Elements};
 use crate::{DesktopError, PixelRect};
 use atspi::connection::AccessibilityConnection;
 use atspi::proxy::accessible::{AccessibleProxy, ObjectRefExt};

@@ -1,38 +1,9 @@
-//! The top-level windows of an X display with their class, title and place on the screen, for
-//! callers that find a window by name (`franz bench tasks` resolves golden-trajectory locators
-//! and checks window titles with it).
+//! The top-level windows of an X display with their class, title and place on the screen
+//! ([`crate::top_windows`]).
 
-use crate::DesktopError;
+use crate::{DesktopError, TopWindow};
 use x11rb::connection::Connection;
 use x11rb::protocol::xproto::{AtomEnum, ConnectionExt, MapState, Window};
-
-/// One viewable top-level window.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WindowInfo {
-    pub id: u32,
-    /// `WM_CLASS`: the instance name and the class name (e.g. `xterm`, `XTerm`).
-    pub instance: String,
-    pub class: String,
-    /// `_NET_WM_NAME`, else `WM_NAME`.
-    pub title: String,
-    /// The window's top-left corner on the screen, and its size, in pixels.
-    pub x: i32,
-    pub y: i32,
-    pub width: u32,
-    pub height: u32,
-}
-
-impl WindowInfo {
-    /// Whether `class` names this window's class or instance (case-insensitive, whole word)
-    /// and `title` is part of its title (case-insensitive); `None` matches anything.
-    pub fn matches(&self, class: Option<&str>, title: Option<&str>) -> bool {
-        let class_ok = class.is_none_or(|c| {
-            c.eq_ignore_ascii_case(&self.class) || c.eq_ignore_ascii_case(&self.instance)
-        });
-        let title_ok = title.is_none_or(|t| self.title.to_lowercase().contains(&t.to_lowercase()));
-        class_ok && title_ok
-    }
-}
 
 fn x11(e: &dyn std::fmt::Display) -> DesktopError {
     DesktopError::X11(e.to_string())
@@ -42,7 +13,7 @@ fn x11(e: &dyn std::fmt::Display) -> DesktopError {
 /// windows of one pixel or less (toolkits' hidden helper windows). A window
 /// manager's frames are looked through: where a child of the root has no `WM_CLASS`, its
 /// first child that has one is reported instead.
-pub fn top_windows(display: &str) -> Result<Vec<WindowInfo>, DesktopError> {
+pub fn top_windows(display: &str) -> Result<Vec<TopWindow>, DesktopError> {
     let (conn, screen) = x11rb::connect(Some(display)).map_err(|e| x11(&e))?;
     let root = conn.setup().roots[screen].root;
     let tree = conn
@@ -70,12 +41,12 @@ pub fn top_windows(display: &str) -> Result<Vec<WindowInfo>, DesktopError> {
     Ok(out)
 }
 
-/// `w` (or, for a window manager frame, its first child with a `WM_CLASS`) as a [`WindowInfo`].
+/// `w` (or, for a window manager frame, its first child with a `WM_CLASS`) as a [`TopWindow`].
 fn describe(
     conn: &impl Connection,
     root: Window,
     w: Window,
-) -> Result<Option<WindowInfo>, DesktopError> {
+) -> Result<Option<TopWindow>, DesktopError> {
     let mut target = w;
     let mut class = read_class(conn, w)?;
     if class.is_none() {
@@ -104,7 +75,7 @@ fn describe(
     else {
         return Ok(None);
     };
-    Ok(Some(WindowInfo {
+    Ok(Some(TopWindow {
         id: target,
         instance,
         class,
@@ -159,28 +130,4 @@ fn read_title(conn: &impl Connection, w: Window) -> Result<String, DesktopError>
         }
     }
     Ok(String::new())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn matches_class_or_instance_and_part_of_the_title() {
-        let w = WindowInfo {
-            id: 1,
-            instance: "xterm".into(),
-            class: "XTerm".into(),
-            title: "Hello World".into(),
-            x: 0,
-            y: 0,
-            width: 10,
-            height: 10,
-        };
-        assert!(w.matches(Some("xterm"), None));
-        assert!(w.matches(Some("XTERM"), Some("world")));
-        assert!(!w.matches(Some("Zenity"), None));
-        assert!(!w.matches(None, Some("bye")));
-        assert!(w.matches(None, None));
-    }
 }

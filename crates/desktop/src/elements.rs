@@ -1,17 +1,10 @@
 //! Interactive elements from the accessibility tree: what `franz elements` lists and the
 //! grounding layer numbers.
 //!
-//! One trait, [`Elements`], with one source per OS: AT-SPI2 over D-Bus on Linux (`atspi`
-//! module); UI Automation on Windows, with the Win32 child controls where it gives nothing
-//! (`uia` and `hwnd` modules); on other systems [`open`] says "not supported yet". Everything
-//! is in screen pixels.
-
-#[cfg(target_os = "linux")]
-mod atspi;
-#[cfg(windows)]
-mod hwnd;
-#[cfg(windows)]
-mod uia;
+//! One trait, [`Elements`], with one source per OS: AT-SPI2 over D-Bus on Linux
+//! (`x11/atspi.rs`); UI Automation on Windows, with the Win32 child controls where it gives
+//! nothing (`windows/uia.rs`, `windows/hwnd.rs`); on other systems [`open`] says "not supported
+//! yet". Everything is in screen pixels.
 
 use crate::{DesktopError, PixelRect};
 use serde::{Deserialize, Serialize};
@@ -52,18 +45,5 @@ pub trait Elements {
 
 /// Opens this OS's element source.
 pub fn open() -> Result<Box<dyn Elements + Send>, DesktopError> {
-    #[cfg(target_os = "linux")]
-    {
-        Ok(Box::new(atspi::Atspi::open()?))
-    }
-    #[cfg(windows)]
-    {
-        Ok(Box::new(uia::Uia::open()?))
-    }
-    #[cfg(not(any(target_os = "linux", windows)))]
-    {
-        Err(DesktopError::Unsupported(
-            "reading the accessibility tree on this system (not yet: Linux AT-SPI2 and Windows UI Automation only)".into(),
-        ))
-    }
+    crate::platform::open_elements()
 }

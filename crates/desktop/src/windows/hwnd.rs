@@ -11,8 +11,8 @@
 //! - States: `checked` (`BM_GETCHECK`, asked with a short timeout), `editable` (an edit box
 //!   without `ES_READONLY`), `focused` (the focus of the window's thread, `GetGUIThreadInfo`).
 
-use super::{Collected, Element};
-use crate::win_windows::{rect, title};
+use super::window_tools::{rect, title};
+use crate::elements::{Collected, Element};
 use std::time::{Duration, Instant};
 use windows_sys::Win32::Foundation::{HWND, LPARAM};
 use windows_sys::Win32::UI::Input::KeyboardAndMouse::IsWindowEnabled;

@@ -1,7 +1,7 @@
 //! Elements on Windows: UI Automation per top-level window, the Win32 controls (`hwnd`
 //! module) where UI Automation gives nothing.
 //!
-//! - The windows are `win_windows::top_levels` (visible, titled, top of the Z order first).
+//! - The windows are `window_tools::top_levels` (visible, titled, top of the Z order first).
 //! - Each window's UI Automation subtree (`ElementFromHandle`, the control view walker) is
 //!   walked depth first; an element that is off screen is skipped with its subtree. An element
 //!   is kept when its control type is interactive ([`INTERACTIVE`]), it is enabled and has a
@@ -12,8 +12,8 @@
 //!   calling thread (multithreaded apartment). The walk stops at the budget; what it did not
 //!   visit is counted in `skipped`.
 
-use super::{Collected, Element, Elements};
-use crate::win_windows::top_levels;
+use super::window_tools::{self, top_levels};
+use crate::elements::{Collected, Element, Elements};
 use crate::{DesktopError, PixelRect};
 use std::time::{Duration, Instant};
 use windows::Win32::Foundation::HWND;
@@ -47,7 +47,7 @@ pub struct Uia;
 impl Uia {
     pub fn open() -> Result<Uia, DesktopError> {
         // boxes in physical pixels, as captures and input use them
-        crate::win32::set_dpi_awareness();
+        super::dpi::set_dpi_awareness();
         Ok(Uia)
     }
 }
@@ -118,7 +118,7 @@ fn collect(budget: Duration) -> Collected {
         }
         tracing::debug!(
             "elements of {:?}: {from_uia} from UI Automation, {} from its Win32 controls",
-            crate::win_windows::title(top),
+            window_tools::title(top),
             out.elements.len() - before - from_uia
         );
     }
