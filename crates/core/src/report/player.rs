@@ -28,7 +28,7 @@ pub fn html(turns: usize) -> String {
         "<div id=\"player\" data-frames=\"{turns}\" data-interval=\"{FRAME_MS}\">\
          <div id=\"stage\"><div class=\"shot\"><img id=\"frame\" alt=\"the turn's screenshot\">\
          <svg id=\"frame-marks\"></svg></div>\
-         <div id=\"frame-side\"><p id=\"frame-label\"></p><p class=\"note\" id=\"frame-none\" hidden>no screenshot kept for this turn</p>\
+         <div id=\"frame-side\"><p id=\"frame-label\"></p><p class=\"note\" id=\"frame-none\" hidden>this turn kept no screenshot</p>\
          <div class=\"story\" id=\"frame-story\"></div><ol id=\"frame-actions\"></ol></div></div>\
          <div id=\"controls\"><button id=\"play\" type=\"button\">play</button>\
          <input id=\"scrubber\" type=\"range\" min=\"1\" max=\"{turns}\" value=\"1\" step=\"1\" aria-label=\"turn\"></div></div>"

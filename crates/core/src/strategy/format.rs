@@ -127,10 +127,10 @@ impl G {
             G::Digit(a, b) => format!("[{a}-{b}]"),
             G::Seq(items) => items.iter().map(G::regex).collect(),
             G::Alt(items) => format!(
-                "(?:{})",
+                "({})",
                 items.iter().map(G::regex).collect::<Vec<_>>().join("|")
             ),
-            G::Rep(g, min, max) => format!("(?:{}){{{min},{max}}}", g.regex()),
+            G::Rep(g, min, max) => format!("({}){{{min},{max}}}", g.regex()),
         }
     }
 }

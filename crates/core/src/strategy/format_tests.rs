@@ -414,3 +414,44 @@ fn the_tools_strategy_reads_each_call_and_the_answer_its_format_allows() {
     assert_eq!(kinds, ["done"]);
     assert!(!valid(&json!({"answer": ""}), &s));
 }
+
+/// Every `pattern` of a schema franz sends, collected.
+fn patterns(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::Object(m) => {
+            for (k, v) in m {
+                match (k.as_str(), v) {
+                    ("pattern", Value::String(p)) => out.push(p.clone()),
+                    _ => patterns(v, out),
+                }
+            }
+        }
+        Value::Array(a) => a.iter().for_each(|v| patterns(v, out)),
+        _ => {}
+    }
+}
+
+/// The patterns use only plain regular expressions: llama.cpp's and llama-cpp-python's
+/// json-schema-to-grammar refuse `(?:` and lookarounds, and llama-cpp-python then drops the
+/// whole schema without a word and constrains the reply to any JSON (seen against the real
+/// server: the vision reply's bboxes came back as strings).
+#[test]
+fn every_schema_pattern_is_one_a_servers_grammar_converter_reads() {
+    let tools = [
+        schema::tools_strategy(Space::Norm1000),
+        schema::operator(Space::Norm1000),
+        schema::leader(),
+    ]
+    .concat();
+    let Some(ReplyFormat::Call { schema: calls }) = of_tools(&tools) else {
+        panic!("tools give a call format");
+    };
+    let mut found = Vec::new();
+    patterns(&vision_schema(Space::Norm1000), &mut found);
+    patterns(&calls, &mut found);
+    assert!(!found.is_empty(), "the key names are a pattern");
+    for p in found {
+        assert!(!p.contains("(?"), "{p}");
+        assert!(regex::Regex::new(&format!("^{p}$")).is_ok(), "{p}");
+    }
+}

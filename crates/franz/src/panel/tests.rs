@@ -175,6 +175,10 @@ fn a_client_that_never_reads_events_is_dropped_and_memory_stays_bounded() {
     // and one that reads everything
     let reading = client().get(s.url("/events")).send().unwrap();
     assert_eq!(reading.status(), StatusCode::OK);
+    // how many replies the reading client has read: the events are sent no faster than it
+    // reads (at most 2 MB ahead), so that it keeps up however loaded the machine is
+    let progress = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let read_so_far = progress.clone();
     let reader = std::thread::spawn(move || {
         let needle = b"\"model_reply\"";
         let (mut seen, mut body) = (0, reading);
@@ -185,6 +189,7 @@ fn a_client_that_never_reads_events_is_dropped_and_memory_stays_bounded() {
             assert!(n > 0, "the reading client was cut off after {seen} replies");
             tail.extend_from_slice(&buf[..n]);
             seen += tail.windows(needle.len()).filter(|w| w == needle).count();
+            read_so_far.store(seen, std::sync::atomic::Ordering::Relaxed);
             // what is kept cannot hold a whole needle again
             tail.drain(..tail.len().saturating_sub(needle.len() - 1));
         }
@@ -211,6 +216,16 @@ fn a_client_that_never_reads_events_is_dropped_and_memory_stays_bounded() {
             completion_tokens: None,
         };
         s.state.record(&Event::now(turn, reply));
+        let sent = std::time::Instant::now();
+        while progress.load(std::sync::atomic::Ordering::Relaxed) + 2 < turn as usize
+            && !reader.is_finished()
+        {
+            assert!(
+                sent.elapsed() < Duration::from_secs(60),
+                "the reading client read nothing for 60 s"
+            );
+            std::thread::sleep(Duration::from_millis(2));
+        }
     }
     assert!(
         reader.join().unwrap() >= REPLIES,
