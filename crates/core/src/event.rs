@@ -148,7 +148,7 @@ pub enum EventKind {
         /// Per-stage milliseconds of the observation pipeline.
         timings: StageTimings,
         /// The screen differs from the last observation's by more than a caret's blink
-        /// (issue 17; absent in old logs).
+        /// (absent in old logs).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         changed: Option<bool>,
         /// Where it changed: the union of the changes, 0..1000 of the work area.
@@ -285,7 +285,7 @@ pub enum EventKind {
         height: u32,
     },
     /// The loop breaker saw the same action repeated on a screen that did not change around
-    /// its target (issue 17): a warning the model is given from `loop_warn` repeats on, the
+    /// its target: a warning the model is given from `loop_warn` repeats on, the
     /// end of the run (`stop`) at `loop_stop`.
     LoopDetected {
         /// The repeated action(s), JSON.

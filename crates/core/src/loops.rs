@@ -1,4 +1,4 @@
-//! The loop breaker (issue 17), for every strategy: a turn's actions that left the screen
+//! The loop breaker, for every strategy: a turn's actions that left the screen
 //! unchanged around their target ([`FrameChange`] of the next observation), repeated turn
 //! after turn (same kinds, targets within [`SAME_RADIUS`]), are a loop. After `loop_warn`
 //! such turns in a row the model is told; after `loop_stop` the run ends.

@@ -1,5 +1,5 @@
 //! The safety policy: rules checked before every action, outside the model, so the model
-//! cannot talk its way past them (issue 17; the `[policy]` table of docs/config.md).
+//! cannot talk its way past them (the `[policy]` table of docs/config.md).
 //!
 //! - `deny_regions`: boxes `[x1, y1, x2, y2]` in 0..1000 of the whole screen where no pointer
 //!   action may land; `deny_keys`: combos never sent (compared after alias normalisation, in

@@ -404,3 +404,47 @@ fn every_action_field_is_documented() {
         }
     }
 }
+
+/// Every file under `dir` with one of `exts`, recursively.
+fn files_under(dir: &Path, exts: &[&str], out: &mut Vec<std::path::PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for p in entries.filter_map(|e| e.ok().map(|e| e.path())) {
+        if p.is_dir() {
+            if !p.ends_with("fixtures") {
+                files_under(&p, exts, out);
+            }
+        } else if p.extension().is_some_and(|e| exts.iter().any(|x| e == *x)) {
+            out.push(p);
+        }
+    }
+}
+
+/// The code and the docs cite `docs/` files, never an issue number or a document outside the
+/// repository (docs/contracts.md, the project's history, excepted).
+#[test]
+fn no_source_or_doc_cites_an_issue_number() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut files = Vec::new();
+    for dir in ["crates", "docs", "scripts"] {
+        files_under(&root.join(dir), &["rs", "md", "sh", "toml"], &mut files);
+    }
+    files.push(root.join("README.md"));
+    let cite =
+        regex::Regex::new(r"(?i)\bissues? ?#?\d{1,3}\b|\bissue-\d|(?-i:CONTRACTS\.md)").unwrap();
+    let mut found = Vec::new();
+    for f in files.iter().filter(|f| !f.ends_with("docs/contracts.md")) {
+        let text = std::fs::read_to_string(f).unwrap_or_default();
+        for (i, line) in text.lines().enumerate() {
+            if cite.is_match(line) {
+                found.push(format!("{}:{}: {line}", f.display(), i + 1));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "cite docs/ instead:\n{}",
+        found.join("\n")
+    );
+}

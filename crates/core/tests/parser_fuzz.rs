@@ -548,7 +548,7 @@ fn pointer_reply(rng: &mut Rng, name: &str, args: &Value) -> Reply {
     }
 }
 
-/// Issue 16 point 1: numbers in an action's arguments never become a pointer action without a
+/// Numbers in an action's arguments never become a pointer action without a
 /// point, in every reader (UI-TARS-2 tool calls, actions named as functions and pyautogui
 /// included). Numbers only under non-position fields (amounts, durations, text) may go with a
 /// click "here", which is what the grammars define for an action without a position.

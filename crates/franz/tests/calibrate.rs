@@ -1,4 +1,4 @@
-//! `franz calibrate` end to end (issue 17 point 5) on private Xvfb desktops: every click of
+//! `franz calibrate` end to end on private Xvfb desktops: every click of
 //! the 5x5 grid lands within 1 px at 1366x768 and 1920x1080, with and without a crop; a
 //! deliberately wrong mapping (`--test-offset`) fails and names the worst target; several RandR
 //! monitors are calibrated one by one (or the one `--monitor` names).

@@ -84,7 +84,7 @@ fn a_model_that_never_finishes_is_stopped_at_the_default_100_turns() {
     }
     let mut child = cmd
         .args(["--sandbox=320x240", "run", "keep the pointer still"])
-        // one move on a still screen 100 times, on purpose: the loop breaker (issue 17, default
+        // one move on a still screen 100 times, on purpose: the loop breaker (default
         // loop_stop 5) would end it first
         .args(["--loop-warn", "0", "--loop-stop", "0"])
         .args(["--api-url", &server.url(), "--model", "scripted"])

@@ -1,4 +1,4 @@
-//! Early execution end to end (issue 19): the real `franz run --stream` on a private Xvfb whose
+//! Early execution end to end: the real `franz run --stream` on a private Xvfb whose
 //! screen is the witness window, against the scripted model server, which streams a narrative
 //! reply and pauses one second after its action line, before the story.
 //!

@@ -1,4 +1,4 @@
-//! Long runs (issue 19 point 4): `--log-images none|annotated|all` decides which PNGs a run
+//! Long runs: `--log-images none|annotated|all` decides which PNGs a run
 //! directory keeps (`franz run` on a private Xvfb, driven by the scripted model server), and
 //! `franz bench soak --turns 300` keeps the request size constant and the RSS within 5% of its
 //! first sample (a memory bound, not a timing).

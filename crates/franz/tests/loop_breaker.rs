@@ -1,4 +1,4 @@
-//! End to end, issue 17: the loop breaker in each of the four strategies, and the unchanged
+//! End to end: the loop breaker in each of the four strategies, and the unchanged
 //! frame that is not encoded again. The scripted model server repeats one click:
 //! - on a static xmessage (the click changes nothing): the model is warned after 2 turns, the
 //!   run stops after 5 with exit 1 and `loop_detected` events;

@@ -1,5 +1,5 @@
 //! Runs written by an earlier franz still open: `tests/fixtures/run_from_95bd331` is a real run
-//! directory written by franz at commit 95bd331 (before the issue-13 and issue-14 changes: no
+//! directory written by franz at commit 95bd331 (before the run log's and the engine's later changes: no
 //! `run.json`, no `franz.log`, the vision strategy's boot reply clicking once and pressing
 //! ctrl+s on a 240x160 sandbox). `report` (with its player), `export --format gif` and `replay`
 //! must read it as they read a new one.

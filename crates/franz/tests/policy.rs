@@ -1,4 +1,4 @@
-//! The safety policy end to end (issue 17 point 3): `franz act --policy FILE` on a private
+//! The safety policy end to end: `franz act --policy FILE` on a private
 //! Xvfb with the witness window over it. Each refused action is followed by an allowed
 //! sentinel (or, after exit, by xdotool's): the witness sees events in order, so once the
 //! sentinel arrived, anything the refused action sent would have arrived before it.

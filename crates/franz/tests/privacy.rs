@@ -1,4 +1,4 @@
-//! Privacy end to end (issue 17 point 4): `franz run` on a private Xvfb with the witness
+//! Privacy end to end: `franz run` on a private Xvfb with the witness
 //! window (white) over it, driven by the scripted model server. A masked region is black in
 //! the image sent to the model, in every PNG of the run directory and in the report; a
 //! declared `{secret:NAME}` text reaches the window exactly and is written nowhere in the run

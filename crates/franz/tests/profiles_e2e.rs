@@ -1,4 +1,4 @@
-//! An end-to-end run per model family (issue 15): the scripted model answers in the family's
+//! An end-to-end run per model family: the scripted model answers in the family's
 //! own grammar and coordinate space, on a 1366x768 sandbox with a crop, and the witness window
 //! sees every click on its exact target pixel (one click per turn, two turns). The targets are computed here, from the
 //! formulas in docs/coordinates.md, for the image size `franz profiles show` names; the

@@ -1,4 +1,4 @@
-//! The model profiles against the families' own reference code (issue 15's acceptance test),
+//! The model profiles against the families' own reference code ,
 //! driving the real `franz` binary: random screens from 800x600 to 3840x2160, random crops and
 //! random points, 2,400 action cases in all.
 //!

@@ -70,7 +70,7 @@ fn replaying_the_demo_types_the_line_again() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("would type \"Hello from franz!\""));
 }
 
-// ---- replay replays what happened (issue 13, points 6 and 7) ----
+// ---- replay replays what happened ----
 
 mod common;
 

@@ -51,8 +51,8 @@ impl Franz {
             }
         }
         cmd.env_remove("DISPLAY");
-        // these runs repeat one move on a still screen on purpose: no loop breaker (issue 17,
-        // tested in loop_breaker.rs)
+        // these runs repeat one move on a still screen on purpose: no loop breaker
+        // (tested in loop_breaker.rs)
         cmd.env("FRANZ_LOOP_WARN", "0").env("FRANZ_LOOP_STOP", "0");
         if let Some(d) = display {
             cmd.env("DISPLAY", d);

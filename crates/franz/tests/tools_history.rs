@@ -50,7 +50,7 @@ fn the_request_stays_bounded_over_200_turns() {
         .args(["--max-steps", "200", "--motion", "fast"])
         .args(["--runs-dir", runs.path().to_str().unwrap()])
         .env("FRANZ_HISTORY_MAX_CHARS", "8000")
-        // 200 turns of one key on a still screen, on purpose: no loop breaker (issue 17)
+        // 200 turns of one key on a still screen, on purpose: no loop breaker
         .env("FRANZ_LOOP_WARN", "0")
         .env("FRANZ_LOOP_STOP", "0")
         .env_remove("FRANZ_LOG")

@@ -923,7 +923,7 @@ fn focus_window_brings_the_notepad_behind_to_the_front() {
     );
 }
 
-// ---- The whole key vocabulary arrives (issue 20, point 1): every canonical key name of
+// ---- The whole key vocabulary arrives: every canonical key name of
 // docs/actions.md, and combos with each modifier, by the virtual key the witness receives.
 // The expected codes are Windows' own VK_* constants (windows-sys), not franz's mapping.
 
@@ -1205,7 +1205,7 @@ fn combos_with_each_modifier_arrive_in_order_and_as_their_characters() {
     }
 }
 
-// ---- The Windows scenarios (issue 20, point 4): `notepad-steps` and `start-menu` run with the
+// ---- The Windows scenarios: `notepad-steps` and `start-menu` run with the
 // scripted model. Wine shows a taskbar with a Start menu only in a virtual desktop whose shell
 // is on (`explorer /desktop=shell,WxH`: the desktop named "shell" has it by default); its menu
 // offers Control Panel and Run..., no pinned apps. The scripted steps find their targets at run

@@ -1,4 +1,4 @@
-//! Early execution (issue 19): with a streamed reply, the turn's first action is performed as
+//! Early execution: with a streamed reply, the turn's first action is performed as
 //! soon as it is complete ([`crate::parser::stream::StreamReader`]), while the rest of the
 //! reply (the story) still arrives.
 //!

@@ -60,7 +60,7 @@ pub struct RunOptions {
     pub feedback: bool,
     /// The model's context: its length and how requests are kept inside it (`fit.rs`).
     pub context: ContextOptions,
-    /// The loop breaker's thresholds and the unchanged-screen note (issue 17).
+    /// The loop breaker's thresholds and the unchanged-screen note.
     pub guard: crate::loops::Guard,
 }
 

@@ -1,4 +1,4 @@
-//! The frame difference between two turns (issue 17): the new raw capture is compared with the
+//! The frame difference between two turns: the new raw capture is compared with the
 //! previous one, tile by tile, on the captured pixels of the work area (no second capture).
 //!
 //! - A tile whose rows are byte-equal costs a `memcmp`; only differing row segments are looked

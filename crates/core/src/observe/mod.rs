@@ -99,7 +99,7 @@ pub struct Screenshot {
     /// `data:image/png;base64,...`, ready for an `image_url` message part.
     pub data_url: String,
     pub timings: StageTimings,
-    /// How the raw frame differs from the previous observation's (issue 17).
+    /// How the raw frame differs from the previous observation's.
     pub change: FrameChange,
     /// The frame and all drawn onto it were unchanged: the previous image, encoding and data
     /// URL were reused (no resize, overlay or encode this time).

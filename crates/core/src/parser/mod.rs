@@ -11,7 +11,7 @@
 //! empty boxes are errors, and values outside 0..1000 are kept as given: the executor's
 //! `work_area` rule refuses them (only the vision loop's bboxes are clamped).
 
-// Functions stay short (issue 14): at most 80 lines, `clippy.toml` at the workspace root.
+// Functions stay short: at most 80 lines, `clippy.toml` at the workspace root.
 #![deny(clippy::too_many_lines)]
 
 mod anthropic;

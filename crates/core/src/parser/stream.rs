@@ -1,4 +1,4 @@
-//! Early execution's reader (issue 19): reads a streamed reply as it arrives and says when its
+//! Early execution's reader: reads a streamed reply as it arrives and says when its
 //! first action is complete and cannot change any more, so that the engine can perform it while
 //! the rest (the story, the notes) still streams (`engine/early.rs`).
 //!

@@ -142,7 +142,7 @@ fn first_point(p: &ParsedReply) -> Option<(i32, i32)> {
     p.actions.first().and_then(|a| a.kind.point())
 }
 
-/// Issue 16 point 1: a point in any common shape is read, in every JSON-argument dialect.
+/// A point in any common shape is read, in every JSON-argument dialect.
 #[test]
 fn points_in_every_common_shape_are_read() {
     let shapes = [
@@ -177,7 +177,7 @@ fn points_in_every_common_shape_are_read() {
     }
 }
 
-/// Issue 16 point 1: the two replies that clicked at the pointer before.
+/// The two replies that clicked at the pointer before.
 #[test]
 fn separate_x_and_y_are_not_a_click_at_the_pointer() {
     let p = parse(r#"{"name":"computer","arguments":{"action":"click","x":12,"y":34}}"#);
@@ -192,7 +192,7 @@ fn separate_x_and_y_are_not_a_click_at_the_pointer() {
     assert_eq!(first_point(&p), Some((12, 34)), "{p:?}");
 }
 
-/// Issue 16 point 1: numbers no rule reads are an error, never a click at the pointer.
+/// Numbers no rule reads are an error, never a click at the pointer.
 #[test]
 fn unread_numbers_are_an_error_not_a_pointer_click() {
     for args in [
@@ -218,7 +218,7 @@ fn unread_numbers_are_an_error_not_a_pointer_click() {
     assert!(p.actions.is_empty(), "{p:?}");
 }
 
-/// Issue 16 point 1: with no position at all, a click where the grammar says "here" stays one.
+/// With no position at all, a click where the grammar says "here" stays one.
 #[test]
 fn a_click_without_any_position_is_at_the_pointer() {
     let p = parse(r#"{"action":"left_click"}"#);
@@ -232,7 +232,7 @@ fn a_click_without_any_position_is_at_the_pointer() {
     assert!(p.errors.is_empty(), "{p:?}");
 }
 
-/// Issue 16 point 1 in UI-TARS: `x`/`y` keywords are a point, and a scroll with numbers it
+/// In UI-TARS: `x`/`y` keywords are a point, and a scroll with numbers it
 /// cannot read is an error, not a scroll at the pointer.
 #[test]
 fn uitars_reads_x_and_y_and_refuses_unread_numbers() {
@@ -250,7 +250,7 @@ fn uitars_reads_x_and_y_and_refuses_unread_numbers() {
     assert_eq!(p.actions.len(), 1, "{p:?}");
 }
 
-/// Issue 16 point 7: a call inside a sentence is prose under auto-detection; on its own line it
+/// A call inside a sentence is prose under auto-detection; on its own line it
 /// is an action; `--dialect calls` stays lenient.
 #[test]
 fn prose_is_not_an_action_under_auto() {
@@ -281,7 +281,7 @@ fn typed(p: &ParsedReply) -> String {
     }
 }
 
-/// Issue 16 point 5: XML parameter values are typed exactly as written; only the formatting
+/// XML parameter values are typed exactly as written; only the formatting
 /// newlines after the opening and before the closing tag are dropped.
 #[test]
 fn xml_parameter_text_keeps_its_whitespace_and_newline() {

@@ -1,4 +1,4 @@
-//! Unit tests of issue 16's forms: UI-TARS-2 / Seed tool calls (point 2), `computer` tool
+//! Unit tests of the parser's other forms: UI-TARS-2 / Seed tool calls (point 2), `computer` tool
 //! variants (point 3), repaired UI-TARS calls (point 4), `<answer>`, Doubao's compact form and a
 //! click given only `end_box` (point 6).
 

@@ -127,7 +127,7 @@ fn observe(g: &GlobalArgs, args: &BenchObserveArgs) -> anyhow::Result<ExitCode> 
     Ok(ExitCode::SUCCESS)
 }
 
-/// The unchanged-frame path (issue 17): with nothing drawn onto the frame, a screen that did
+/// The unchanged-frame path: with nothing drawn onto the frame, a screen that did
 /// not change since the last observation reuses its encoding. Prints its time apart.
 fn unchanged(
     pipeline: &mut Pipeline,

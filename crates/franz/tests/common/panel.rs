@@ -72,7 +72,7 @@ impl PanelRun {
                 "0",
             ])
             .args(["--runs-dir", runs.path().to_str().unwrap()])
-            // the same click on a still screen, on purpose: no loop breaker (issue 17)
+            // the same click on a still screen, on purpose: no loop breaker
             .env("FRANZ_LOOP_WARN", "0")
             .env("FRANZ_LOOP_STOP", "0")
             .args(extra)

@@ -1,4 +1,4 @@
-//! `franz bench turn --stream`: early execution's gain (issue 19). The scripted HTTP server
+//! `franz bench turn --stream`: early execution's gain. The scripted HTTP server
 //! streams a narrative reply at `--tokens-per-s` (its action line first, then a story of about
 //! 80 words); franz runs a few turns with early execution and a few without, on a real X
 //! display whose screen is the witness window, and prints the median time from each turn's
