@@ -164,6 +164,13 @@ the strategy as the tool call it is (and the tools strategy's `{"answer": ...}` 
 Strings and lists in a constrained call are bounded (80 characters, 4 items), and so are the
 story (160 characters) and the vision loop's actions and boxes (at most 2 each), so that a small model's reply
 ends within max_tokens.
+
+What a server enforces of a schema is its own: a `pattern` uses plain groups only (no `(?:` or
+lookarounds), because llama.cpp's and llama-cpp-python's schema-to-grammar converters refuse
+them, and llama-cpp-python then drops the whole schema without a word and constrains the reply
+to any JSON. llama-cpp-python 0.3's converter also ignores `minimum` and `maximum`, so a model
+can still write a coordinate outside the space under a schema that bounds it: franz refuses it
+as it refuses any such point (docs/coordinates.md) and tells the model.
 "#;
 
 /// The ranges of the overlay's numbers (`overlay::config::RANGES`).
