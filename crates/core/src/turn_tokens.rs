@@ -199,10 +199,11 @@ pub fn per_turn(calls: &[CallTokens]) -> (Vec<TurnSums>, Sums) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn request(turn: u32, image: u64, total: u64) -> Event {
+    /// A `model_request` event (also used by the report's token tests).
+    pub(crate) fn request(turn: u32, image: u64, total: u64) -> Event {
         Event::now(
             turn,
             EventKind::ModelRequest {
@@ -220,7 +221,8 @@ mod tests {
         )
     }
 
-    fn reply(turn: u32, prompt: Option<u64>, completion: Option<u64>) -> Event {
+    /// A `model_reply` event with the server's usage.
+    pub(crate) fn reply(turn: u32, prompt: Option<u64>, completion: Option<u64>) -> Event {
         Event::now(
             turn,
             EventKind::ModelReply {

@@ -142,37 +142,12 @@ fn chart(h: &mut String, turns: &[TurnSums]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::event::EventKind;
 
     fn call(turn: u32, estimate: u64, prompt: Option<u64>) -> [Event; 2] {
+        use crate::turn_tokens::tests::{reply, request};
         [
-            Event::now(
-                turn,
-                EventKind::ModelRequest {
-                    model: "m".into(),
-                    attempt: 1,
-                    messages: 2,
-                    images: 1,
-                    bytes: 10,
-                    reason: None,
-                    image: None,
-                    image_tokens: 400,
-                    estimated_tokens: estimate,
-                    context_tokens: None,
-                },
-            ),
-            Event::now(
-                turn,
-                EventKind::ModelReply {
-                    ms: 1.0,
-                    text: String::new(),
-                    story: None,
-                    actions: vec![],
-                    bboxes: vec![],
-                    prompt_tokens: prompt,
-                    completion_tokens: prompt.map(|_| 9),
-                },
-            ),
+            request(turn, 400, estimate),
+            reply(turn, prompt, prompt.map(|_| 9)),
         ]
     }
 
