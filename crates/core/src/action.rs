@@ -216,6 +216,24 @@ pub const MAX_SCROLL_NOTCHES: u32 = 100;
 pub const MAX_TYPE_CHARS: usize = 10_000;
 
 impl ActionKind {
+    /// Whether an action is a pointer action (it resets the typed text).
+    pub fn is_pointer(&self) -> bool {
+        matches!(
+            self,
+            ActionKind::Move { .. }
+                | ActionKind::Click { .. }
+                | ActionKind::RightClick { .. }
+                | ActionKind::MiddleClick { .. }
+                | ActionKind::DoubleClick { .. }
+                | ActionKind::TripleClick { .. }
+                | ActionKind::MouseDown { .. }
+                | ActionKind::MouseUp { .. }
+                | ActionKind::LongPress { .. }
+                | ActionKind::Drag { .. }
+                | ActionKind::Scroll { .. }
+        )
+    }
+
     /// The `"type"` tag.
     pub fn name(&self) -> &'static str {
         match self {
@@ -347,17 +365,10 @@ impl ActionKind {
                 half(x, y)?;
                 seconds_in_range(self.name(), *seconds)
             }
-            Scroll { amount: 0, .. } => Err(ActionError::new(
-                ErrorKind::InvalidValue,
-                format!("scroll: amount is 0 notches; give 1 to {MAX_SCROLL_NOTCHES}"),
-            )),
-            Scroll { amount, .. } if *amount > MAX_SCROLL_NOTCHES => Err(ActionError::new(
-                ErrorKind::InvalidValue,
-                format!(
-                    "scroll: {amount} notches is too many for one action; give 1 to {MAX_SCROLL_NOTCHES}"
-                ),
-            )),
-            Scroll { x, y, .. } => half(x, y),
+            Scroll { x, y, amount, .. } => {
+                scroll_amount_in_range(*amount)?;
+                half(x, y)
+            }
             Drag { x, y, x2, y2 } => {
                 half(x, y)?;
                 if (*x2, *y2) == (-1, -1) {
@@ -365,17 +376,7 @@ impl ActionKind {
                 }
                 Ok(())
             }
-            Type { text } if text.is_empty() => Err(ActionError::new(
-                ErrorKind::EmptyText,
-                "type: the text is empty; give the text to type",
-            )),
-            Type { text } if text.chars().nth(MAX_TYPE_CHARS).is_some() => Err(ActionError::new(
-                ErrorKind::InvalidValue,
-                format!(
-                    "type: {} characters is too many for one action; give at most {MAX_TYPE_CHARS} (split the text over several actions)",
-                    text.chars().count()
-                ),
-            )),
+            Type { text } => type_text_in_range(text),
             Key { keys } => keys::parse_combo(keys)
                 .map(|_| ())
                 .map_err(|e| ActionError::new(ErrorKind::InvalidKey, e.to_string())),
@@ -400,6 +401,45 @@ impl ActionKind {
             _ => Ok(()),
         }
     }
+}
+
+/// A scroll's notches, 1 to [`MAX_SCROLL_NOTCHES`].
+fn scroll_amount_in_range(amount: u32) -> Result<(), ActionError> {
+    if amount == 0 {
+        return Err(ActionError::new(
+            ErrorKind::InvalidValue,
+            format!("scroll: amount is 0 notches; give 1 to {MAX_SCROLL_NOTCHES}"),
+        ));
+    }
+    if amount > MAX_SCROLL_NOTCHES {
+        return Err(ActionError::new(
+            ErrorKind::InvalidValue,
+            format!(
+                "scroll: {amount} notches is too many for one action; give 1 to {MAX_SCROLL_NOTCHES}"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// A text to type: not empty, at most [`MAX_TYPE_CHARS`] characters.
+fn type_text_in_range(text: &str) -> Result<(), ActionError> {
+    if text.is_empty() {
+        return Err(ActionError::new(
+            ErrorKind::EmptyText,
+            "type: the text is empty; give the text to type",
+        ));
+    }
+    if text.chars().nth(MAX_TYPE_CHARS).is_some() {
+        return Err(ActionError::new(
+            ErrorKind::InvalidValue,
+            format!(
+                "type: {} characters is too many for one action; give at most {MAX_TYPE_CHARS} (split the text over several actions)",
+                text.chars().count()
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// `wait`, `long_press` and `hold_key` last 0 to [`MAX_WAIT_SECONDS`].

@@ -231,3 +231,57 @@ fn box_forms() {
     assert!(p(json!([1, 2, 3])).is_err());
     assert!(p(json!("left")).is_err());
 }
+
+/// `smart_resize` against the reference values.
+mod smart_resize {
+    use super::*;
+
+    const QWEN25: SmartResize = SmartResize {
+        factor: 28,
+        min_pixels: 4 * 28 * 28,
+        max_pixels: 16384 * 28 * 28,
+    };
+
+    #[test]
+    fn reference_values() {
+        // values computed with qwen-vl-utils' smart_resize (the oracle test checks thousands)
+        assert_eq!(QWEN25.resize(1920, 1080), Some(ImageSize::new(1932, 1092)));
+        assert_eq!(QWEN25.resize(1366, 768), Some(ImageSize::new(1372, 756)));
+        // Python rounds half to even: 42 / 28 = 1.5 -> 2, 70 / 28 = 2.5 -> 2
+        assert_eq!(QWEN25.resize(70, 42), Some(ImageSize::new(56, 56)));
+        assert_eq!(QWEN25.resize(10, 3000), None);
+    }
+
+    #[test]
+    fn next_smaller_steps_down_through_fixed_points() {
+        let mut s = QWEN25.send_size(1920, 1080, 0);
+        let mut steps = 0;
+        while let Some(next) = QWEN25.next_smaller(s) {
+            assert!(QWEN25.is_fixed_point(next), "{next}");
+            assert!(next.width * next.height < s.width * s.height);
+            s = next;
+            steps += 1;
+        }
+        assert!(steps >= 5, "{steps} steps, down to {s}");
+        assert!((s.width * s.height) as u64 >= QWEN25.min_pixels);
+    }
+
+    #[test]
+    fn the_sent_size_is_a_fixed_point_within_the_budget() {
+        for (w, h) in [
+            (1366, 768),
+            (1920, 1080),
+            (3840, 2160),
+            (800, 600),
+            (455, 768),
+        ] {
+            for budget in [0, 1_000_000, 2_073_600, 100] {
+                let s = QWEN25.send_size(w, h, budget);
+                assert!(QWEN25.is_fixed_point(s), "{w}x{h} budget {budget}: {s}");
+                if budget >= QWEN25.min_pixels {
+                    assert!((s.width * s.height) as u64 <= budget.max(1) || budget == 0);
+                }
+            }
+        }
+    }
+}

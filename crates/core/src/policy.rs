@@ -187,24 +187,6 @@ pub fn points(
     one.into_iter().collect()
 }
 
-/// Whether an action is a pointer action (it resets the typed text).
-pub fn is_pointer(kind: &ActionKind) -> bool {
-    matches!(
-        kind,
-        ActionKind::Move { .. }
-            | ActionKind::Click { .. }
-            | ActionKind::RightClick { .. }
-            | ActionKind::MiddleClick { .. }
-            | ActionKind::DoubleClick { .. }
-            | ActionKind::TripleClick { .. }
-            | ActionKind::MouseDown { .. }
-            | ActionKind::MouseUp { .. }
-            | ActionKind::LongPress { .. }
-            | ActionKind::Drag { .. }
-            | ActionKind::Scroll { .. }
-    )
-}
-
 /// Compiled rules of one kind-set.
 #[derive(Debug, Clone, Default)]
 struct Rules {

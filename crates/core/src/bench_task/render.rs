@@ -49,7 +49,7 @@ pub const PROFILE_GRAMMARS: &[&str] = &["qwen2.5-vl", "ui-tars-1.5"];
 /// in 0..1000), for a task on a `screen` of that size; an error when none is known, naming
 /// those that are. A profile with its own grammar ([`PROFILE_GRAMMARS`]) is written in that
 /// grammar, in pixels of the image the profile sends for the screen (the fixed point of its
-/// family's `smart_resize`, crates/core/src/profile/smart.rs).
+/// family's `smart_resize`, crates/core/src/geometry.rs).
 pub fn renderer_for(
     strategy: &str,
     profile: Option<&str>,

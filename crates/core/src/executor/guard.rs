@@ -9,7 +9,7 @@
 
 use super::{ExecError, Executor, touches_os};
 use crate::action::{Action, ActionError, ActionKind, ErrorKind};
-use crate::policy::{self, Context, Field, Policy, Verdict};
+use crate::policy::{Context, Field, Policy, Verdict};
 use franz_desktop::Desktop;
 
 /// Asks a person whether an action a `confirm` rule matched may run: `(action, rule)`.
@@ -92,7 +92,7 @@ impl Executor {
         touches_os(&action.kind)
             && action.validate().is_ok()
             && (!self.guard.policy.is_empty()
-                || policy::is_pointer(&action.kind)
+                || action.kind.is_pointer()
                 || action.element.is_some())
     }
 
@@ -115,7 +115,7 @@ impl Executor {
         } else {
             1
         };
-        if policy::is_pointer(&action.kind) && ctx.points.len() < wanted && !self.dry_run {
+        if action.kind.is_pointer() && ctx.points.len() < wanted && !self.dry_run {
             ctx = Context::of(action, area, screen, desktop.pointer().ok());
         }
         let mut ctx = ctx.shifted(self.pixel_offset, area, action.kind.name());

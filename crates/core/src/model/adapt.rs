@@ -8,40 +8,14 @@
 //! or the next way of constraining, and a retry progress says why. What was learned is shared
 //! by the client's clones, so a run's later requests (and the commander's leader) start there.
 
-use super::backend::Progress;
-use super::client::{ModelClient, Retry};
-use super::constrain::{self, Constrain, Mode, ReplyFormat};
+use super::backend::{Progress, Retry};
+use super::client::ModelClient;
+use super::constrain::{self, Mode, ReplyFormat};
 use super::error::ModelError;
+use super::learned::Learned;
 use super::shape::{self, MessageShape, Shape};
 use super::types::{ChatRequest, Reply};
 use serde_json::Value;
-
-/// What the client sends in now: set from the settings, then learned from refusals.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Learned {
-    /// The messages' shape.
-    pub shape: Shape,
-    /// How formats are constrained; `None`: not at all.
-    pub mode: Option<Mode>,
-    /// The server ignores `tool_choice: "required"`: calls are asked for as JSON content.
-    pub calls_in_content: bool,
-    /// Text formats are sent as a GBNF `grammar` (until the server refuses one).
-    pub grammar: bool,
-}
-
-impl Learned {
-    /// Where a run starts.
-    pub fn from_settings(shape: MessageShape, constrain: Constrain) -> Learned {
-        Learned {
-            shape: shape.initial(),
-            mode: constrain.initial(),
-            // auto cannot know whether the server honours tool_choice "required": it asks for
-            // calls as JSON content, which every server that takes a schema honours
-            calls_in_content: constrain == Constrain::Auto,
-            grammar: true,
-        }
-    }
-}
 
 /// At most this many reshaped or re-constrained sends per request.
 const MAX_STEPS: u32 = 4;
@@ -66,12 +40,6 @@ pub fn body(request: &ChatRequest, learned: Learned) -> Value {
     body
 }
 
-/// Whether an error body is one that sending the same request again cannot change: a chat
-/// template's refusal of the messages, or a refusal of a constraint.
-pub fn is_deterministic(body: &str) -> bool {
-    shape::is_refusal(body) || constrain::learn(Mode::JsonSchema, body).is_some()
-}
-
 /// The server's words in an error, for learning from them.
 fn refusal_text(e: &ModelError) -> Option<String> {
     match e {
@@ -94,7 +62,7 @@ fn next_after(
     format: Option<&ReplyFormat>,
 ) -> Option<(Learned, String)> {
     let text = refusal_text(e)?;
-    let said = super::snippet(&text);
+    let said = super::body::snippet(&text);
     if shape_setting == MessageShape::Auto
         && let Some(next) = shape::learn(learned.shape, &text)
     {
@@ -226,7 +194,9 @@ impl ModelClient {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::Constrain;
     use crate::model::Message;
+    use crate::model::learned::is_deterministic;
 
     fn status(message: &str) -> ModelError {
         ModelError::Status {

@@ -8,11 +8,18 @@
 //! thread is left behind (`client.rs`'s module doc says how; the impl is there, next to the
 //! private calls it drives).
 
-use super::client::Retry;
 use super::context::ContextInfo;
 use super::error::ModelError;
 use super::types::{ChatRequest, Reply, ToolCall};
 use crate::cancel::Cancel;
+
+/// A retry about to be made: its attempt number (2 for the first retry) and why the attempt
+/// before it failed (e.g. `HTTP 503 (...); retrying in 0.5 s`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Retry {
+    pub attempt: u32,
+    pub reason: String,
+}
 
 /// What a model call reports while it runs.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -45,11 +45,11 @@
 //! from several threads at once; the runtime is then shared, and a call's last step may wait
 //! (up to `SETTLE`) for another thread's connection to finish.
 
-use super::adapt::Learned;
-use super::backend::{Model, Progress};
+use super::backend::{Model, Progress, Retry};
+use super::body::snippet;
 use super::context::{ContextInfo, context_from_models, context_from_props};
 use super::error::{ModelError, overflow_error, status_error};
-use super::snippet;
+use super::learned::{Learned, is_deterministic};
 use super::sse::{Chunk, SseDecoder, StreamAssembler};
 use super::types::{ChatRequest, Reply};
 use crate::cancel::Cancel;
@@ -86,14 +86,6 @@ pub const DEFAULT_MAX_RESPONSE_BYTES: u64 = 32 << 20;
 
 /// At most this much of an error status's body is read for its message.
 const MAX_ERROR_BODY: u64 = 64 << 10;
-
-/// A retry about to be made: its attempt number (2 for the first retry) and why the attempt
-/// before it failed (e.g. `HTTP 503 (...); retrying in 0.5 s`).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Retry {
-    pub attempt: u32,
-    pub reason: String,
-}
 
 impl std::fmt::Debug for ClientConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -792,23 +784,16 @@ impl ModelClient {
                 Ok(resp) if resp.status().is_success() => return Ok((resp, attempt)),
                 Ok(resp) => {
                     let status = resp.status().as_u16();
-                    let retry_after = resp
-                        .headers()
-                        .get("retry-after")
-                        .and_then(|v| v.to_str().ok())
-                        .and_then(|s| s.trim().parse::<f64>().ok())
-                        .filter(|s| s.is_finite() && *s >= 0.0)
-                        .map(|s| Duration::from_secs_f64(s.min(30.0)));
+                    let retry_after = retry_after(&resp);
                     let text = error_text(resp).await;
                     // a refusal (a chat template's, a validation's, a constraint's) or a context
                     // overflow (older llama.cpp sends them as 500s) comes back the same: only
                     // transient ones are retried (`refusal.rs`); `adapt.rs` answers a refusal by
                     // changing the request
-                    let refusal = super::adapt::is_deterministic(&text);
+                    let refusal = is_deterministic(&text);
                     if super::refusal::is_transient(status, &text) && !refusal && !last {
                         tracing::info!(status, attempt, "model server error; retrying");
-                        let why =
-                            format!("HTTP {status} ({})", super::error::server_message(&text));
+                        let why = format!("HTTP {status} ({})", super::body::server_message(&text));
                         self.retry(attempt, why, retry_after, on_progress).await;
                         continue;
                     }
@@ -844,20 +829,26 @@ impl ModelClient {
                         self.retry(attempt, why, None, on_progress).await;
                         continue;
                     }
-                    return Err(if e.is_connect() {
-                        ModelError::Unreachable {
-                            url: self.endpoint.base.clone(),
-                            reason,
-                            attempts: attempt,
-                        }
-                    } else {
-                        ModelError::Disconnected {
-                            url: self.endpoint.base.clone(),
-                            reason,
-                            attempts: attempt,
-                        }
-                    });
+                    return Err(self.connection_error(e.is_connect(), reason, attempt));
                 }
+            }
+        }
+    }
+
+    /// The error after the last attempt found no server (`connect`) or lost the connection.
+    fn connection_error(&self, connect: bool, reason: String, attempts: u32) -> ModelError {
+        let url = self.endpoint.base.clone();
+        if connect {
+            ModelError::Unreachable {
+                url,
+                reason,
+                attempts,
+            }
+        } else {
+            ModelError::Disconnected {
+                url,
+                reason,
+                attempts,
             }
         }
     }
@@ -1038,6 +1029,16 @@ async fn settle() {
     while metrics.num_alive_tasks() > 0 && tokio::time::Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(1)).await;
     }
+}
+
+/// The wait a response's `Retry-After` header asks for, in seconds, capped at 30 s.
+fn retry_after(resp: &Response) -> Option<Duration> {
+    resp.headers()
+        .get("retry-after")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|s| s.trim().parse::<f64>().ok())
+        .filter(|s| s.is_finite() && *s >= 0.0)
+        .map(|s| Duration::from_secs_f64(s.min(30.0)))
 }
 
 /// The start of an error status's body, for its message (a huge error page is not read whole).

@@ -252,7 +252,7 @@ pub fn context_overflow(body: &str) -> Option<Overflow> {
         let e = v.get("error").unwrap_or(&v);
         e.get(key).and_then(Value::as_u64)
     };
-    let text = super::error::server_message(body).to_lowercase();
+    let text = super::body::server_message(body).to_lowercase();
     let find = |after: &[&str]| after.iter().find_map(|m| number_after(&text, m));
     Some(Overflow {
         requested: field("n_prompt_tokens").or_else(|| find(REQUESTED_AFTER)),

@@ -3,6 +3,7 @@
 //! [`ModelError::is_unreachable`] marks "no server after retries" (exit code 3); everything
 //! else is a failure of the run (exit code 1) or, for a bad URL, a configuration error.
 
+use super::body::server_message;
 use super::refusal::{Refusal, refusal};
 
 /// A model-server error. Messages never contain the API key.
@@ -211,20 +212,6 @@ pub(crate) fn status_error(
         status,
         message: what,
     }
-}
-
-/// The server's own error message if the body is `{"error": ...}`, else a snippet of it.
-pub(crate) fn server_message(body: &str) -> String {
-    if let Ok(v) = serde_json::from_str::<serde_json::Value>(body) {
-        let e = v.get("error").unwrap_or(&v);
-        if let Some(m) = e.get("message").and_then(|m| m.as_str()).or(e.as_str()) {
-            return super::snippet(m);
-        }
-    }
-    if body.trim().is_empty() {
-        return "empty body".into();
-    }
-    super::snippet(body)
 }
 
 #[cfg(test)]

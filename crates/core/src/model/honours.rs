@@ -106,7 +106,7 @@ pub fn ignored_settings(client: &ModelClient, model: &str) -> Result<Vec<Ignored
             setting: "max_tokens",
             evidence: format!(
                 "asked for at most 1 token, the reply has {produced} ({:?})",
-                crate::model::snippet(&short.content)
+                crate::model::body::snippet(&short.content)
             ),
         });
     }
@@ -116,7 +116,7 @@ pub fn ignored_settings(client: &ModelClient, model: &str) -> Result<Vec<Ignored
             setting: "stop",
             evidence: format!(
                 "asked to stop at \"7\", the reply goes on: {:?}",
-                crate::model::snippet(&first.content)
+                crate::model::body::snippet(&first.content)
             ),
         });
     }
@@ -126,8 +126,8 @@ pub fn ignored_settings(client: &ModelClient, model: &str) -> Result<Vec<Ignored
             setting: "temperature",
             evidence: format!(
                 "the same request at temperature 0 got two replies: {:?} and {:?}",
-                crate::model::snippet(&first.content),
-                crate::model::snippet(&second.content)
+                crate::model::body::snippet(&first.content),
+                crate::model::body::snippet(&second.content)
             ),
         });
     }

@@ -2,8 +2,7 @@
 //! every request it got. Engine unit tests and `franz bench stop` use it instead of an HTTP
 //! server; the scripted HTTP server (`scripted_server.rs`) stays for end-to-end tests.
 
-use super::backend::{Model, Progress};
-use super::client::Retry;
+use super::backend::{Model, Progress, Retry};
 use super::error::ModelError;
 use super::types::{ChatRequest, Reply};
 use crate::cancel::Cancel;

@@ -6,12 +6,14 @@
 
 pub mod adapt;
 pub mod backend;
+pub mod body;
 pub mod client;
 pub mod constrain;
 pub mod context;
 pub mod context_probe;
 pub mod error;
 pub mod honours;
+pub mod learned;
 pub mod memory;
 pub mod refusal;
 pub mod responder;
@@ -24,15 +26,14 @@ pub mod shape;
 pub mod sse;
 pub mod types;
 
-pub use adapt::Learned;
-pub use backend::{Model, Progress};
+pub use backend::{Model, Progress, Retry};
 pub use client::{
-    ClientConfig, DEFAULT_MAX_RESPONSE_BYTES, Endpoint, ModelClient, PROBE_HEADER, Retry,
-    api_key_from_env,
+    ClientConfig, DEFAULT_MAX_RESPONSE_BYTES, Endpoint, ModelClient, PROBE_HEADER, api_key_from_env,
 };
 pub use constrain::{Constrain, Mode, ReplyFormat};
 pub use context::{ContextInfo, ImageCost, ImageTokens, Overflow, RequestCost};
 pub use error::ModelError;
+pub use learned::Learned;
 pub use memory::{Canned, MemoryModel};
 pub use refusal::Refusal;
 pub use scripted_server::{
@@ -44,18 +45,3 @@ pub use types::{
     ChatRequest, Content, ContentPart, Message, Reply, Role, Tool, ToolCall, ToolChoice, Usage,
     data_url,
 };
-
-/// At most 200 characters of `s` on one line, for error messages. Looks at no more of `s`
-/// than it shows (a snippet of a 30 MB reply costs what one of a line does).
-pub(crate) fn snippet(s: &str) -> String {
-    let mut chars = s.trim().chars();
-    let head: String = chars
-        .by_ref()
-        .take(200)
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
-    if chars.as_str().is_empty() {
-        return head;
-    }
-    head + "…"
-}

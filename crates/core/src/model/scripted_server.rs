@@ -548,32 +548,8 @@ fn serve(
     if st.stop.load(Ordering::SeqCst) {
         return Ok(());
     }
-    if let Some(r) = st.opts.routes.iter().find(|r| r.matches(req)) {
-        return respond(out, r.status, "application/json", &r.body, &[]);
-    }
-    if req.method == "GET" && req.path.trim_end_matches('/').ends_with("/models") {
-        return respond(out, 200, "application/json", &models_body(&st.opts), &[]);
-    }
-    if req.method == "GET"
-        && req.path.trim_end_matches('/').ends_with("/props")
-        && let (ContextReport::Props, Some(n)) = (st.opts.context_report, st.opts.context_tokens)
-    {
-        let body =
-            serde_json::json!({"default_generation_settings": {"n_ctx": n}, "total_slots": 1});
-        return respond(out, 200, "application/json", &body.to_string(), &[]);
-    }
-    if let Some(body) = over_context(st, req) {
-        st.rejections.fetch_add(1, Ordering::SeqCst);
-        return respond(out, 400, "application/json", &body, &[]);
-    }
-    if req.method != "POST"
-        || !req
-            .path
-            .trim_end_matches('/')
-            .ends_with("/chat/completions")
-    {
-        let body = r#"{"error":{"message":"not found: the scripted server serves POST /v1/chat/completions and GET /v1/models"}}"#;
-        return respond(out, 404, "application/json", body, &[]);
+    if let Some(done) = serve_other(st, out, req) {
+        return done;
     }
     let Some(mut step) = st.script.next(req) else {
         let body = r#"{"error":{"message":"scripted server: the script is exhausted"}}"#;
@@ -585,7 +561,58 @@ fn serve(
     if !step.delay.is_zero() && !st.sleep(step.delay, index) {
         return Ok(());
     }
-    let stream = req.wants_stream();
+    answer(st, out, index, &step, req.wants_stream())
+}
+
+/// Answers what is not a scripted chat completion: a configured route, the model list, the
+/// props, a request over the context, or anything else (404); `None` for a chat completion.
+fn serve_other(
+    st: &State,
+    out: &mut TcpStream,
+    req: &RecordedRequest,
+) -> Option<std::io::Result<()>> {
+    if let Some(r) = st.opts.routes.iter().find(|r| r.matches(req)) {
+        return Some(respond(out, r.status, "application/json", &r.body, &[]));
+    }
+    let path = req.path.trim_end_matches('/');
+    if req.method == "GET" && path.ends_with("/models") {
+        let body = models_body(&st.opts);
+        return Some(respond(out, 200, "application/json", &body, &[]));
+    }
+    if req.method == "GET"
+        && path.ends_with("/props")
+        && let (ContextReport::Props, Some(n)) = (st.opts.context_report, st.opts.context_tokens)
+    {
+        let body =
+            serde_json::json!({"default_generation_settings": {"n_ctx": n}, "total_slots": 1});
+        return Some(respond(
+            out,
+            200,
+            "application/json",
+            &body.to_string(),
+            &[],
+        ));
+    }
+    if let Some(body) = over_context(st, req) {
+        st.rejections.fetch_add(1, Ordering::SeqCst);
+        return Some(respond(out, 400, "application/json", &body, &[]));
+    }
+    if req.method != "POST" || !path.ends_with("/chat/completions") {
+        let body = r#"{"error":{"message":"not found: the scripted server serves POST /v1/chat/completions and GET /v1/models"}}"#;
+        return Some(respond(out, 404, "application/json", body, &[]));
+    }
+    None
+}
+
+/// Answers a chat completion with the script's step: its fault, or its reply (streamed when
+/// asked for).
+fn answer(
+    st: &State,
+    out: &mut TcpStream,
+    index: usize,
+    step: &Step,
+    stream: bool,
+) -> std::io::Result<()> {
     match &step.fault {
         Some(Fault::Status(code)) => {
             let body = format!(r#"{{"error":{{"message":"scripted fault: HTTP {code}"}}}}"#);

@@ -99,7 +99,7 @@ impl StreamAssembler {
         let v: Value = serde_json::from_str(payload).map_err(|e| {
             format!(
                 "a stream chunk is not JSON ({e}): {}",
-                super::snippet(payload)
+                super::body::snippet(payload)
             )
         })?;
         if let Some(err) = v.get("error") {

@@ -57,7 +57,7 @@ pub(crate) fn apply_call(name: &str, args: &Value, ctx: &mut Ctx) {
     } else {
         return ctx.err(format!(
             "{name}: the arguments must be a JSON object, not {}",
-            crate::model::snippet(&args.to_string())
+            crate::model::body::snippet(&args.to_string())
         ));
     }
     apply(&one, ctx)

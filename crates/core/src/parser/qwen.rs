@@ -58,7 +58,7 @@ pub(crate) fn tagged_calls(content: &str) -> (Vec<TaggedCall>, String) {
             if objs.is_empty() {
                 calls.push(Err(format!(
                     "a tool call holds no JSON object: {}",
-                    crate::model::snippet(body)
+                    crate::model::body::snippet(body)
                 )));
             }
             for o in objs {
@@ -66,7 +66,7 @@ pub(crate) fn tagged_calls(content: &str) -> (Vec<TaggedCall>, String) {
                     let name = v.get("name").and_then(Value::as_str).ok_or_else(|| {
                         format!(
                             "a tool call has no \"name\": {}",
-                            crate::model::snippet(&v.to_string())
+                            crate::model::body::snippet(&v.to_string())
                         )
                     })?;
                     let args = v

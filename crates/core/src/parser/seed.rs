@@ -14,7 +14,7 @@
 
 use super::coords::Ctx;
 use super::syntax::Arg;
-use super::uitars;
+use super::uitars::{self, tags_as_text};
 use serde_json::Value;
 
 /// The function names UI-TARS-2 tool calls use.
@@ -166,50 +166,11 @@ pub(crate) fn parse_compact(content: &str, start: usize, ctx: &mut Ctx) -> Strin
             None if body.trim().is_empty() => {}
             None => ctx.err(format!(
                 "not a compact UI-TARS call (NAME>PARAM>VALUE): {}",
-                crate::model::snippet(body)
+                crate::model::body::snippet(body)
             )),
         }
     }
     tags_as_text(&content[..start])
-}
-
-/// Whether a tag (its text between `<` and `>`) is a thinking or Seed tool-call tag.
-fn dropped_tag(tag: &str) -> bool {
-    // only the name's first bytes are looked at: a `<` before a long text costs nothing more
-    let name = tag.trim_start_matches('/').as_bytes();
-    name.get(..5)
-        .is_some_and(|n| n.eq_ignore_ascii_case(b"think"))
-        || name.eq_ignore_ascii_case(b"seed:tool_call")
-}
-
-/// Text with the Seed tool-call tags removed and thinking tags (`<thinkt>`,
-/// `<think_never_used_…>`, `<think_xxx>`) dropped, their content kept.
-pub(crate) fn tags_as_text(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    super::work::charge(s.len());
-    // the first `>` at or after `from`, found once for every `<` before it
-    let mut gt: Option<usize> = None;
-    let mut from = 0;
-    while let Some(p) = s[from..].find('<').map(|p| p + from) {
-        out.push_str(&s[from..p]);
-        if gt.is_none_or(|g| g < p) {
-            gt = s[p..].find('>').map(|g| g + p);
-        }
-        let Some(g) = gt else {
-            // no `>` after this `<`: no tag closes any more
-            from = p;
-            break;
-        };
-        if dropped_tag(&s[p + 1..g]) {
-            from = g + 1;
-        } else {
-            out.push('<');
-            from = p + 1;
-        }
-    }
-    let rest = &s[from..];
-    out.push_str(rest);
-    super::calls::tidy(&out)
 }
 
 #[cfg(test)]

@@ -56,7 +56,7 @@ pub(crate) fn arguments(name: &str, raw: &Value, ctx: &mut Ctx) -> Option<Value>
                 Err(e) => {
                     ctx.err(format!(
                         "{name}: the arguments are not valid JSON ({e}; was the reply cut off?): {}",
-                        crate::model::snippet(&s)
+                        crate::model::body::snippet(&s)
                     ));
                     return None;
                 }
@@ -66,7 +66,7 @@ pub(crate) fn arguments(name: &str, raw: &Value, ctx: &mut Ctx) -> Option<Value>
     }
     ctx.err(format!(
         "{name}: the arguments must be a JSON object, not {}",
-        crate::model::snippet(&v.to_string())
+        crate::model::body::snippet(&v.to_string())
     ));
     None
 }

@@ -68,14 +68,11 @@ pub(crate) fn has_action_line(content: &str) -> bool {
 pub(crate) fn parse(content: &str, ctx: &mut Ctx) -> String {
     let markers = action_markers(content);
     let Some(&(_, last)) = markers.last() else {
-        if let Some(at) = super::seed::compact_line(content) {
-            return super::seed::parse_compact(content, at, ctx);
-        }
         ctx.err("no Action line: write Thought: ... then Action: click(start_box='(x1,y1)'), with numbers in place of x1 and y1");
         return content.trim().to_string();
     };
     let first_marker = markers[0].0;
-    let before = super::seed::tags_as_text(&content[..first_marker]);
+    let before = tags_as_text(&content[..first_marker]);
     let mut thought = before.as_str();
     for label in [
         "Thought:",
@@ -98,7 +95,7 @@ pub(crate) fn parse(content: &str, ctx: &mut Ctx) -> String {
     if calls.is_empty() {
         ctx.err(format!(
             "the Action line holds no known action: {}",
-            crate::model::snippet(&action_text)
+            crate::model::body::snippet(&action_text)
         ));
     }
     for c in calls {
@@ -333,4 +330,43 @@ fn scroll(name: &str, args: &Args, ctx: &mut Ctx) -> Option<ActionKind> {
         direction,
         amount: 3,
     })
+}
+
+/// Whether a tag (its text between `<` and `>`) is a thinking or Seed tool-call tag.
+fn dropped_tag(tag: &str) -> bool {
+    // only the name's first bytes are looked at: a `<` before a long text costs nothing more
+    let name = tag.trim_start_matches('/').as_bytes();
+    name.get(..5)
+        .is_some_and(|n| n.eq_ignore_ascii_case(b"think"))
+        || name.eq_ignore_ascii_case(b"seed:tool_call")
+}
+
+/// Text with the Seed tool-call tags removed and thinking tags (`<thinkt>`,
+/// `<think_never_used_…>`, `<think_xxx>`) dropped, their content kept.
+pub(crate) fn tags_as_text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    super::work::charge(s.len());
+    // the first `>` at or after `from`, found once for every `<` before it
+    let mut gt: Option<usize> = None;
+    let mut from = 0;
+    while let Some(p) = s[from..].find('<').map(|p| p + from) {
+        out.push_str(&s[from..p]);
+        if gt.is_none_or(|g| g < p) {
+            gt = s[p..].find('>').map(|g| g + p);
+        }
+        let Some(g) = gt else {
+            // no `>` after this `<`: no tag closes any more
+            from = p;
+            break;
+        };
+        if dropped_tag(&s[p + 1..g]) {
+            from = g + 1;
+        } else {
+            out.push('<');
+            from = p + 1;
+        }
+    }
+    let rest = &s[from..];
+    out.push_str(rest);
+    super::calls::tidy(&out)
 }

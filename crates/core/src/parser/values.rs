@@ -18,7 +18,7 @@ impl Ctx<'_> {
             Some(s) => Some(s),
             None => self.fail(format!(
                 "{what}: {} is not a number of seconds; give 0 to {MAX_WAIT_SECONDS}",
-                crate::model::snippet(&v.to_string())
+                crate::model::body::snippet(&v.to_string())
             )),
         }
     }

@@ -5,13 +5,10 @@
 //! user's own file loads with `--profile FILE`. `--profile auto` picks one by model id
 //! ([`select`]). README.md has the table; docs/coordinates.md the formulas.
 
-pub mod smart;
-
 use crate::exact::Space;
-use crate::geometry::{ImageSize, SizeRule};
+use crate::geometry::{ImageSize, SizeRule, SmartResize};
 use crate::parser::Dialect;
 use serde::{Deserialize, Serialize};
-use smart::SmartResize;
 use std::path::Path;
 
 /// The built-in profiles' files, `(name, TOML)`, in the order `franz profiles` lists them:

@@ -65,10 +65,7 @@ pub fn run(g: &GlobalArgs, cmd: &PolicyCommand) -> anyhow::Result<ExitCode> {
 /// looks up the window under its point, or one at the pointer (which is read from the
 /// screen); `None` when a nominal screen judges them the same.
 fn needs_the_screen(policy: &franz_core::policy::Policy, actions: &[Action]) -> Option<String> {
-    let pointer: Vec<&Action> = actions
-        .iter()
-        .filter(|a| franz_core::policy::is_pointer(&a.kind))
-        .collect();
+    let pointer: Vec<&Action> = actions.iter().filter(|a| a.kind.is_pointer()).collect();
     if policy.needs_windows() && !pointer.is_empty() {
         return Some("to find the windows under the points (allow_only_windows)".into());
     }
