@@ -437,43 +437,10 @@ mod tests {
                 reused: false,
                 elements: None,
             },
-            EventKind::ModelRequest {
-                model: "qwen".into(),
-                attempt: 1,
-                messages: 2,
-                images: 1,
-                bytes: 9999,
-                reason: None,
-                image: Some(ImageCost {
-                    width: 1092,
-                    height: 616,
-                    tokens: 858,
-                }),
-                image_tokens: 858,
-                estimated_tokens: 2000,
-                context_tokens: Some(8192),
-            },
-            EventKind::ModelRequest {
-                model: "qwen".into(),
-                attempt: 2,
-                messages: 2,
-                images: 1,
-                bytes: 9999,
-                reason: Some("HTTP 503 (loading); retrying in 0.5 s".into()),
-                image: None,
-                image_tokens: 0,
-                estimated_tokens: 0,
-                context_tokens: None,
-            },
-            EventKind::ModelReply {
-                ms: 812.5,
-                text: "left_click(500,300)".into(),
-                story: Some("I click".into()),
-                actions: vec![click.clone()],
-                bboxes: vec![NormBox::from_corners(1, 2, 3, 4)],
-                prompt_tokens: Some(10),
-                completion_tokens: None,
-            },
+        ]
+        .into_iter()
+        .chain(model_kinds(&click))
+        .chain([
             EventKind::ActionResult {
                 index: 0,
                 action: click.clone(),
@@ -522,6 +489,50 @@ mod tests {
                 turns: vec![1, 2],
                 repeats: 2,
                 stop: false,
+            },
+        ])
+        .collect()
+    }
+
+    /// A request, its retry, and the reply.
+    fn model_kinds(click: &Action) -> Vec<EventKind> {
+        vec![
+            EventKind::ModelRequest {
+                model: "qwen".into(),
+                attempt: 1,
+                messages: 2,
+                images: 1,
+                bytes: 9999,
+                reason: None,
+                image: Some(ImageCost {
+                    width: 1092,
+                    height: 616,
+                    tokens: 858,
+                }),
+                image_tokens: 858,
+                estimated_tokens: 2000,
+                context_tokens: Some(8192),
+            },
+            EventKind::ModelRequest {
+                model: "qwen".into(),
+                attempt: 2,
+                messages: 2,
+                images: 1,
+                bytes: 9999,
+                reason: Some("HTTP 503 (loading); retrying in 0.5 s".into()),
+                image: None,
+                image_tokens: 0,
+                estimated_tokens: 0,
+                context_tokens: None,
+            },
+            EventKind::ModelReply {
+                ms: 812.5,
+                text: "left_click(500,300)".into(),
+                story: Some("I click".into()),
+                actions: vec![click.clone()],
+                bboxes: vec![NormBox::from_corners(1, 2, 3, 4)],
+                prompt_tokens: Some(10),
+                completion_tokens: None,
             },
         ]
     }

@@ -4,6 +4,8 @@
 
 // Library code never unwraps what a user or a model can influence; tests may.
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
+// Functions do one thing: none is over 80 lines (tests/function_length.rs counts every line).
+#![deny(clippy::too_many_lines)]
 
 pub mod action;
 pub mod bench_task;

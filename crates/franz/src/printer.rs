@@ -245,30 +245,7 @@ fn line(e: &Event, call: Option<&franz_core::turn_tokens::CallTokens>) -> Option
             action,
             result,
             ..
-        } => {
-            let a = serde_json::to_string(action).unwrap_or_default();
-            match result {
-                ActionResult::Ok { warnings } if warnings.is_empty() => {
-                    format!("turn {t}:   [{index}] {a} ok")
-                }
-                ActionResult::Ok { warnings } => format!(
-                    "turn {t}:   [{index}] {a} ok ({})",
-                    warnings
-                        .iter()
-                        .map(|w| w.kind.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-                ActionResult::Error(err) => format!("turn {t}:   [{index}] {a} ERROR {err}"),
-            }
-        }
-        EventKind::Note { text } => format!("turn {t}: note: {text}"),
-        EventKind::Error { message, fatal } => {
-            format!(
-                "turn {t}: {}{message}",
-                if *fatal { "fatal: " } else { "problem: " }
-            )
-        }
+        } => action_line(t, *index, action, result),
         EventKind::RunFinished {
             outcome,
             exit_code,
@@ -278,6 +255,40 @@ fn line(e: &Event, call: Option<&franz_core::turn_tokens::CallTokens>) -> Option
             format!(
                 "franz: {} after {turns} turn(s) (exit {exit_code}): {reason}",
                 outcome.as_str()
+            )
+        }
+        _ => return state_line(t, &e.kind),
+    })
+}
+
+/// The line of an action's result.
+fn action_line(t: u32, index: usize, action: &franz_core::Action, result: &ActionResult) -> String {
+    let a = serde_json::to_string(action).unwrap_or_default();
+    match result {
+        ActionResult::Ok { warnings } if warnings.is_empty() => {
+            format!("turn {t}:   [{index}] {a} ok")
+        }
+        ActionResult::Ok { warnings } => format!(
+            "turn {t}:   [{index}] {a} ok ({})",
+            warnings
+                .iter()
+                .map(|w| w.kind.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        ActionResult::Error(err) => format!("turn {t}:   [{index}] {a} ERROR {err}"),
+    }
+}
+
+/// The line of a note, a problem, a pause, a loop, a wait or a fitted context; `None` for the
+/// events the printer leaves to the live line.
+fn state_line(t: u32, kind: &EventKind) -> Option<String> {
+    Some(match kind {
+        EventKind::Note { text } => format!("turn {t}: note: {text}"),
+        EventKind::Error { message, fatal } => {
+            format!(
+                "turn {t}: {}{message}",
+                if *fatal { "fatal: " } else { "problem: " }
             )
         }
         EventKind::Paused { reason } => format!("turn {t}: paused {reason}"),
@@ -317,9 +328,7 @@ fn line(e: &Event, call: Option<&franz_core::turn_tokens::CallTokens>) -> Option
         } => format!(
             "turn {t}: context: {step}: about {tokens_before} -> {tokens_after} tokens (budget {budget}), {images} image(s), the newest {width}x{height}"
         ),
-        EventKind::TurnStarted {}
-        | EventKind::ModelRequest { .. }
-        | EventKind::ModelDelta { .. } => return None,
+        _ => return None,
     })
 }
 

@@ -29,7 +29,7 @@ use crate::cancel::Cancel;
 use crate::geometry::WorkArea;
 use crate::keys;
 use fence::Fence;
-use franz_desktop::{Button, Desktop, DesktopError, Key, PixelPoint, Press};
+use franz_desktop::{Button, Desktop, DesktopError, Key, PixelPoint, Press, ScrollDirection};
 use held::{Held, HeldItem};
 use motion::Motion;
 use serde::{Deserialize, Serialize};
@@ -338,6 +338,32 @@ impl Executor {
         Ok(results)
     }
 
+    /// Why action `i` of a turn is not performed, if it is not: franz was interrupted, or the
+    /// turn's cap is reached.
+    fn skipped(&self, i: usize, action: &Action) -> Option<ActionError> {
+        if self.interrupted() {
+            Some(ActionError::new(
+                ErrorKind::ExecutionFailed,
+                format!(
+                    "{}: not performed: franz was {}",
+                    action.kind.name(),
+                    self.interrupted_by()
+                ),
+            ))
+        } else if i >= self.config.max_actions_per_turn {
+            Some(ActionError::new(
+                ErrorKind::TooManyActions,
+                format!(
+                    "{}: at most {} actions per turn; this one was not performed",
+                    action.kind.name(),
+                    self.config.max_actions_per_turn
+                ),
+            ))
+        } else {
+            None
+        }
+    }
+
     /// The actions of one turn, in order, with the cap and the delays between them.
     fn perform_all(
         &mut self,
@@ -354,24 +380,8 @@ impl Executor {
         let mut results = Vec::with_capacity(actions.len());
         let mut touched_os = false;
         for (i, action) in actions.iter().enumerate() {
-            let result = if self.interrupted() {
-                ActionResult::Error(ActionError::new(
-                    ErrorKind::ExecutionFailed,
-                    format!(
-                        "{}: not performed: franz was {}",
-                        action.kind.name(),
-                        self.interrupted_by()
-                    ),
-                ))
-            } else if i >= self.config.max_actions_per_turn {
-                ActionResult::Error(ActionError::new(
-                    ErrorKind::TooManyActions,
-                    format!(
-                        "{}: at most {} actions per turn; this one was not performed",
-                        action.kind.name(),
-                        self.config.max_actions_per_turn
-                    ),
-                ))
+            let result = if let Some(skipped) = self.skipped(i, action) {
+                ActionResult::Error(skipped)
             } else {
                 if i > 0 && touched_os && !self.dry_run {
                     self.sleep(Duration::from_millis(self.config.motion.action_delay_ms));
@@ -452,79 +462,8 @@ impl Executor {
         desktop: &mut dyn Desktop,
         kind: &ActionKind,
     ) -> Result<Vec<Warning>, Fault> {
-        let m = self.config.motion;
         let mut warnings = Vec::new();
         match kind {
-            ActionKind::Move { x, y } => {
-                let p = self.at(desktop, *x, *y, kind.name(), &mut warnings)?;
-                self.move_to(desktop, p)?;
-            }
-            ActionKind::Click { x, y } => {
-                self.click(desktop, *x, *y, Button::Left, 1, kind, &mut warnings)?
-            }
-            ActionKind::RightClick { x, y } => {
-                self.click(desktop, *x, *y, Button::Right, 1, kind, &mut warnings)?
-            }
-            ActionKind::MiddleClick { x, y } => {
-                self.click(desktop, *x, *y, Button::Middle, 1, kind, &mut warnings)?
-            }
-            ActionKind::DoubleClick { x, y } => {
-                self.click(desktop, *x, *y, Button::Left, 2, kind, &mut warnings)?
-            }
-            ActionKind::TripleClick { x, y } => {
-                self.click(desktop, *x, *y, Button::Left, 3, kind, &mut warnings)?
-            }
-            ActionKind::MouseDown { x, y, button } | ActionKind::MouseUp { x, y, button } => {
-                let p = self.at(desktop, *x, *y, kind.name(), &mut warnings)?;
-                self.move_to(desktop, p)?;
-                let press = if matches!(kind, ActionKind::MouseDown { .. }) {
-                    Press::Down
-                } else {
-                    Press::Up
-                };
-                if !self.dry_run {
-                    self.pause(m.click_settle_ms, kind.name())?;
-                    self.button(desktop, *button, press)?;
-                }
-            }
-            ActionKind::LongPress { x, y, seconds } => {
-                let p = self.at(desktop, *x, *y, kind.name(), &mut warnings)?;
-                self.move_to(desktop, p)?;
-                if !self.dry_run {
-                    self.pause(m.click_settle_ms, kind.name())?;
-                    self.button(desktop, Button::Left, Press::Down)?;
-                    self.hold(desktop, *seconds, kind.name())?;
-                    self.button(desktop, Button::Left, Press::Up)?;
-                }
-            }
-            ActionKind::Drag { x, y, x2, y2 } => {
-                let from = self.at(desktop, *x, *y, "drag start", &mut warnings)?;
-                let (to, w) = match self.exact.and_then(|e| e.to.map(|p| (e, p))) {
-                    Some((e, p)) => self.fence.exact(&e, p, "drag end"),
-                    None => self.fence.point(*x2, *y2, "drag end"),
-                };
-                warnings.extend(w);
-                self.drag(desktop, from, to)?;
-            }
-            ActionKind::Scroll {
-                x,
-                y,
-                direction,
-                amount,
-            } => {
-                let p = self.at(desktop, *x, *y, kind.name(), &mut warnings)?;
-                self.move_to(desktop, p)?;
-                if !self.dry_run {
-                    // notch by notch: a cancel stops the wheel part way
-                    for turned in 0..*amount {
-                        if self.interrupted() {
-                            let when = format!("after {turned} of {amount} notches");
-                            return Err(self.cut_short("scroll", when));
-                        }
-                        desktop.input().scroll(*direction, 1)?;
-                    }
-                }
-            }
             ActionKind::Type { text } => {
                 // a secret is resolved here, at execution, and kept nowhere
                 let text = secret::resolve(text, &self.config.secrets)?;
@@ -533,26 +472,7 @@ impl Executor {
                 }
             }
             ActionKind::Key { keys } | ActionKind::HoldKey { keys, .. } => {
-                let combo = keys::parse_combo(keys)
-                    .map_err(|e| ActionError::new(ErrorKind::InvalidKey, e.to_string()))?;
-                if !self.dry_run {
-                    // a key failing half-way returns here with the first keys still down:
-                    // `execute_with` releases them (and everything else held) at once
-                    for (i, k) in combo.keys.iter().enumerate() {
-                        if i > 0 {
-                            self.pause(m.key_delay_ms, kind.name())?;
-                        }
-                        self.key(desktop, *k, Press::Down)?;
-                    }
-                    if let ActionKind::HoldKey { seconds, .. } = kind {
-                        self.hold(desktop, *seconds, kind.name())?;
-                    }
-                    for k in combo.keys.iter().rev() {
-                        // the release goes on even when cancelled: execute_with releases too
-                        self.sleep(Duration::from_millis(m.key_delay_ms));
-                        self.key(desktop, *k, Press::Up)?;
-                    }
-                }
+                self.press_combo(desktop, kind, keys)?
             }
             ActionKind::Wait { seconds } => {
                 if !self.dry_run {
@@ -573,11 +493,138 @@ impl Executor {
             | ActionKind::AskUser { .. }
             | ActionKind::ReportProgress { .. }
             | ActionKind::ReportCompletion { .. } => {}
+            _ => self.perform_pointer(desktop, kind, &mut warnings)?,
         }
         if touches_os(kind) && !self.dry_run {
             desktop.input().sync()?;
         }
         Ok(warnings)
+    }
+
+    /// A pointer action: a move, a click, a press or release, a long press, a drag or a scroll.
+    fn perform_pointer(
+        &mut self,
+        desktop: &mut dyn Desktop,
+        kind: &ActionKind,
+        warnings: &mut Vec<Warning>,
+    ) -> Result<(), Fault> {
+        match kind {
+            ActionKind::Move { x, y } => {
+                let p = self.at(desktop, *x, *y, kind.name(), warnings)?;
+                self.move_to(desktop, p)?;
+            }
+            ActionKind::Click { x, y } => {
+                self.click(desktop, *x, *y, Button::Left, 1, kind, warnings)?
+            }
+            ActionKind::RightClick { x, y } => {
+                self.click(desktop, *x, *y, Button::Right, 1, kind, warnings)?
+            }
+            ActionKind::MiddleClick { x, y } => {
+                self.click(desktop, *x, *y, Button::Middle, 1, kind, warnings)?
+            }
+            ActionKind::DoubleClick { x, y } => {
+                self.click(desktop, *x, *y, Button::Left, 2, kind, warnings)?
+            }
+            ActionKind::TripleClick { x, y } => {
+                self.click(desktop, *x, *y, Button::Left, 3, kind, warnings)?
+            }
+            ActionKind::MouseDown { x, y, button } | ActionKind::MouseUp { x, y, button } => {
+                let p = self.at(desktop, *x, *y, kind.name(), warnings)?;
+                self.move_to(desktop, p)?;
+                let press = if matches!(kind, ActionKind::MouseDown { .. }) {
+                    Press::Down
+                } else {
+                    Press::Up
+                };
+                if !self.dry_run {
+                    self.pause(self.config.motion.click_settle_ms, kind.name())?;
+                    self.button(desktop, *button, press)?;
+                }
+            }
+            ActionKind::LongPress { x, y, seconds } => {
+                let p = self.at(desktop, *x, *y, kind.name(), warnings)?;
+                self.move_to(desktop, p)?;
+                if !self.dry_run {
+                    self.pause(self.config.motion.click_settle_ms, kind.name())?;
+                    self.button(desktop, Button::Left, Press::Down)?;
+                    self.hold(desktop, *seconds, kind.name())?;
+                    self.button(desktop, Button::Left, Press::Up)?;
+                }
+            }
+            ActionKind::Drag { x, y, x2, y2 } => {
+                let from = self.at(desktop, *x, *y, "drag start", warnings)?;
+                let (to, w) = match self.exact.and_then(|e| e.to.map(|p| (e, p))) {
+                    Some((e, p)) => self.fence.exact(&e, p, "drag end"),
+                    None => self.fence.point(*x2, *y2, "drag end"),
+                };
+                warnings.extend(w);
+                self.drag(desktop, from, to)?;
+            }
+            ActionKind::Scroll {
+                x,
+                y,
+                direction,
+                amount,
+            } => {
+                let p = self.at(desktop, *x, *y, kind.name(), warnings)?;
+                self.move_to(desktop, p)?;
+                self.scroll_notches(desktop, *direction, *amount)?;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Turns the wheel `amount` notches, notch by notch: a cancel stops it part way.
+    fn scroll_notches(
+        &mut self,
+        desktop: &mut dyn Desktop,
+        direction: ScrollDirection,
+        amount: u32,
+    ) -> Result<(), Fault> {
+        if self.dry_run {
+            return Ok(());
+        }
+        for turned in 0..amount {
+            if self.interrupted() {
+                let when = format!("after {turned} of {amount} notches");
+                return Err(self.cut_short("scroll", when));
+            }
+            desktop.input().scroll(direction, 1)?;
+        }
+        Ok(())
+    }
+
+    /// A key combination pressed in order and released in reverse, held for a `hold_key`.
+    fn press_combo(
+        &mut self,
+        desktop: &mut dyn Desktop,
+        kind: &ActionKind,
+        keys: &str,
+    ) -> Result<(), Fault> {
+        let m = self.config.motion;
+        let combo = keys::parse_combo(keys)
+            .map_err(|e| ActionError::new(ErrorKind::InvalidKey, e.to_string()))?;
+        if self.dry_run {
+            return Ok(());
+        }
+        // a key failing half-way returns here with the first keys still down:
+        // `execute_with` releases them (and everything else held) at once
+        for (i, k) in combo.keys.iter().enumerate() {
+            if i > 0 {
+                self.pause(m.key_delay_ms, kind.name())?;
+            }
+            self.key(desktop, *k, Press::Down)?;
+        }
+        if let ActionKind::HoldKey { seconds, .. } = kind {
+            self.hold(desktop, *seconds, kind.name())?;
+        }
+        for k in combo.keys.iter().rev() {
+            // the release goes on even when cancelled: execute_with releases too
+            self.sleep(Duration::from_millis(m.key_delay_ms));
+            self.key(desktop, *k, Press::Up)?;
+        }
+        Ok(())
     }
 
     /// Presses or releases a button, noting what is held.

@@ -265,20 +265,8 @@ impl Pipeline {
         start: Instant,
         mut t: StageTimings,
     ) -> Result<Screenshot, ObserveError> {
-        // crop: the work area relative to the frame (the monitor's top-left is frame (0,0))
         let s = Instant::now();
-        let region = resize::Region {
-            x: (work_area.rect.x - origin.x).max(0) as u32,
-            y: (work_area.rect.y - origin.y).max(0) as u32,
-            width: work_area.rect.width,
-            height: work_area.rect.height,
-        };
-        if region.x + region.width > frame.width || region.y + region.height > frame.height {
-            return Err(ObserveError::Resize(format!(
-                "the working area {:?} does not fit the captured {}x{} frame",
-                work_area.rect, frame.width, frame.height
-            )));
-        }
+        let region = crop_region(&frame, origin, work_area)?;
         let size = self.config.size.resolve(region.width, region.height);
         let change = self.diff.compare(
             frame,
@@ -322,11 +310,7 @@ impl Pipeline {
         t.encode = ms(s);
 
         let s = Instant::now();
-        let mut data_url = String::with_capacity(encoded.len() * 4 / 3 + 32);
-        data_url.push_str("data:");
-        data_url.push_str(self.config.format.mime());
-        data_url.push_str(";base64,");
-        base64::engine::general_purpose::STANDARD.encode_string(&encoded, &mut data_url);
+        let data_url = data_url(self.config.format.mime(), &encoded);
         t.base64 = ms(s);
         t.total = ms(start);
 
@@ -394,4 +378,36 @@ fn cursor_box(c: &franz_desktop::CursorImage, work_area: WorkArea) -> diff::Pixe
         width: c.width as i64 + 2 * MARGIN,
         height: c.height as i64 + 2 * MARGIN,
     }
+}
+
+/// The work area relative to the frame (the monitor's top-left is frame (0,0)); an error when
+/// it does not fit the frame.
+fn crop_region(
+    frame: &FrameView<'_>,
+    origin: franz_desktop::PixelPoint,
+    work_area: WorkArea,
+) -> Result<resize::Region, ObserveError> {
+    let region = resize::Region {
+        x: (work_area.rect.x - origin.x).max(0) as u32,
+        y: (work_area.rect.y - origin.y).max(0) as u32,
+        width: work_area.rect.width,
+        height: work_area.rect.height,
+    };
+    if region.x + region.width > frame.width || region.y + region.height > frame.height {
+        return Err(ObserveError::Resize(format!(
+            "the working area {:?} does not fit the captured {}x{} frame",
+            work_area.rect, frame.width, frame.height
+        )));
+    }
+    Ok(region)
+}
+
+/// The `data:` URL of an encoded image.
+fn data_url(mime: &str, encoded: &[u8]) -> String {
+    let mut url = String::with_capacity(encoded.len() * 4 / 3 + 32);
+    url.push_str("data:");
+    url.push_str(mime);
+    url.push_str(";base64,");
+    base64::engine::general_purpose::STANDARD.encode_string(encoded, &mut url);
+    url
 }

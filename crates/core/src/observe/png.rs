@@ -120,7 +120,13 @@ pub fn encode_unfiltered(
         Ok(())
     })?;
 
-    let mut zlib = Vec::with_capacity(rgba.len() / 8);
+    let zlib = zlib_stream(scratch, rgba.len() / 8);
+    Ok(png_file(width, height, &zlib))
+}
+
+/// The zlib stream of the bands' deflated data, in order, with its header and checksum.
+fn zlib_stream(scratch: &[BandScratch], capacity: usize) -> Vec<u8> {
+    let mut zlib = Vec::with_capacity(capacity);
     // CMF: deflate, 32 KB window; FLG: "fast" level hint, check bits for a multiple of 31
     zlib.extend_from_slice(&[0x78, 0x5e]);
     let mut adler = 1u32;
@@ -129,7 +135,11 @@ pub fn encode_unfiltered(
         adler = zlib_rs::adler32::adler32_combine(adler, band.adler, band.len);
     }
     zlib.extend_from_slice(&adler.to_be_bytes());
+    zlib
+}
 
+/// An RGB PNG file of `width` x `height` around its zlib stream.
+fn png_file(width: u32, height: u32, zlib: &[u8]) -> Vec<u8> {
     let mut png = Vec::with_capacity(zlib.len() + 64);
     png.extend_from_slice(&SIGNATURE);
     let mut ihdr = [0u8; 13];
@@ -138,9 +148,9 @@ pub fn encode_unfiltered(
     // bit depth 8, colour type 2 (RGB), deflate, adaptive filtering method, no interlace
     ihdr[8..].copy_from_slice(&[8, 2, 0, 0, 0]);
     chunk(&mut png, b"IHDR", &ihdr);
-    chunk(&mut png, b"IDAT", &zlib);
+    chunk(&mut png, b"IDAT", zlib);
     chunk(&mut png, b"IEND", &[]);
-    Ok(png)
+    png
 }
 
 /// One band's share of the zlib stream.

@@ -306,21 +306,8 @@ impl Overlay {
                 y: Some(y),
             } => click(pm, px(x, y), m.middle, m.middle_ring, 1),
             Drag { x, y, x2, y2 } => {
-                let end = px(x2, y2);
-                if let (Some(x), Some(y)) = (x, y) {
-                    let start = px(x, y);
-                    paint::arrow(
-                        pm,
-                        start,
-                        end,
-                        m.arrow_thickness,
-                        m.arrow_head_length,
-                        m.arrow_head_angle_deg,
-                        m.drag_arrow,
-                    );
-                    paint::dot(pm, start.0, start.1, m.circle_radius / 2.0, m.drag_start);
-                }
-                paint::ring(pm, end.0, end.1, m.circle_radius, m.ring_width, m.drag_end);
+                let start = x.zip(y).map(|(x, y)| px(x, y));
+                self.mark_drag(pm, start, px(x2, y2));
             }
             MouseDown {
                 x: Some(x),
@@ -354,6 +341,24 @@ impl Overlay {
             }
             _ => {}
         }
+    }
+
+    /// A drag: an arrow from its start (when the model gave one) and a ring at its end.
+    fn mark_drag(&self, pm: &mut PixmapMut<'_>, start: Option<(f32, f32)>, end: (f32, f32)) {
+        let m = &self.config.marks;
+        if let Some(start) = start {
+            paint::arrow(
+                pm,
+                start,
+                end,
+                m.arrow_thickness,
+                m.arrow_head_length,
+                m.arrow_head_angle_deg,
+                m.drag_arrow,
+            );
+            paint::dot(pm, start.0, start.1, m.circle_radius / 2.0, m.drag_start);
+        }
+        paint::ring(pm, end.0, end.1, m.circle_radius, m.ring_width, m.drag_end);
     }
 
     /// Measures and places the labels and draws their boxes; returns the boxes in order.

@@ -4,9 +4,6 @@
 //! A strategy has a small surface: build the request from its state and the observation, read
 //! the reply into actions and notes, and update its state with what the actions did.
 
-// Functions stay short: at most 80 lines, `clippy.toml` at the workspace root.
-#![deny(clippy::too_many_lines)]
-
 mod budget;
 pub mod caps;
 pub mod commander;
