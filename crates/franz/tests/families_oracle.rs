@@ -344,3 +344,29 @@ fn replies_copied_from_each_source_parse_to_the_actions_they_meant() {
     );
     assert_eq!(v["actions"][0]["screen"], json!([1867, 1048]));
 }
+
+#[test]
+fn profiles_show_and_parse_print_the_normalized_maximum() {
+    for (name, max) in [
+        ("evocua", json!(999)),
+        ("mai-ui", json!(999)),
+        ("glm-4.6v", json!(999)),
+        ("gui-owl-1.5", json!(1000)),
+        ("qwen3-vl", json!(1000)),
+        ("fara-7b", Value::Null),
+        ("franz", Value::Null),
+    ] {
+        let shown = oracle::franz(&["profiles", "show", name], "");
+        assert_eq!(shown["norm_max"], max, "{name}: {shown}");
+        let parsed = oracle::franz(&["parse", "--profile", name, "--screen", "1920x1080"], "");
+        let want = if name == "franz" { json!(1000) } else { max };
+        assert_eq!(parsed["norm_max"], want, "{name}: {parsed}");
+    }
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_franz"))
+        .arg("profiles")
+        .output()
+        .unwrap();
+    let list = String::from_utf8_lossy(&out.stdout);
+    let line = list.lines().find(|l| l.starts_with("evocua ")).unwrap();
+    assert!(line.contains("norm1000 0..999"), "{list}");
+}

@@ -33,6 +33,9 @@ fn auto_picks_by_model_id_tolerating_suffixes() {
         // the late-2026 families, as users type them and as LM Studio and Ollama list GGUFs
         ("qwen/qwen3-vl-8b", "qwen3-vl"),
         ("qwen3-vl:8b", "qwen3-vl"),
+        ("qwen2.5vl:7b", "qwen2.5-vl"),
+        ("bytedance/ui-tars-1.5-7b", "ui-tars-1.5"),
+        ("mobile-agent-v3.5", "gui-owl-1.5"),
         ("mPLUG/GUI-Owl-1.5-8B-Instruct", "gui-owl-1.5"),
         ("gui-owl-1.5-8b-think@q4_k_m", "gui-owl-1.5"),
         ("meituan/EvoCUA-32B-20260105", "evocua"),
