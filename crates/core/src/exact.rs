@@ -48,6 +48,18 @@ impl fmt::Display for Num {
     }
 }
 
+/// The normalized spaces a profile may state with `norm_max` (docs/coordinates.md, "Exact
+/// targets"): 0..1000 (Qwen3-VL, GLM-4.5V) and 0..999 (EvoCUA, MAI-UI, GLM-4.6V), whose
+/// reference code divides by 999.
+pub const NORM_MAXES: [u32; 2] = [1000, 999];
+
+/// The maximum of a normalized extent (`Some(999)` for 999x999); `None` for pixels or 0..1.
+pub fn norm_max_of(extent: ImageSize) -> Option<u32> {
+    NORM_MAXES
+        .into_iter()
+        .find(|m| extent == ImageSize::new(*m, *m))
+}
+
 /// The model's space on each axis: v runs over 0..=S.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Space {

@@ -77,6 +77,7 @@ pub fn franz_rule() -> Applied {
     Applied {
         exact_space: None,
         pixel_coords: false,
+        norm_max: franz_core::geometry::NORM_MAX as u32,
     }
 }
 

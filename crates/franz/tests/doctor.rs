@@ -55,7 +55,18 @@ fn doctor_passes_on_a_sandbox_with_the_scripted_server() {
         text.contains("pick its profile with --profile NAME"),
         "{text}"
     );
-    assert!(text.contains("qwen2.5-vl, qwen3-vl, ui-tars-1.5"), "{text}");
+    // each family named with the ids that pick it
+    assert!(
+        text.contains(
+            "qwen3-vl (ids containing qwen3-vl), ui-tars-1.5 (ids containing ui-tars-1.5)"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("evocua (ids containing evocua)")
+            && text.contains("glm-4.6v (ids containing glm-4.6v)"),
+        "{text}"
+    );
     assert!(text.contains("ok   calibration: 9 clicks"), "{text}");
     assert!(
         text.contains("ok   message shape: the server takes the tools strategy's messages as none (message_shape auto)"),

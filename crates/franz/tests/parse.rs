@@ -64,7 +64,11 @@ fn corpus_through_the_binary() {
         let actual: Value = serde_json::from_str(&stdout).unwrap();
         let mut keys: Vec<&String> = actual.as_object().unwrap().keys().collect();
         keys.sort();
-        assert_eq!(keys, ["actions", "dialect", "errors", "text"], "{name}");
+        assert_eq!(
+            keys,
+            ["actions", "dialect", "errors", "norm_max", "text"],
+            "{name}"
+        );
         let expected: Value = serde_json::from_str(
             &std::fs::read_to_string(path.with_extension("expected.json")).unwrap(),
         )

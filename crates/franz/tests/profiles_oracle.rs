@@ -13,91 +13,11 @@
 //! - Qwen2.5-VL `computer_use` replies against `x / w * L`, Qwen3-VL against `x / 1000 * L`.
 
 mod common;
+#[path = "common/oracle.rs"]
+mod oracle;
 
+use oracle::{Combo, Rng, Seen, combos, show_and_parse};
 use serde_json::{Value, json};
-use std::path::PathBuf;
-use std::process::Command;
-
-/// The test venv's interpreter: `$FRANZ_TEST_PYTHON`, else `.venv-test/bin/python`.
-fn python() -> PathBuf {
-    if let Some(p) = std::env::var_os("FRANZ_TEST_PYTHON") {
-        return p.into();
-    }
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../.venv-test/bin/python");
-    assert!(
-        p.exists(),
-        "{} is missing: run scripts/deps.sh to create the test oracles' venv (or set FRANZ_TEST_PYTHON)",
-        p.display()
-    );
-    p
-}
-
-fn run(cmd: &mut Command, stdin: &str) -> Value {
-    let out = common::output_with_stdin(
-        cmd.env_remove("FRANZ_LOG")
-            .env_remove("FRANZ_PROFILE")
-            .env_remove("FRANZ_MODEL"),
-        stdin,
-    );
-    assert!(
-        out.status.success(),
-        "{cmd:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
-}
-
-fn franz(args: &[&str], stdin: &str) -> Value {
-    run(Command::new(env!("CARGO_BIN_EXE_franz")).args(args), stdin)
-}
-
-/// xorshift64*: the same cases on every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    /// lo..=hi
-    fn range(&mut self, lo: u32, hi: u32) -> u32 {
-        lo + (self.next() % (hi - lo + 1) as u64) as u32
-    }
-    /// A value in 0..=s, the ends often.
-    fn value(&mut self, s: u32) -> u32 {
-        match self.range(0, 9) {
-            0 => 0,
-            1 => s,
-            _ => self.range(0, s),
-        }
-    }
-}
-
-#[derive(Clone)]
-struct Combo {
-    screen: (u32, u32),
-    crop: String,
-}
-
-fn combos(n: usize) -> Vec<Combo> {
-    let mut rng = Rng(0x5eed_f00d_1234_5678);
-    (0..n)
-        .map(|i| {
-            let screen = (rng.range(800, 3840), rng.range(600, 2160));
-            let crop = if i % 3 == 0 {
-                "0,0,1000,1000".to_string()
-            } else {
-                let (x1, y1) = (rng.range(0, 400), rng.range(0, 400));
-                let (x2, y2) = (rng.range(x1 + 300, 1000), rng.range(y1 + 300, 1000));
-                format!("{x1},{y1},{x2},{y2}")
-            };
-            Combo { screen, crop }
-        })
-        .collect()
-}
 
 /// franz's action type, the model's point(s) in the family's space, the reference's text.
 type Expect = (&'static str, Vec<[f64; 2]>, Option<String>);
@@ -222,61 +142,6 @@ fn qwen_case(rng: &mut Rng, family: &'static str, combo: &Combo, space: (u32, u3
     }
 }
 
-/// What franz printed for one case: the image it would send, the working area and the actions.
-struct Seen {
-    image: (u32, u32),
-    area: [i64; 4],
-    actions: Vec<Value>,
-}
-
-fn show_and_parse(family: &str, combo: &Combo, reply: Option<&str>) -> Seen {
-    let screen = format!("{}x{}", combo.screen.0, combo.screen.1);
-    let args = ["--crop", &combo.crop, "--screen", &screen];
-    let mut show_args = vec!["profiles", "show", family];
-    show_args.extend_from_slice(&args);
-    let shown = franz(&show_args, "");
-    let wa = &shown["work_area"];
-    let area = [&wa["x"], &wa["y"], &wa["width"], &wa["height"]].map(|v| v.as_i64().unwrap());
-    let image = (
-        shown["image"]["width"].as_u64().unwrap() as u32,
-        shown["image"]["height"].as_u64().unwrap() as u32,
-    );
-    let actions = match reply {
-        Some(r) => {
-            let mut parse_args = vec!["parse", "--profile", family];
-            parse_args.extend_from_slice(&args);
-            let parsed = franz(&parse_args, r);
-            assert_eq!(
-                parsed["errors"],
-                json!([]),
-                "{family} {screen} {}: {r}",
-                combo.crop
-            );
-            let img = &parsed["image"];
-            assert_eq!(
-                (
-                    img["width"].as_u64().unwrap() as u32,
-                    img["height"].as_u64().unwrap() as u32
-                ),
-                image,
-                "parse and profiles show send the same image"
-            );
-            parsed["actions"].as_array().unwrap().clone()
-        }
-        None => Vec::new(),
-    };
-    Seen {
-        image,
-        area,
-        actions,
-    }
-}
-
-fn oracle(req: &Value) -> Value {
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/oracle/profiles.py");
-    run(Command::new(python()).arg(script), &req.to_string())
-}
-
 /// `|franz - expected| <= 1` on each axis, with expected = P0 + fraction * L.
 fn check_point(what: &str, got: &Value, frac: [f64; 2], area: [i64; 4]) {
     let got = [got[0].as_i64().unwrap(), got[1].as_i64().unwrap()];
@@ -295,7 +160,7 @@ fn check_point(what: &str, got: &Value, frac: [f64; 2], area: [i64; 4]) {
 #[test]
 fn profiles_match_the_families_reference_code() {
     let started = std::time::Instant::now();
-    let combos = combos(100);
+    let combos = combos(100, 0x5eed_f00d_1234_5678);
     let mut rng = Rng(0x0dd_ba11_cafe_f00d);
     // first the image sizes, which the replies' pixel values depend on
     let sizes: Vec<Vec<Seen>> = std::thread::scope(|s| {
@@ -357,7 +222,10 @@ fn profiles_match_the_families_reference_code() {
             }
         }
     }
-    let answer = oracle(&json!({"sizes": size_req, "uitars": uitars_req}));
+    let answer = oracle::oracle(
+        "profiles.py",
+        &json!({"sizes": size_req, "uitars": uitars_req}),
+    );
     for ((c, s), fixed) in cases
         .iter()
         .zip(&seen)

@@ -5,7 +5,10 @@
 //! `drag(x1,y1,x2,y2)`, `type("text")`. Added so the narrative strategy can do everything:
 //! `press_key("ctrl+s")`, `scroll(x, y, "down", 3)`, `move(x,y)`, `middle_click(x,y)`,
 //! `triple_click(x,y)`, `wait(2)`, `done("answer")`, `fail("reason")`; `click` and
-//! `double_click` are accepted too. A reply may hold several calls; the rest is the story.
+//! `double_click` are accepted too, and GLM-V's pointer verbs (zai-org/GLM-V's agent docs:
+//! `left_double_click(start_box='[x,y]')`, `hover(...)`, `left_drag(start_box=..., end_box=...)`,
+//! whose `left_click`/`right_click`/`middle_click` are the design's names already). A reply may
+//! hold several calls; the rest is the story.
 
 use super::coords::{Ctx, at, click, drag};
 use super::lenient;
@@ -32,6 +35,9 @@ pub(crate) const NAMES: &[&str] = &[
     "double_click",
     "list_windows",
     "focus_window",
+    "left_double_click",
+    "hover",
+    "left_drag",
 ];
 
 /// Whether `content` holds a call on its own line: what auto-detection counts as this dialect.
@@ -182,8 +188,11 @@ fn call_kind(name: &str, args: &[Arg], ctx: &mut Ctx) -> Option<ActionKind> {
         .collect();
     match name {
         "left_click" | "click" | "right_click" | "double_left_click" | "double_click"
-        | "middle_click" | "triple_click" | "move" => click_or_move(name, &values, ctx),
-        "drag" => drag_call(&values, ctx),
+        | "left_double_click" | "middle_click" | "triple_click" => {
+            click_or_move(name, &values, ctx)
+        }
+        "move" | "hover" => click_or_move("move", &values, ctx),
+        "drag" | "left_drag" => drag_call(&values, ctx),
         "type" => match keyword(args, "text")
             .or(keyword(args, "content"))
             .map(|v| v.as_str().map(str::to_string))

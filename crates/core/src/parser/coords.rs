@@ -38,9 +38,11 @@ pub(crate) fn click(name: &str, x: Option<i32>, y: Option<i32>) -> ActionKind {
     match name {
         "right_click" | "right_single" | "right_click_element" => ActionKind::RightClick { x, y },
         "middle_click" => ActionKind::MiddleClick { x, y },
-        "double_click" | "double_left_click" | "left_double" | "double_click_element" => {
-            ActionKind::DoubleClick { x, y }
-        }
+        "double_click"
+        | "double_left_click"
+        | "left_double"
+        | "left_double_click"
+        | "double_click_element" => ActionKind::DoubleClick { x, y },
         "triple_click" => ActionKind::TripleClick { x, y },
         _ => ActionKind::Click { x, y },
     }

@@ -52,7 +52,7 @@ fn meaning(coords: CoordMode) -> Meaning {
     match coords {
         CoordMode::Norm => Meaning::Norm1000,
         CoordMode::Pixels(_) => Meaning::Pixels,
-        CoordMode::Exact(s) if s == ImageSize::new(1000, 1000) => Meaning::Norm1000,
+        CoordMode::Exact(s) if crate::exact::norm_max_of(s).is_some() => Meaning::Norm1000,
         CoordMode::Exact(s) if s == ImageSize::new(1, 1) => Meaning::Relative,
         CoordMode::Exact(_) => Meaning::Pixels,
     }

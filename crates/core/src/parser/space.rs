@@ -26,7 +26,8 @@ pub(crate) enum Verdict {
 /// The space of a coordinate mode: its largest value on each axis and how it is named.
 #[derive(Debug, Clone, Copy)]
 enum Space {
-    Norm1000,
+    /// 0..max on each axis (1000 or 999: `crate::exact::NORM_MAXES`).
+    Norm(u32),
     Relative,
     /// Pixels of the image sent; `exact`: a family's space, whose last value is the side.
     Pixels {
@@ -38,12 +39,12 @@ enum Space {
 impl Space {
     fn of(coords: CoordMode) -> Space {
         match coords {
-            CoordMode::Norm => Space::Norm1000,
+            CoordMode::Norm => Space::Norm(NORM_MAX as u32),
             CoordMode::Pixels(image) => Space::Pixels {
                 image,
                 exact: false,
             },
-            CoordMode::Exact(s) if s == ImageSize::new(1000, 1000) => Space::Norm1000,
+            CoordMode::Exact(s) if let Some(m) = crate::exact::norm_max_of(s) => Space::Norm(m),
             CoordMode::Exact(s) if s == ImageSize::new(1, 1) => Space::Relative,
             CoordMode::Exact(image) => Space::Pixels { image, exact: true },
         }
@@ -52,7 +53,7 @@ impl Space {
     /// The largest value on each axis (the smallest is 0).
     fn max(self) -> [f64; 2] {
         match self {
-            Space::Norm1000 => [NORM_MAX as f64; 2],
+            Space::Norm(m) => [m as f64; 2],
             Space::Relative => [1.0; 2],
             Space::Pixels { image, exact } => {
                 let last = |side: u32| (if exact { side } else { side.max(1) - 1 }) as f64;
@@ -64,7 +65,7 @@ impl Space {
     fn name(self) -> String {
         let [w, h] = self.max();
         match self {
-            Space::Norm1000 => "0..1000".to_string(),
+            Space::Norm(m) => format!("0..{m}"),
             Space::Relative => "0..1".to_string(),
             Space::Pixels { image, .. } => format!(
                 "the {}x{} image (x 0..{}, y 0..{})",
@@ -83,7 +84,7 @@ impl Space {
         let within_1000 = p.iter().all(|v| *v <= NORM_MAX as f64 * (1.0 + MARGIN));
         match self {
             _ if !over => "a negative value lies off the screen: give a point inside the image".into(),
-            Space::Norm1000 => "values above 1000 look like pixels: if the model answers in pixels of the image, run with --coords pixels or the --profile of its family (e.g. qwen2.5-vl, ui-tars-1.5); else give a point in 0..1000".into(),
+            Space::Norm(_) => "values above 1000 look like pixels: if the model answers in pixels of the image, run with --coords pixels or the --profile of its family (e.g. qwen2.5-vl, ui-tars-1.5); else give a point in 0..1000".into(),
             Space::Pixels { image, .. } if within_1000 => format!(
                 "the values look like 0..1000, not pixels of the {}x{} image: if the model answers in 0..1000, run with --coords norm or the --profile of its family (e.g. qwen3-vl, glm-4.5v); else give a pixel of the image",
                 image.width, image.height
@@ -193,5 +194,23 @@ mod tests {
             panic!()
         };
         assert!(e.contains("not fractions 0..1"), "{e}");
+    }
+
+    #[test]
+    fn a_space_of_0_to_999_is_named_and_judged_as_its_own() {
+        let n999 = CoordMode::Exact(ImageSize::new(999, 999));
+        assert_eq!(judge(n999, "click", [999.0, 0.0]), Verdict::Inside);
+        let Verdict::Clamped(p, note) = judge(n999, "click", [1000.0, 500.0]) else {
+            panic!()
+        };
+        assert_eq!(p, [999.0, 500.0]);
+        assert!(note.contains("past the edge of 0..999"), "{note}");
+        let Verdict::Refused(e) = judge(n999, "click", [1920.0, 500.0]) else {
+            panic!()
+        };
+        assert!(
+            e.contains("outside 0..999") && e.contains("look like pixels"),
+            "{e}"
+        );
     }
 }

@@ -153,3 +153,31 @@ fn answer_block_compact_form_and_end_box() {
     let p = parse_as("Thought: t\nAction: click(end_box='[130,226]')", None);
     assert_eq!(actions(&p), json!([{"type": "click", "x": 130, "y": 226}]));
 }
+
+/// GLM-V's PC pointer verbs (zai-org/GLM-V examples/gui-agent/glm-45v/agent.md) read in 0..999.
+#[test]
+fn glm_pointer_verbs_read_as_their_actions() {
+    let opts = ParseOptions {
+        dialect: None,
+        coords: CoordMode::Exact(ImageSize::new(999, 999)),
+    };
+    let p = parse_text(
+        "The search box.\nleft_double_click(start_box='[376,465]', element_info='box')\nhover(start_box='[10,20]', element_info='')\nleft_drag(start_box='[1,2]', end_box='[998,999]', element_info='')",
+        &opts,
+    );
+    assert_eq!(p.errors, Vec::<String>::new());
+    let kinds: Vec<Value> = p
+        .actions
+        .iter()
+        .map(|a| serde_json::to_value(a).unwrap())
+        .map(|v| json!([v["type"], v["exact"]]))
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![
+            json!(["double_click", {"at": [376, 465], "of": [999, 999]}]),
+            json!(["move", {"at": [10, 20], "of": [999, 999]}]),
+            json!(["drag", {"at": [1, 2], "to": [998, 999], "of": [999, 999]}]),
+        ]
+    );
+}

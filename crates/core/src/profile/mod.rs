@@ -106,6 +106,10 @@ pub struct Profile {
     #[serde(default, rename = "match")]
     pub matches: Vec<String>,
     pub coords: Coords,
+    /// The largest value of a `norm1000` space on each axis: 1000 (the default) or 999 for the
+    /// families whose reference code divides by 999 (docs/coordinates.md, "Exact targets").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub norm_max: Option<u32>,
     /// A parser dialect name, or `auto` (detect).
     #[serde(default = "auto")]
     pub dialect: String,
@@ -130,6 +134,7 @@ impl Profile {
         };
         let p: Profile = toml::from_str(text).map_err(|e| bad(e.to_string()))?;
         p.dialect().map_err(bad)?;
+        p.check_norm_max().map_err(bad)?;
         if let ImageRule::SmartResize {
             factor,
             min_pixels,
@@ -148,6 +153,31 @@ impl Profile {
             return Err(bad("image: width and height must be above 0".into()));
         }
         Ok(p)
+    }
+
+    /// `norm_max` is one of [`crate::exact::NORM_MAXES`] and only with `coords = "norm1000"`.
+    fn check_norm_max(&self) -> Result<(), String> {
+        match self.norm_max {
+            None => Ok(()),
+            Some(_) if self.coords != Coords::Norm1000 => Err(format!(
+                "norm_max applies to coords = \"norm1000\" only, not {:?}: leave it out",
+                self.coords.as_str()
+            )),
+            Some(m) if crate::exact::NORM_MAXES.contains(&m) => Ok(()),
+            Some(m) => Err(format!(
+                "norm_max {m} is not a space franz maps: use 1000 or 999"
+            )),
+        }
+    }
+
+    /// The largest value on each axis of the profile's normalized space: `norm_max` (1000
+    /// when not given) for `norm1000`, 1 for `relative`, `None` for pixels and franz's rule.
+    pub fn space_max(&self) -> Option<u32> {
+        match self.coords {
+            Coords::Norm1000 => Some(self.norm_max.unwrap_or(crate::geometry::NORM_MAX as u32)),
+            Coords::Relative => Some(1),
+            Coords::Pixels | Coords::Franz => None,
+        }
     }
 
     /// Reads a user's profile file.
@@ -342,6 +372,7 @@ fn franz_fallback() -> Profile {
         family: String::new(),
         matches: Vec::new(),
         coords: Coords::Franz,
+        norm_max: None,
         dialect: auto(),
         keep_last_screenshots: None,
         image: ImageRule::Fit {
@@ -363,6 +394,9 @@ pub struct Applied {
     pub exact_space: Option<Space>,
     /// franz's rule with pixels of the sent image (`--coords pixels` under `franz`).
     pub pixel_coords: bool,
+    /// The largest value of the `Norm1000` exact space: the profile's `norm_max` (1000 or
+    /// 999), or 1000 where `--coords norm` was given.
+    pub norm_max: u32,
 }
 
 /// Applies `profile` to `effective`: its dialect, `keep_last_screenshots` and sampling
@@ -401,9 +435,14 @@ pub fn apply(profile: &Profile, effective: &mut crate::config::Effective) -> App
         (false, _) if franz => (c.coords == Setting::Relative).then_some(Space::Relative),
         (false, _) => profile.coords.space(),
     };
+    let norm_max = match (coords_given, profile.space_max()) {
+        (false, Some(m)) if profile.coords == Coords::Norm1000 => m,
+        _ => crate::geometry::NORM_MAX as u32,
+    };
     Applied {
         exact_space,
         pixel_coords: exact_space.is_none() && c.coords == Setting::Pixels,
+        norm_max,
     }
 }
 

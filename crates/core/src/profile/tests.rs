@@ -30,6 +30,25 @@ fn auto_picks_by_model_id_tolerating_suffixes() {
         ("glm-4.5v", "glm-4.5v"),
         ("GLM-4.5V-FP8", "glm-4.5v"),
         ("osworld-pyautogui-agent", "pyautogui"),
+        // the late-2026 families, as users type them and as LM Studio and Ollama list GGUFs
+        ("qwen/qwen3-vl-8b", "qwen3-vl"),
+        ("qwen3-vl:8b", "qwen3-vl"),
+        ("qwen2.5vl:7b", "qwen2.5-vl"),
+        ("bytedance/ui-tars-1.5-7b", "ui-tars-1.5"),
+        ("mobile-agent-v3.5", "gui-owl-1.5"),
+        ("mPLUG/GUI-Owl-1.5-8B-Instruct", "gui-owl-1.5"),
+        ("gui-owl-1.5-8b-think@q4_k_m", "gui-owl-1.5"),
+        ("meituan/EvoCUA-32B-20260105", "evocua"),
+        ("evocua:8b", "evocua"),
+        ("Tongyi-MAI/MAI-UI-8B", "mai-ui"),
+        ("mai-ui-2b-gguf", "mai-ui"),
+        ("glm-4.6v-flash", "glm-4.6v"),
+        ("zai-org/GLM-4.6V-FP8", "glm-4.6v"),
+        ("glm-4.1v-9b-thinking", "glm-4.5v"),
+        ("microsoft/Fara-7B", "fara-7b"),
+        ("fara:7b", "fara-7b"),
+        ("xlangai/OpenCUA-32B", "opencua"),
+        ("opencua-7b@q8_0", "opencua"),
         ("llava-1.6", "franz"),
         ("scripted-model", "franz"),
     ] {
@@ -157,4 +176,92 @@ fn every_file_in_builtin_is_embedded_and_franz_comes_first() {
     embedded.sort();
     assert_eq!(embedded, files);
     assert!(files.len() >= 7, "{files:?}");
+}
+
+/// Two profiles claiming the same id would make `--profile auto` pick by file order: every
+/// match pattern (compared as `for_model` compares it) belongs to one profile, and each
+/// profile's own patterns pick that profile.
+#[test]
+fn no_model_id_is_claimed_by_two_profiles() {
+    let mut owner: std::collections::HashMap<String, String> = Default::default();
+    for p in builtin() {
+        for m in &p.matches {
+            let key = compact(m);
+            assert!(!key.is_empty(), "{}: an empty match pattern", p.name);
+            if let Some(other) = owner.insert(key.clone(), p.name.clone()) {
+                assert_eq!(other, p.name, "{m:?} is claimed by {other} and {}", p.name);
+            }
+            let (picked, _) = for_model(m).unwrap();
+            assert_eq!(picked.name, p.name, "{m:?} picks {} instead", picked.name);
+        }
+    }
+}
+
+#[test]
+fn a_profile_states_its_normalized_maximum_and_a_run_reads_in_it() {
+    use crate::config::ConfigBuilder;
+    use crate::parser::CoordMode;
+    let image = ImageSize::new(1920, 1056);
+    for (name, max, mode) in [
+        (
+            "evocua",
+            Some(999),
+            CoordMode::Exact(ImageSize::new(999, 999)),
+        ),
+        (
+            "mai-ui",
+            Some(999),
+            CoordMode::Exact(ImageSize::new(999, 999)),
+        ),
+        (
+            "glm-4.6v",
+            Some(999),
+            CoordMode::Exact(ImageSize::new(999, 999)),
+        ),
+        (
+            "qwen3-vl",
+            Some(1000),
+            CoordMode::Exact(ImageSize::new(1000, 1000)),
+        ),
+        (
+            "gui-owl-1.5",
+            Some(1000),
+            CoordMode::Exact(ImageSize::new(1000, 1000)),
+        ),
+        ("fara-7b", None, CoordMode::Exact(image)),
+        ("franz", None, CoordMode::Norm),
+    ] {
+        let p = by_name(name).unwrap();
+        assert_eq!(p.space_max(), max, "{name}");
+        let mut e = ConfigBuilder::new().build().unwrap();
+        assert_eq!(apply(&p, &mut e).coord_mode(image), mode, "{name}");
+    }
+    // an explicit --coords norm means 0..1000 even under a 0..999 profile
+    let mut e = ConfigBuilder::new()
+        .flag("coords", "--coords", "norm")
+        .build()
+        .unwrap();
+    let a = apply(&by_name("evocua").unwrap(), &mut e);
+    assert_eq!(
+        a.coord_mode(image),
+        CoordMode::Exact(ImageSize::new(1000, 1000))
+    );
+    // norm_max is 1000 or 999, and only for norm1000
+    let file = |extra: &str, coords: &str| {
+        format!(
+            "name = \"x\"\ncoords = \"{coords}\"\n{extra}\n[image]\nrule = \"fit\"\nwidth = 8\nheight = 8\n"
+        )
+    };
+    let p = Profile::from_toml(&file("norm_max = 999", "norm1000"), "x").unwrap();
+    assert_eq!(p.space_max(), Some(999));
+    let e = Profile::from_toml(&file("norm_max = 998", "norm1000"), "x").unwrap_err();
+    assert!(e.to_string().contains("use 1000 or 999"), "{e}");
+    let e = Profile::from_toml(&file("norm_max = 999", "pixels"), "x").unwrap_err();
+    assert!(e.to_string().contains("norm1000"), "{e}");
+    assert_eq!(
+        Profile::from_toml(&file("", "relative"), "x")
+            .unwrap()
+            .space_max(),
+        Some(1)
+    );
 }

@@ -122,6 +122,9 @@ pub struct ReadOptions {
     /// targets"); it wins over `pixel_coords` when replies are parsed. `None` keeps franz's
     /// own rule.
     pub exact_space: Option<crate::exact::Space>,
+    /// The largest value of `exact_space`'s `Norm1000` on each axis: 1000, or 999 for a
+    /// profile whose `norm_max` says so.
+    pub norm_max: u32,
     /// Replaces the built-in system prompt.
     pub system_prompt: Option<String>,
     /// The boot reply, every strategy's first turn (BOOT_VLM_OUTPUT in docs/seeds.md (vision
@@ -144,6 +147,7 @@ impl Default for ReadOptions {
             dialect: None,
             pixel_coords: false,
             exact_space: None,
+            norm_max: crate::geometry::NORM_MAX as u32,
             system_prompt: None,
             boot_reply: None,
             keep_last_screenshots: 0,
@@ -167,6 +171,7 @@ impl ReadOptions {
             pixel_coords: applied.pixel_coords
                 || applied.exact_space == Some(crate::exact::Space::Pixels),
             exact_space: applied.exact_space,
+            norm_max: applied.norm_max,
             ..ReadOptions::default()
         }
         .with_config(c)
@@ -176,6 +181,9 @@ impl ReadOptions {
     pub fn coord_mode(&self, image: crate::geometry::ImageSize) -> crate::parser::CoordMode {
         use crate::parser::CoordMode;
         match self.exact_space {
+            Some(crate::exact::Space::Norm1000) => CoordMode::Exact(
+                crate::geometry::ImageSize::new(self.norm_max, self.norm_max),
+            ),
             Some(space) => CoordMode::Exact(space.extent(image)),
             None if self.pixel_coords => CoordMode::Pixels(image),
             None => CoordMode::Norm,

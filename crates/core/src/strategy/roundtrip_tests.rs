@@ -190,7 +190,9 @@ fn wording(coords: CoordMode) -> String {
     use super::grammar::Space;
     let space = match coords {
         CoordMode::Norm => Space::Norm1000,
-        CoordMode::Exact(s) if s == ImageSize::new(1000, 1000) => Space::Norm1000,
+        // a 0..999 profile's prompts word its space as 0..1000, as EvoCUA's own prompt does
+        // ("The screen's resolution is 1000x1000."; docs/coordinates.md, "Exact targets")
+        CoordMode::Exact(s) if crate::exact::norm_max_of(s).is_some() => Space::Norm1000,
         CoordMode::Exact(s) if s == ImageSize::new(1, 1) => Space::Relative,
         CoordMode::Pixels(s) | CoordMode::Exact(s) => Space::Pixels(s),
     };

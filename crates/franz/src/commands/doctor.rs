@@ -294,10 +294,12 @@ fn profile_check(c: &Config, chosen: &crate::profiles::Chosen) -> Check {
     if !s.reason.starts_with("auto: no ") {
         return Check::pass("profile", detail);
     }
+    // each family with the ids it is matched by (letters and digits, anywhere in the id, so
+    // LM Studio's `qwen/qwen3-vl-8b` and Ollama's `qwen3-vl:8b` both match `qwen3-vl`)
     let names: Vec<String> = franz_core::profile::builtin()
         .into_iter()
-        .map(|p| p.name)
-        .filter(|n| n != &s.profile.name)
+        .filter(|p| p.name != s.profile.name && !p.matches.is_empty())
+        .map(|p| format!("{} (ids containing {})", p.name, p.matches.join(" or ")))
         .collect();
     Check::warn(
         "profile",

@@ -1,6 +1,7 @@
 //! `franz parse`: reads one model reply from stdin (raw text, or a whole chat-completions JSON
 //! response) and prints what the parser makes of it as one JSON object:
-//! `{"dialect", "actions", "text", "errors"}`, read as a run of the `strategy` setting reads it
+//! `{"dialect", "actions", "text", "errors", "norm_max"}` (`norm_max`: the largest value of the
+//! normalized space the reply is read in, 1000, 999 or 1; null for pixels), read as a run of the `strategy` setting reads it
 //! under the chosen profile (`ReadOptions::for_profile` and `parse_options`, shared with
 //! `franz run`). With `--screen WxH` each pointer action also
 //! gets `"screen": [X, Y]` (and `"screen_to"` for a drag's end): the exact pixels the executor
@@ -74,25 +75,36 @@ pub fn run(global: &GlobalArgs, args: &ParseArgs) -> anyhow::Result<ExitCode> {
     let options = ParseOptions { coords, ..options };
     let parsed = parser::parse_reply(&reply, &options);
     let mut out = std::io::stdout().lock();
-    match area {
-        Some(area) => {
-            let mut value = serde_json::to_value(&parsed)?;
-            add_screen_points(&mut value, &parsed.actions, area);
-            if let (Some(obj), Some(i)) = (value.as_object_mut(), image) {
-                obj.insert(
-                    "image".into(),
-                    json!({"width": i.width, "height": i.height}),
-                );
-            }
-            serde_json::to_writer(&mut out, &value)?;
-        }
-        None => serde_json::to_writer(&mut out, &parsed)?,
+    let mut value = serde_json::to_value(&parsed)?;
+    if let Some(area) = area {
+        add_screen_points(&mut value, &parsed.actions, area);
     }
+    if let Some(obj) = value.as_object_mut() {
+        obj.insert("norm_max".into(), json!(norm_max(coords)));
+        if let (Some(i), Some(_)) = (image, area) {
+            obj.insert(
+                "image".into(),
+                json!({"width": i.width, "height": i.height}),
+            );
+        }
+    }
+    serde_json::to_writer(&mut out, &value)?;
     match writeln!(out) {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
         r => r?,
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The largest value of the normalized space `coords` reads (1000, 999, or 1 for fractions);
+/// `None` for pixels.
+fn norm_max(coords: CoordMode) -> Option<u32> {
+    match coords {
+        CoordMode::Norm => Some(franz_core::geometry::NORM_MAX as u32),
+        CoordMode::Pixels(_) => None,
+        CoordMode::Exact(s) if s == ImageSize::new(1, 1) => Some(1),
+        CoordMode::Exact(s) => franz_core::exact::norm_max_of(s),
+    }
 }
 
 /// The size of the image the model saw: `--image-size`, else the global `--size` (checked

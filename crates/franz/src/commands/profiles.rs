@@ -1,6 +1,7 @@
 //! `franz profiles`: lists the built-in model profiles; `franz profiles show NAME
 //! [--screen WxH] [--crop x1,y1,x2,y2]` prints one as a JSON object with the image size franz
-//! would send for that screen and crop (`name`, `family`, `coords`, `dialect`, `image`,
+//! would send for that screen and crop (`name`, `family`, `coords`, `norm_max` (the largest
+//! value of a normalized space: 1000, 999 or 1; null for pixels), `dialect`, `image`,
 //! `image_rule`, `keep_last_screenshots`, `sampling`, `match`).
 
 use crate::cli::{GlobalArgs, ProfilesArgs, ProfilesCommand};
@@ -16,10 +17,13 @@ pub fn run(g: &GlobalArgs, a: &ProfilesArgs) -> anyhow::Result<ExitCode> {
     match &a.command {
         None => {
             for p in profile::builtin() {
+                let space = p.space_max().map_or(p.coords.as_str().to_string(), |m| {
+                    format!("{} 0..{m}", p.coords.as_str())
+                });
                 outln!(
-                    "{:<20} {:<9} {:<10} {}",
+                    "{:<20} {:<14} {:<10} {}",
                     p.name,
-                    p.coords.as_str(),
+                    space,
                     p.dialect,
                     p.family
                 )?;
@@ -54,6 +58,7 @@ fn describe(p: &Profile, screen: ImageSize, area: PixelRect, image: ImageSize) -
         "name": p.name,
         "family": p.family,
         "coords": p.coords.as_str(),
+        "norm_max": p.space_max(),
         "dialect": p.dialect,
         "image": {"width": image.width, "height": image.height},
         "image_rule": p.image,

@@ -338,7 +338,7 @@ pub fn act_with_policy(
 /// The model id a user types for each built-in profile (`--profile auto`, the default, picks
 /// the profile from it): the ids of the families' own releases and of the servers people run
 /// them on.
-pub const MODEL_IDS: [(&str, &str); 8] = [
+pub const MODEL_IDS: [(&str, &str); 14] = [
     ("franz", "gemma-3-12b-it"),
     ("qwen3-vl", "qwen3-vl-8b-instruct"),
     ("qwen2.5-vl", "Qwen/Qwen2.5-VL-7B-Instruct"),
@@ -347,6 +347,12 @@ pub const MODEL_IDS: [(&str, &str); 8] = [
     ("openai-computer", "computer-use-preview"),
     ("anthropic-computer", "claude-sonnet-4-20250514"),
     ("pyautogui", "osworld-pyautogui-agent"),
+    ("gui-owl-1.5", "mPLUG/GUI-Owl-1.5-8B-Instruct"),
+    ("evocua", "meituan/EvoCUA-32B-20260105"),
+    ("mai-ui", "MAI-UI-8B"),
+    ("glm-4.6v", "glm-4.6v-flash"),
+    ("fara-7b", "microsoft/Fara-7B"),
+    ("opencua", "OpenCUA-7B"),
 ];
 
 /// The model id users type for built-in profile `profile`; panics for a profile missing from

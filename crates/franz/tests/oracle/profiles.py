@@ -75,4 +75,5 @@ def main():
     json.dump(res, sys.stdout)
 
 
-main()
+if __name__ == "__main__":
+    main()

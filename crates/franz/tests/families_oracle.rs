@@ -1,0 +1,372 @@
+//! The late-2026 families' profiles against each family's own mapping code (docs/coordinates.md,
+//! "Where each family's convention comes from"), driving the real `franz` binary on random
+//! screens from 800x600 to 3840x2160 and random crops:
+//!
+//! - the image each family is sent (`franz profiles show`, `franz parse --screen`) is one the
+//!   family's own resize leaves unchanged (tests/oracle/families.py runs the copied code);
+//! - each reply, in the family's own action format, parses to the intended actions, and each
+//!   point lands exactly on `P0 + min(L - 1, round(v * L / S))` (S: 999, 1000 or the image's
+//!   side), which is within half a pixel of the source's `v * L / S` (one pixel at the last
+//!   pixel, where franz keeps the point on the screen) and within the source's own rounding of
+//!   the pixel its code computes (`int()` truncates: one pixel; hud's GLM tool maps onto
+//!   `L - 1`: two);
+//! - the fixture replies copied from each source (tests/fixtures/families/README.md) parse to
+//!   the actions their sources meant.
+
+mod common;
+#[path = "common/oracle.rs"]
+mod oracle;
+
+use oracle::{Combo, Rng, Seen, combos, show_and_parse};
+use serde_json::{Value, json};
+
+/// One family: its profile, its space (`None`: pixels of the image), how far its own code may
+/// lie from franz's pixel, and how its replies write a pointer action.
+struct Family {
+    profile: &'static str,
+    norm: Option<u32>,
+    tolerance: f64,
+    write: fn(verb: usize, x: u32, y: u32) -> (String, &'static str),
+}
+
+fn qwen_call(verb: usize, x: u32, y: u32) -> (String, &'static str) {
+    let (name, kind) = [
+        ("left_click", "click"),
+        ("right_click", "right_click"),
+        ("double_click", "double_click"),
+        ("mouse_move", "move"),
+    ][verb % 4];
+    let call = json!({"name": "computer_use", "arguments": {"action": name, "coordinate": [x, y]}});
+    (format!("<tool_call>\n{call}\n</tool_call>"), kind)
+}
+
+/// MAI-UI's `mobile_use` (src/prompt.py: click, long_press).
+fn mobile_call(_verb: usize, x: u32, y: u32) -> (String, &'static str) {
+    let call =
+        json!({"name": "mobile_use", "arguments": {"action": "click", "coordinate": [x, y]}});
+    (
+        format!("<thinking>\nthe target\n</thinking>\n<tool_call>\n{call}\n</tool_call>"),
+        "click",
+    )
+}
+
+/// GLM's PC actions (zai-org/GLM-V examples/gui-agent/glm-45v/agent.md).
+fn glm_call(verb: usize, x: u32, y: u32) -> (String, &'static str) {
+    let (name, kind) = [
+        ("left_click", "click"),
+        ("right_click", "right_click"),
+        ("left_double_click", "double_click"),
+        ("hover", "move"),
+    ][verb % 4];
+    (
+        format!("{name}(start_box='[{x},{y}]', element_info='')"),
+        kind,
+    )
+}
+
+/// OpenCUA's pyautogui lines (its agent keeps the lines starting with `pyautogui.`).
+fn pyautogui_call(verb: usize, x: u32, y: u32) -> (String, &'static str) {
+    let (name, kind) = [
+        ("click", "click"),
+        ("rightClick", "right_click"),
+        ("doubleClick", "double_click"),
+        ("moveTo", "move"),
+    ][verb % 4];
+    (format!("pyautogui.{name}(x={x}, y={y})"), kind)
+}
+
+const FAMILIES: [Family; 6] = [
+    Family {
+        profile: "gui-owl-1.5",
+        norm: Some(1000),
+        tolerance: 1.0,
+        write: qwen_call,
+    },
+    Family {
+        profile: "evocua",
+        norm: Some(999),
+        tolerance: 1.0,
+        write: qwen_call,
+    },
+    Family {
+        profile: "mai-ui",
+        norm: Some(999),
+        tolerance: 1.0,
+        write: mobile_call,
+    },
+    Family {
+        profile: "glm-4.6v",
+        norm: Some(999),
+        tolerance: 2.0,
+        write: glm_call,
+    },
+    Family {
+        profile: "fara-7b",
+        norm: None,
+        tolerance: 1.0,
+        write: qwen_call,
+    },
+    Family {
+        profile: "opencua",
+        norm: None,
+        tolerance: 1.0,
+        write: pyautogui_call,
+    },
+];
+
+/// One case: a family's reply on one screen and crop, and the points it writes.
+struct Case {
+    family: &'static Family,
+    combo: Combo,
+    reply: String,
+    expect: Vec<(&'static str, [u32; 2])>,
+}
+
+fn case(rng: &mut Rng, family: &'static Family, combo: &Combo, image: (u32, u32)) -> Case {
+    let space = family.norm.map_or(image, |m| (m, m));
+    let mut lines = Vec::new();
+    let mut expect = Vec::new();
+    for verb in 0..6 {
+        let (x, y) = (rng.value(space.0), rng.value(space.1));
+        let (line, kind) = (family.write)(verb, x, y);
+        lines.push(line);
+        expect.push((kind, [x, y]));
+    }
+    Case {
+        family,
+        combo: combo.clone(),
+        reply: lines.join("\n"),
+        expect,
+    }
+}
+
+/// franz's rule on one axis: `P0 + min(L - 1, round(v * L / S))`, half-up, in integers.
+fn franz_axis(v: u32, s: u32, p0: i64, len: i64) -> i64 {
+    let t = (2 * v as i64 * len + s as i64) / (2 * s as i64);
+    p0 + t.min(len - 1)
+}
+
+/// Every case's action points: franz's pixel, exactly; within half a pixel of `v * L / S` (a
+/// pixel at the last one); within the family's tolerance of its own code's pixel `source`.
+fn check(c: &Case, s: &Seen, sources: &mut std::slice::Iter<'_, Value>) -> usize {
+    assert_eq!(
+        s.actions.len(),
+        c.expect.len(),
+        "{}: {:?}",
+        c.reply,
+        s.actions
+    );
+    let of = c.family.norm.map_or(s.image, |m| (m, m));
+    for (action, (kind, v)) in s.actions.iter().zip(&c.expect) {
+        let what = format!(
+            "{} {:?} crop {} {action}",
+            c.family.profile, c.combo.screen, c.combo.crop
+        );
+        assert_eq!(action["type"], json!(kind), "{what}");
+        let got = [0, 1].map(|i| action["screen"][i].as_i64().unwrap());
+        let src = sources.next().unwrap();
+        for i in 0..2 {
+            let (p0, len, side) = (s.area[i], s.area[i + 2], [of.0, of.1][i]);
+            assert_eq!(got[i], franz_axis(v[i], side, p0, len), "{what}");
+            let real = p0 as f64 + v[i] as f64 * len as f64 / side as f64;
+            let near = if real > (p0 + len) as f64 - 1.0 {
+                1.0
+            } else {
+                0.5
+            };
+            assert!((got[i] as f64 - real).abs() <= near, "{what}: {real}");
+            let own = p0 as f64 + src[i].as_f64().unwrap();
+            assert!(
+                (got[i] as f64 - own).abs() <= c.family.tolerance,
+                "{what}: the family's own code gives {own}"
+            );
+        }
+    }
+    c.expect.len()
+}
+
+fn in_threads<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    std::thread::scope(|sc| {
+        let f = &f;
+        let handles: Vec<_> = items
+            .chunks(items.len().div_ceil(4).max(1))
+            .map(|chunk| sc.spawn(move || chunk.iter().map(f).collect::<Vec<_>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect()
+    })
+}
+
+#[test]
+fn new_profiles_match_their_families_own_mapping_code() {
+    let started = std::time::Instant::now();
+    let combos = combos(24, 0x5eed_fa31_1e5_2026);
+    let pairs: Vec<(&'static Family, Combo)> = combos
+        .iter()
+        .flat_map(|c| FAMILIES.iter().map(move |f| (f, c.clone())))
+        .collect();
+    let images = in_threads(&pairs, |(f, c)| show_and_parse(f.profile, c, None).image);
+    let mut rng = Rng(0x0dd_f00d_2026);
+    let cases: Vec<Case> = pairs
+        .iter()
+        .zip(&images)
+        .map(|((f, c), image)| case(&mut rng, f, c, *image))
+        .collect();
+    let seen = in_threads(&cases, |c| {
+        show_and_parse(c.family.profile, &c.combo, Some(&c.reply))
+    });
+    let sizes: Vec<Value> = cases
+        .iter()
+        .zip(&seen)
+        .map(|(c, s)| json!([c.family.profile, s.image.0, s.image.1]))
+        .collect();
+    let points: Vec<Value> = cases
+        .iter()
+        .zip(&seen)
+        .flat_map(|(c, s)| {
+            c.expect.iter().map(move |(_, v)| {
+                json!([
+                    c.family.profile,
+                    v[0],
+                    v[1],
+                    s.area[2],
+                    s.area[3],
+                    s.image.0,
+                    s.image.1
+                ])
+            })
+        })
+        .collect();
+    let answer = oracle::oracle("families.py", &json!({"sizes": sizes, "points": points}));
+    for ((c, s), fixed) in cases
+        .iter()
+        .zip(&seen)
+        .zip(answer["fixed"].as_array().unwrap())
+    {
+        assert_eq!(
+            fixed,
+            &json!(true),
+            "{}: {:?} for screen {:?} crop {} is not an image the family's own resize keeps",
+            c.family.profile,
+            s.image,
+            c.combo.screen,
+            c.combo.crop
+        );
+    }
+    let mut sources = answer["points"].as_array().unwrap().iter();
+    let checked: usize = cases
+        .iter()
+        .zip(&seen)
+        .map(|(c, s)| check(c, s, &mut sources))
+        .sum();
+    assert!(sources.next().is_none());
+    assert!(checked >= 800, "only {checked} points");
+    eprintln!("{checked} points in {:?}", started.elapsed());
+}
+
+/// `franz parse` of a fixture file under `args`.
+fn parse_fixture(file: &str, args: &[&str]) -> Value {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/families")
+        .join(file);
+    let reply = std::fs::read_to_string(&path).unwrap();
+    let mut all = vec!["parse"];
+    all.extend_from_slice(args);
+    let v = oracle::franz(&all, &reply);
+    assert_eq!(v["errors"], json!([]), "{file}: {v}");
+    v
+}
+
+#[test]
+fn replies_copied_from_each_source_parse_to_the_actions_they_meant() {
+    // MAI-UI's own test history (tests/output_messages/...single_history.json): a click at the
+    // centre of its 0..999 space
+    let v = parse_fixture(
+        "mai-ui.txt",
+        &["--profile", "mai-ui", "--screen", "1920x1080"],
+    );
+    assert_eq!(v["norm_max"], 999);
+    assert_eq!(v["actions"][0]["type"], "click");
+    assert_eq!(
+        v["actions"][0]["exact"],
+        json!({"at": [499, 499], "of": [999, 999]})
+    );
+    assert_eq!(v["actions"][0]["screen"], json!([959, 539]));
+    // GLM-V's agent docs: an explanation, then left_click(start_box='[376,465]')
+    let v = parse_fixture(
+        "glm-4.6v.txt",
+        &["--profile", "glm-4.6v", "--screen", "1920x1080"],
+    );
+    assert_eq!(v["norm_max"], 999);
+    assert_eq!(v["actions"].as_array().unwrap().len(), 1, "{v}");
+    assert_eq!(v["actions"][0]["type"], "click");
+    assert_eq!(
+        v["actions"][0]["exact"],
+        json!({"at": [376, 465], "of": [999, 999]})
+    );
+    assert!(
+        v["text"]
+            .as_str()
+            .unwrap()
+            .contains("Google Shopping homepage"),
+        "{v}"
+    );
+    // Fara-7B's README log: left_click [1074, 37] on its 1440x900 browser, which it reports
+    // as "I clicked at coordinates (1083.0252100840337, 37.16517857142858)"
+    let v = parse_fixture(
+        "fara-7b.txt",
+        &["--profile", "fara-7b", "--screen", "1440x900"],
+    );
+    assert_eq!(v["image"], json!({"width": 1428, "height": 896}));
+    assert_eq!(v["norm_max"], Value::Null);
+    assert_eq!(v["actions"][0]["type"], "click");
+    assert_eq!(v["actions"][0]["screen"], json!([1083, 37]));
+    // OpenCUA's AgentNet trajectory (data/cot-generate/gen_cot_example/raw_example.jsonl),
+    // fractions 0..1 as its Qwen2 and A3B variants write them: --coords relative
+    let v = parse_fixture(
+        "opencua-relative.txt",
+        &[
+            "--profile",
+            "opencua",
+            "--coords",
+            "relative",
+            "--screen",
+            "1920x1080",
+        ],
+    );
+    assert_eq!(v["norm_max"], 1);
+    assert_eq!(v["actions"][0]["type"], "click");
+    assert_eq!(
+        v["actions"][0]["exact"],
+        json!({"at": [0.9722, 0.9701], "of": [1, 1]})
+    );
+    assert_eq!(v["actions"][0]["screen"], json!([1867, 1048]));
+}
+
+#[test]
+fn profiles_show_and_parse_print_the_normalized_maximum() {
+    for (name, max) in [
+        ("evocua", json!(999)),
+        ("mai-ui", json!(999)),
+        ("glm-4.6v", json!(999)),
+        ("gui-owl-1.5", json!(1000)),
+        ("qwen3-vl", json!(1000)),
+        ("fara-7b", Value::Null),
+        ("franz", Value::Null),
+    ] {
+        let shown = oracle::franz(&["profiles", "show", name], "");
+        assert_eq!(shown["norm_max"], max, "{name}: {shown}");
+        let parsed = oracle::franz(&["parse", "--profile", name, "--screen", "1920x1080"], "");
+        let want = if name == "franz" { json!(1000) } else { max };
+        assert_eq!(parsed["norm_max"], want, "{name}: {parsed}");
+    }
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_franz"))
+        .arg("profiles")
+        .output()
+        .unwrap();
+    let list = String::from_utf8_lossy(&out.stdout);
+    let line = list.lines().find(|l| l.starts_with("evocua ")).unwrap();
+    assert!(line.contains("norm1000 0..999"), "{list}");
+}
