@@ -70,8 +70,10 @@ fn check(
             String::from_utf8_lossy(&out.stderr).trim()
         )),
     }
-    // a point away from the pointer's last place, different for each profile
-    let (fx, fy) = (0.15 + 0.1 * i as f64, 0.8 - 0.08 * i as f64);
+    // a point away from the pointer's last place, different for each profile (15 places on a
+    // diagonal, inside the screen however many profiles there are)
+    let step = (i % 15) as f64;
+    let (fx, fy) = (0.1 + 0.055 * step, 0.85 - 0.05 * step);
     let plan = vec![
         Intent::Click { fx, fy },
         Intent::Finish("I clicked the point.".into()),

@@ -174,10 +174,13 @@ fn check(c: &Case, s: &Seen, sources: &mut std::slice::Iter<'_, Value>) -> usize
             } else {
                 0.5
             };
-            assert!((got[i] as f64 - real).abs() <= near, "{what}: {real}");
+            assert!(
+                (got[i] as f64 - real).abs() <= near + 1e-6,
+                "{what}: {real}"
+            );
             let own = p0 as f64 + src[i].as_f64().unwrap();
             assert!(
-                (got[i] as f64 - own).abs() <= c.family.tolerance,
+                (got[i] as f64 - own).abs() <= c.family.tolerance + 1e-6,
                 "{what}: the family's own code gives {own}"
             );
         }
@@ -202,7 +205,7 @@ fn in_threads<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<
 #[test]
 fn new_profiles_match_their_families_own_mapping_code() {
     let started = std::time::Instant::now();
-    let combos = combos(24, 0x5eed_fa31_1e5_2026);
+    let combos = combos(24, 0x5eed_fa31_11e5_2026);
     let pairs: Vec<(&'static Family, Combo)> = combos
         .iter()
         .flat_map(|c| FAMILIES.iter().map(move |f| (f, c.clone())))
