@@ -2,8 +2,7 @@
 //! (`POST /answer`) goes to the model as the action's result; with nobody there the run ends
 //! with exit 1 and the question in the reason. Synchronised on `/state` and the exit.
 
-#[path = "common/panel.rs"]
-mod panel;
+use crate::common::panel;
 
 use franz_core::model::ScriptedReply;
 use franz_core::model::scripted_server::{Script, ScriptedServer};

@@ -5,7 +5,7 @@
 
 #![cfg(target_os = "linux")]
 
-mod common;
+use crate::common;
 
 /// The `max error E px` values the command printed, one per monitor.
 fn max_errors(stdout: &str) -> Vec<f64> {

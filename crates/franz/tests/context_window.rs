@@ -10,7 +10,7 @@
 //!   that still comes reaches the user as a clear message with the numbers and the setting;
 //!   with a context too small for any request, franz says so before sending.
 
-mod common;
+use crate::common;
 
 use franz_core::model::ScriptedReply;
 use franz_core::model::context::{ImageTokens, image_size};

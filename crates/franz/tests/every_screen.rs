@@ -7,7 +7,7 @@
 
 #![cfg(target_os = "linux")]
 
-mod common;
+use crate::common;
 
 use franz_core::geometry::COMMON_SCREENS;
 use franz_core::model::ScriptedServer;

@@ -8,9 +8,8 @@
 
 #![cfg(target_os = "linux")]
 
-mod common;
-#[path = "common/panel.rs"]
-mod panel;
+use crate::common;
+use crate::common::panel;
 
 use franz_core::geometry::norm_to_axis;
 use franz_core::model::ScriptedReply;

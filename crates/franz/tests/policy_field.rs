@@ -6,7 +6,7 @@
 
 #![cfg(target_os = "linux")]
 
-mod common;
+use crate::common;
 
 use common::{act_with_policy, poll};
 use franz_desktop::sandbox::{Sandbox, SandboxOptions};

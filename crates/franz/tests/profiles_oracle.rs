@@ -12,7 +12,7 @@
 //!   they are stripped for it; a box is compared by its centre).
 //! - Qwen2.5-VL `computer_use` replies against `x / w * L`, Qwen3-VL against `x / 1000 * L`.
 
-mod common;
+use crate::common;
 
 use serde_json::{Value, json};
 use std::path::PathBuf;

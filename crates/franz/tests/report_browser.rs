@@ -4,11 +4,9 @@
 //! scrubber, play and pause), and `franz export --format gif|mp4` writes the same frames as an
 //! animation that a GIF decoder reads back.
 
-#[path = "common/browser.rs"]
-mod browser;
-mod common;
-#[path = "common/panel.rs"]
-mod panel;
+use crate::common::browser;
+use crate::common;
+use crate::common::panel;
 
 use franz_core::event::{Event, EventKind, Outcome};
 use franz_core::runlog::{Layout, RunWriter};

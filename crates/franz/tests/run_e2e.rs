@@ -4,7 +4,7 @@
 
 #![cfg(target_os = "linux")]
 
-mod common;
+use crate::common;
 
 use franz_core::model::{Fault, RecordedRequest, Script, ScriptedReply, ScriptedServer, Step};
 use franz_desktop::sandbox::{Sandbox, SandboxOptions};

@@ -2,7 +2,7 @@
 //! scripted model server; the recorded requests are checked for what each must (and must not)
 //! hold. Synchronised on the process's end and the file the terminal writes, never on sleeps.
 
-mod common;
+use crate::common;
 
 use franz_core::model::ScriptedReply;
 use franz_core::model::scripted_server::{RecordedRequest, Script, ScriptedServer, Step};

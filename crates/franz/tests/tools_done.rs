@@ -2,7 +2,7 @@
 //! max_tokens and an empty reply go back to the model as errors and count as empty turns, so
 //! a model that only ever answers that way ends the run as failed, never as done.
 
-mod common;
+use crate::common;
 
 use franz_core::model::ScriptedReply;
 use franz_core::model::scripted_server::{Script, ScriptedServer};

@@ -3,6 +3,9 @@
 
 #![allow(dead_code)]
 
+pub mod browser;
+pub mod panel;
+
 use franz_core::action::{Action, ActionError, ActionKind, ActionResult, ErrorKind};
 use franz_core::geometry::NormBox;
 use franz_core::observe::{ImageFormat, RgbaImage, StageTimings, encode_image};
