@@ -48,14 +48,11 @@ fn server(context: Option<u64>, report: ContextReport, style: OverflowStyle) -> 
 }
 
 fn run(server: &ScriptedServer, runs: &tempfile::TempDir, extra: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_franz"))
-        .args([SCREEN, "run", "press shift", "--strategy", "tools"])
-        .args(["--api-url", &server.url(), "--step-delay", "0"])
+    common::franz_run(&server.url(), runs.path())
+        .args([SCREEN, "press shift", "--strategy", "tools"])
         .args(["--max-tokens", &MAX_TOKENS.to_string(), "--motion", "fast"])
         .args(["--keep-last-screenshots", "3"])
-        .args(["--runs-dir", runs.path().to_str().unwrap()])
         .args(extra)
-        .env_remove("FRANZ_LOG")
         .env_remove("FRANZ_CONTEXT_TOKENS")
         // the script repeats one key press on a still screen on purpose: no loop breaker
         .env("FRANZ_LOOP_WARN", "0")

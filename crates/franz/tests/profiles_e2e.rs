@@ -21,12 +21,8 @@ const T: Duration = Duration::from_secs(30);
 const CROP: &str = "100,50,900,950";
 
 fn franz(display: Option<&str>, args: &[&str]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_franz"));
-    for (k, _) in std::env::vars() {
-        if k.starts_with("FRANZ_") {
-            cmd.env_remove(k);
-        }
-    }
+    let mut cmd = common::franz_command();
+    common::no_franz_env(&mut cmd);
     if let Some(d) = display {
         cmd.env("DISPLAY", d);
     }
