@@ -2,10 +2,10 @@
 //! `tests/` is a module of this one, so a test build links one binary instead of one per file.
 //! A new test file is a `mod` line here (`tests_reached` in the franz crate fails otherwise).
 
-mod common;
 mod adapt_client;
 mod chat_templates;
 mod client;
+mod common;
 mod context_client;
 mod docs_current;
 mod engine_truth;

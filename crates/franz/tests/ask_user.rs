@@ -41,7 +41,12 @@ fn with_nobody_there_the_run_ends_with_exit_1_and_the_question() {
     let server = ScriptedServer::start(Script::repeat(ScriptedReply::text(ASK))).unwrap();
     let runs = tempfile::tempdir().unwrap();
     let out = common::franz_run(&server.url(), runs.path())
-        .args(["--sandbox=640x400", "open the right file", "--dialect", "uitars"])
+        .args([
+            "--sandbox=640x400",
+            "open the right file",
+            "--dialect",
+            "uitars",
+        ])
         .args(["--motion", "fast"])
         .stdin(Stdio::null())
         .output()

@@ -122,7 +122,11 @@ fn narrative_in_ui_tars_grammar_asks_for_thought_and_action_lines_and_performs_t
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
-    assert_eq!(common::wait_for_file(&file, "uitars\n"), "uitars\n", "{stderr}");
+    assert_eq!(
+        common::wait_for_file(&file, "uitars\n"),
+        "uitars\n",
+        "{stderr}"
+    );
     let reqs = chats(&server);
     assert_eq!(reqs.len(), 3, "{stderr}");
     let system = reqs[0]["messages"][0]["content"].as_str().unwrap();

@@ -75,7 +75,9 @@ fn sigint_during_a_long_press_exits_130_with_nothing_held() {
         .status()
         .unwrap();
     assert!(status.success());
-    let status = common::poll("franz to exit after SIGINT", TIMEOUT, || child.try_wait().unwrap());
+    let status = common::poll("franz to exit after SIGINT", TIMEOUT, || {
+        child.try_wait().unwrap()
+    });
     let text = stderr();
     assert_eq!(status.code(), Some(130), "{text}");
     let held = held_state(sb.display()).unwrap();

@@ -56,7 +56,14 @@ impl Run {
         let runs = tempfile::tempdir().unwrap();
         let mut child = common::franz_run(&server.url(), runs.path())
             .args(["click the witness", "--strategy", strategy])
-            .args(["--model", "scripted-model", "--motion", "fast", "--max-steps", "10"])
+            .args([
+                "--model",
+                "scripted-model",
+                "--motion",
+                "fast",
+                "--max-steps",
+                "10",
+            ])
             .args(["--panel", "--annotate-in-panel"])
             .env("DISPLAY", sandbox.display())
             .stdin(Stdio::null())

@@ -25,7 +25,14 @@ fn a_run(extra: &[&str]) -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
     let runs = tmp.path().join("runs");
     let out = common::franz_run(&server.url(), &runs)
-        .args(["--model", "scripted", "--motion", "fast", "--max-steps", "5"])
+        .args([
+            "--model",
+            "scripted",
+            "--motion",
+            "fast",
+            "--max-steps",
+            "5",
+        ])
         .args(extra)
         .arg("Do the task.")
         .env("DISPLAY", sb.display())

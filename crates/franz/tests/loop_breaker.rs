@@ -70,14 +70,16 @@ fn run(strategy: &'static str, display: &str, server: &ScriptedServer, extra: &[
     let tmp = tempfile::tempdir().unwrap();
     let runs = tmp.path().join("runs");
     let mut cmd = common::franz_run(&server.url(), &runs);
-    common::no_franz_env(&mut cmd).env("DISPLAY", display).args([
-        "--strategy",
-        strategy,
-        "--model",
-        "scripted",
-        "--motion",
-        "fast",
-    ]);
+    common::no_franz_env(&mut cmd)
+        .env("DISPLAY", display)
+        .args([
+            "--strategy",
+            strategy,
+            "--model",
+            "scripted",
+            "--motion",
+            "fast",
+        ]);
     cmd.args(extra).arg("click the message");
     let out = cmd.output().expect("run franz");
     let requests = server

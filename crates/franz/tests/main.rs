@@ -2,7 +2,6 @@
 //! `tests/` is a module of this one, so a test build links one binary instead of one per file.
 //! A new test file is a `mod` line here (`tests_reached` in the franz crate fails otherwise).
 
-mod common;
 mod act;
 mod approve_tty;
 mod ask_user;
@@ -10,6 +9,7 @@ mod bench_deploy;
 mod bench_tasks;
 mod calibrate;
 mod clean_output;
+mod common;
 mod config_cli;
 mod config_everywhere;
 mod context_window;

@@ -18,7 +18,14 @@ use std::time::Duration;
 
 fn run(display: &str, server: &ScriptedServer, runs: &Path, extra: &[&str]) -> Output {
     common::franz_run(&server.url(), runs)
-        .args(["--model", "scripted", "--motion", "fast", "--max-steps", "5"])
+        .args([
+            "--model",
+            "scripted",
+            "--motion",
+            "fast",
+            "--max-steps",
+            "5",
+        ])
         .args(extra)
         .arg("Do the task.")
         .env("DISPLAY", display)
@@ -185,7 +192,14 @@ fn an_undeclared_secret_types_nothing_and_the_model_is_told() {
     let tmp = tempfile::tempdir().unwrap();
     let runs = tmp.path().join("runs");
     let out = common::franz_run(&server.url(), &runs)
-        .args(["--model", "scripted", "--motion", "fast", "--max-steps", "6"])
+        .args([
+            "--model",
+            "scripted",
+            "--motion",
+            "fast",
+            "--max-steps",
+            "6",
+        ])
         .arg("Do the task.")
         .env("DISPLAY", sb.display())
         .env("FRANZ_API_KEY", "sk-h28-apikey")
@@ -268,7 +282,14 @@ fn keep_runs_never_deletes_the_directory_of_a_run_still_going() {
     let tmp = tempfile::tempdir().unwrap();
     let runs = tmp.path().join("runs");
     let first = common::franz_run(&slow.url(), &runs)
-        .args(["--model", "scripted", "--motion", "fast", "--max-steps", "5"])
+        .args([
+            "--model",
+            "scripted",
+            "--motion",
+            "fast",
+            "--max-steps",
+            "5",
+        ])
         .arg("Wait for the model.")
         .env("DISPLAY", sb.display())
         .stdout(std::process::Stdio::piped())

@@ -4,8 +4,8 @@
 //! scrubber, play and pause), and `franz export --format gif|mp4` writes the same frames as an
 //! animation that a GIF decoder reads back.
 
-use crate::common::browser;
 use crate::common;
+use crate::common::browser;
 use crate::common::panel;
 
 use franz_core::event::{Event, EventKind, Outcome};

@@ -113,7 +113,6 @@ fn is_leader(req: &RecordedRequest) -> bool {
         .is_some_and(|j| j["tools"].to_string().contains("spawn_operator"))
 }
 
-
 #[test]
 fn franz_scenarios_lists_every_shipped_file_with_its_description() {
     let dir = shipped();
@@ -186,7 +185,10 @@ fn xterm_type_types_into_the_terminal_its_setup_launched() {
     let out = run_scenario("xterm-type", &server.url(), runs.path());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
-    assert_eq!(common::wait_for_file(note, "franz was here\n"), "franz was here\n");
+    assert_eq!(
+        common::wait_for_file(note, "franz was here\n"),
+        "franz was here\n"
+    );
 }
 
 #[test]
@@ -250,7 +252,10 @@ fn xterm_commander_types_with_a_leader_and_an_operator() {
     let out = run_scenario("xterm-commander", &server.url(), runs.path());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
-    assert_eq!(common::wait_for_file(note, "franz was here\n"), "franz was here\n");
+    assert_eq!(
+        common::wait_for_file(note, "franz was here\n"),
+        "franz was here\n"
+    );
 }
 
 #[test]

@@ -102,7 +102,11 @@ fn every_test_file_is_reached_from_its_crates_main_rs() {
         let mut seen = BTreeSet::new();
         reached(&main, &mut seen);
         let targets = own_targets(&krate);
-        assert!(targets.contains(&main), "{}: no [[test]] for tests/main.rs", krate.display());
+        assert!(
+            targets.contains(&main),
+            "{}: no [[test]] for tests/main.rs",
+            krate.display()
+        );
         let mut all = BTreeSet::new();
         rust_files(&tests, &mut all);
         missing.extend(
