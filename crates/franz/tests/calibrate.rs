@@ -88,7 +88,6 @@ fn doctor_runs_a_short_calibration() {
 
 #[test]
 fn each_randr_monitor_is_calibrated_on_its_own() {
-    use franz_desktop::sandbox::{Sandbox, SandboxOptions};
     let sb = common::xvfb(1600, 600);
     // two monitors of different sizes side by side, the right one primary
     for (name, geometry) in [

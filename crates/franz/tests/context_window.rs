@@ -18,7 +18,7 @@ use franz_core::model::scripted_server::{
     ContextReport, OverflowStyle, Script, ScriptedServer, ServerOptions,
 };
 use serde_json::{Value, json};
-use std::process::{Command, Output};
+use std::process::Output;
 
 const SCREEN: &str = "--sandbox=1024x768";
 const MAX_TOKENS: u64 = 200;

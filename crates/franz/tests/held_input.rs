@@ -8,7 +8,6 @@
 use crate::common;
 use franz_core::model::{Script, ScriptedReply, ScriptedServer};
 use franz_desktop::held::held_state;
-use franz_desktop::sandbox::{Sandbox, SandboxOptions};
 use serde_json::{Value, json};
 use std::process::{Command, Stdio};
 use std::time::Duration;

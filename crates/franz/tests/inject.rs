@@ -14,12 +14,12 @@ use crate::common::panel;
 use franz_core::geometry::norm_to_axis;
 use franz_core::model::ScriptedReply;
 use franz_core::model::scripted_server::{Script, ScriptedServer};
-use franz_desktop::sandbox::{Sandbox, SandboxOptions};
+use franz_desktop::sandbox::Sandbox;
 use franz_desktop::witness::{Witness, WitnessEvent, WitnessKind};
 use franz_desktop::{PixelPoint, PixelRect};
 use serde_json::{Value, json};
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 

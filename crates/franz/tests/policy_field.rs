@@ -9,7 +9,7 @@
 use crate::common;
 
 use common::{act_with_policy, poll};
-use franz_desktop::sandbox::{Sandbox, SandboxOptions};
+use franz_desktop::sandbox::Sandbox;
 use std::path::Path;
 use std::time::Duration;
 

@@ -14,7 +14,7 @@ use franz_core::model::scripted_server::{Script, ScriptedServer, ServerOptions};
 use franz_desktop::PixelPoint;
 use franz_desktop::witness::{WitnessEvent, WitnessKind as K};
 use serde_json::{Value, json};
-use std::process::{Command, Output};
+use std::process::Output;
 use std::time::Duration;
 
 const T: Duration = Duration::from_secs(30);

@@ -6,7 +6,6 @@
 
 use crate::common;
 use crate::common::browser;
-use crate::common::panel;
 
 use franz_core::event::{Event, EventKind, Outcome};
 use franz_core::runlog::{Layout, RunWriter};

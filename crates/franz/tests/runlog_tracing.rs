@@ -8,7 +8,6 @@ use crate::common;
 use franz_core::model::{Fault, Script, ScriptedReply, ScriptedServer, Step};
 use franz_core::runlog::{EVENTS_FILE, LOG_FILE};
 use serde_json::Value;
-use std::process::Command;
 
 #[test]
 fn franz_run_writes_its_franz_log_and_one_model_request_per_attempt() {

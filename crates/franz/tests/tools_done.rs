@@ -6,7 +6,6 @@ use crate::common;
 
 use franz_core::model::ScriptedReply;
 use franz_core::model::scripted_server::{Script, ScriptedServer};
-use std::process::Command;
 
 #[test]
 fn cut_off_and_empty_replies_are_empty_turns_never_done() {

@@ -7,7 +7,6 @@ use crate::common;
 use franz_core::model::ScriptedReply;
 use franz_core::model::scripted_server::{Script, ScriptedServer};
 use serde_json::{Value, json};
-use std::process::Command;
 
 /// The messages of a request, as sent.
 fn messages(req: &Value) -> &Vec<Value> {

@@ -8,7 +8,6 @@
 use crate::common;
 use franz_core::model::ScriptedReply;
 use franz_core::model::scripted_server::{Script, ScriptedServer};
-use franz_desktop::sandbox::{Sandbox, SandboxOptions};
 use std::process::{Command, Output, Stdio};
 
 /// Runs franz in a Wayland session's environment, with `display` as DISPLAY (or none).
