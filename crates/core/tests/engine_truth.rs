@@ -5,6 +5,7 @@
 
 #![cfg(target_os = "linux")]
 
+use crate::common;
 use franz_core::engine::{Decision, Op, RunOptions, Session, SessionConfig};
 use franz_core::event::{Event, EventKind};
 use franz_core::executor::{ExecConfig, Executor};
@@ -148,11 +149,15 @@ fn marker_pixels(img: &image::RgbaImage) -> usize {
     marker_pixels_at(img, 500, 500)
 }
 
-/// One test (one thread, one sandbox): input goes to `$DISPLAY`, which is set once here.
+/// One test (one thread, one sandbox): input goes to `$DISPLAY`, which is set once here, in a
+/// process of its own (the crate's other tests run on threads of the test binary).
 #[test]
 fn the_engine_reports_what_happened() {
+    if !common::alone_in_process("engine_truth::the_engine_reports_what_happened") {
+        return;
+    }
     let sb = sandbox();
-    // SAFETY: the only test of this binary sets it before any other thread starts
+    // SAFETY: this test runs alone in its process (above); no other thread reads the environment
     unsafe { std::env::set_var("DISPLAY", sb.display()) };
     a_rejected_click_leaves_no_marker_on_the_next_screenshot_an_executed_one_does(&sb);
     a_click_over_the_per_turn_cap_is_not_drawn(&sb);

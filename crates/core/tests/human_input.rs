@@ -5,7 +5,7 @@
 
 #![cfg(target_os = "linux")]
 
-mod common;
+use crate::common;
 
 use common::{InputDesktop, TIMEOUT, sandbox};
 use franz_core::executor::motion::Motion;

@@ -3,7 +3,7 @@
 
 #![cfg(target_os = "linux")]
 
-mod common;
+use crate::common;
 
 use common::{InputDesktop, TIMEOUT, poll, sandbox};
 use franz_core::executor::{ExecConfig, Executor, MotionProfile};

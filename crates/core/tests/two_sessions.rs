@@ -10,7 +10,7 @@
 
 #![cfg(target_os = "linux")]
 
-mod common;
+use crate::common;
 
 use common::{TIMEOUT, sandbox};
 use franz_core::engine::{Decision, Op, RunOptions, Session, SessionConfig};
@@ -176,8 +176,11 @@ fn assert_complete(f: &Finished, task: &str, click: (i32, i32)) {
 
 #[test]
 fn two_sessions_run_at_once_each_on_its_own_desktop() {
+    if !common::alone_in_process("two_sessions::two_sessions_run_at_once_each_on_its_own_desktop") {
+        return;
+    }
     // Before any thread starts: nothing may read DISPLAY once the desktops are open.
-    // SAFETY: no other thread of this process exists yet (this file has one test).
+    // SAFETY: no other thread of this process exists yet (this test runs alone in its process).
     unsafe { std::env::set_var("DISPLAY", "not a display") };
 
     let (sa, sb) = (sandbox(W, H), sandbox(W, H));

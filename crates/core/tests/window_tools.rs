@@ -1,7 +1,7 @@
 //! The window tools: `list_windows` and `focus_window` in every franz dialect, and on a real
 //! X server, where focusing the xterm behind another brings it to the front with the focus.
 
-mod common;
+use crate::common;
 
 use franz_core::executor::{ExecConfig, Executor};
 use franz_core::parser::{Dialect, ParseOptions, parse_reply, parse_text};

@@ -76,7 +76,7 @@ fn centre(e: &Element) -> PixelPoint {
 
 #[test]
 fn zenity_entry_and_ok_are_listed_where_they_are() {
-    if !inside_dbus("zenity_entry_and_ok_are_listed_where_they_are") {
+    if !inside_dbus("elements::zenity_entry_and_ok_are_listed_where_they_are") {
         return;
     }
     wait_for_a11y_bus();

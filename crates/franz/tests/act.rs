@@ -3,7 +3,7 @@
 
 #![cfg(target_os = "linux")]
 
-mod common;
+use crate::common;
 
 use common::sandbox;
 use franz_desktop::PixelPoint;

@@ -2,7 +2,7 @@
 //! a real pseudo-terminal; the answers are typed into it: n with a reason rejects the click,
 //! which reaches the run log as the error the model is told.
 
-mod common;
+use crate::common;
 
 use franz_core::model::ScriptedReply;
 use franz_core::model::scripted_server::{Script, ScriptedServer};

@@ -2,8 +2,7 @@
 //! (`POST /answer`) goes to the model as the action's result; with nobody there the run ends
 //! with exit 1 and the question in the reason. Synchronised on `/state` and the exit.
 
-#[path = "common/panel.rs"]
-mod panel;
+use crate::common::{self, panel};
 
 use franz_core::model::ScriptedReply;
 use franz_core::model::scripted_server::{Script, ScriptedServer};
@@ -41,12 +40,14 @@ fn with_the_panel_open_the_answer_goes_to_the_model_and_the_run_goes_on() {
 fn with_nobody_there_the_run_ends_with_exit_1_and_the_question() {
     let server = ScriptedServer::start(Script::repeat(ScriptedReply::text(ASK))).unwrap();
     let runs = tempfile::tempdir().unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_franz"))
-        .args(["--sandbox=640x400", "run", "open the right file"])
-        .args(["--api-url", &server.url(), "--dialect", "uitars"])
-        .args(["--motion", "fast", "--step-delay", "0"])
-        .args(["--runs-dir", runs.path().to_str().unwrap()])
-        .env_remove("FRANZ_LOG")
+    let out = common::franz_run(&server.url(), runs.path())
+        .args([
+            "--sandbox=640x400",
+            "open the right file",
+            "--dialect",
+            "uitars",
+        ])
+        .args(["--motion", "fast"])
         .stdin(Stdio::null())
         .output()
         .unwrap();

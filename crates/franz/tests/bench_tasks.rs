@@ -3,7 +3,7 @@
 //! Chromium; a wrong golden trajectory caught by its checker; shards as separate processes
 //! merged with `franz bench merge`; `franz export` of a run.
 
-mod common;
+use crate::common;
 
 use serde_json::Value;
 use std::collections::BTreeSet;

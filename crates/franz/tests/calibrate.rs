@@ -5,7 +5,7 @@
 
 #![cfg(target_os = "linux")]
 
-mod common;
+use crate::common;
 
 /// The `max error E px` values the command printed, one per monitor.
 fn max_errors(stdout: &str) -> Vec<f64> {
@@ -88,13 +88,7 @@ fn doctor_runs_a_short_calibration() {
 
 #[test]
 fn each_randr_monitor_is_calibrated_on_its_own() {
-    use franz_desktop::sandbox::{Sandbox, SandboxOptions};
-    let sb = Sandbox::start(&SandboxOptions {
-        width: 1600,
-        height: 600,
-        launch: vec![],
-    })
-    .unwrap();
+    let sb = common::xvfb(1600, 600);
     // two monitors of different sizes side by side, the right one primary
     for (name, geometry) in [
         ("franz-left", "1000/265x600/159+0+0"),

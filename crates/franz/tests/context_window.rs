@@ -10,7 +10,7 @@
 //!   that still comes reaches the user as a clear message with the numbers and the setting;
 //!   with a context too small for any request, franz says so before sending.
 
-mod common;
+use crate::common;
 
 use franz_core::model::ScriptedReply;
 use franz_core::model::context::{ImageTokens, image_size};
@@ -18,7 +18,7 @@ use franz_core::model::scripted_server::{
     ContextReport, OverflowStyle, Script, ScriptedServer, ServerOptions,
 };
 use serde_json::{Value, json};
-use std::process::{Command, Output};
+use std::process::Output;
 
 const SCREEN: &str = "--sandbox=1024x768";
 const MAX_TOKENS: u64 = 200;
@@ -48,14 +48,11 @@ fn server(context: Option<u64>, report: ContextReport, style: OverflowStyle) -> 
 }
 
 fn run(server: &ScriptedServer, runs: &tempfile::TempDir, extra: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_franz"))
-        .args([SCREEN, "run", "press shift", "--strategy", "tools"])
-        .args(["--api-url", &server.url(), "--step-delay", "0"])
+    common::franz_run(&server.url(), runs.path())
+        .args([SCREEN, "press shift", "--strategy", "tools"])
         .args(["--max-tokens", &MAX_TOKENS.to_string(), "--motion", "fast"])
         .args(["--keep-last-screenshots", "3"])
-        .args(["--runs-dir", runs.path().to_str().unwrap()])
         .args(extra)
-        .env_remove("FRANZ_LOG")
         .env_remove("FRANZ_CONTEXT_TOKENS")
         // the script repeats one key press on a still screen on purpose: no loop breaker
         .env("FRANZ_LOOP_WARN", "0")

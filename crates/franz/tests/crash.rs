@@ -7,7 +7,7 @@
 
 #![cfg(target_os = "linux")]
 
-mod common;
+use crate::common;
 
 use franz_core::event::{Event, EventKind};
 use franz_core::geometry::{ImageSize, SizeRule};
@@ -96,7 +96,12 @@ fn sigkill_after_three_turns_leaves_a_three_turn_report() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("runs/run_0001");
     let mut child = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "crash_child", "--nocapture", "--test-threads=1"])
+        .args([
+            "--exact",
+            "crash::crash_child",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env(CHILD_ENV, &dir)
         .stdin(Stdio::piped())
         .stdout(Stdio::null())

@@ -3,7 +3,7 @@
 //! model that keeps answering a harmless action that succeeds is stopped at 100 turns), and
 //! `franz screenshot OUT W H` takes the same 1..16384 bounds as `--size`.
 
-mod common;
+use crate::common;
 
 use franz_core::model::ScriptedReply;
 use franz_core::model::scripted_server::{Script, ScriptedServer};

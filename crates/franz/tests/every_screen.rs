@@ -7,7 +7,7 @@
 
 #![cfg(target_os = "linux")]
 
-mod common;
+use crate::common;
 
 use franz_core::geometry::COMMON_SCREENS;
 use franz_core::model::ScriptedServer;
@@ -32,20 +32,11 @@ fn screenshot(display: &str, out: &Path, (w, h): (u32, u32)) -> Output {
 
 /// `franz run` as a user starts it: the model id, no `--profile`, the default strategy.
 fn run(display: &str, model: &str, url: &str, runs: &Path) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_franz"));
-    for (k, _) in std::env::vars() {
-        if k.starts_with("FRANZ_") {
-            cmd.env_remove(k);
-        }
-    }
-    cmd.env("DISPLAY", display)
-        .args([
-            "run",
-            "Click the point the test asks for, then say you did.",
-        ])
-        .args(["--model", model, "--api-url", url, "--runs-dir"])
-        .arg(runs)
-        .args(["--step-delay", "0", "--motion", "fast", "--max-steps", "4"])
+    let mut cmd = common::franz_run(url, runs);
+    common::no_franz_env(&mut cmd)
+        .env("DISPLAY", display)
+        .arg("Click the point the test asks for, then say you did.")
+        .args(["--model", model, "--motion", "fast", "--max-steps", "4"])
         .output()
         .expect("run franz")
 }

@@ -4,7 +4,7 @@
 //! acted on, and `result.txt` only from a checker's verdict: a run whose model said `done`
 //! but that no checker judged writes none, and never `1` for a failed run.
 
-mod common;
+use crate::common;
 
 use franz_core::action::{Action, ActionResult};
 use franz_core::event::{Event, EventKind, Outcome};

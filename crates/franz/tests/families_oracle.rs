@@ -13,11 +13,9 @@
 //! - the fixture replies copied from each source (tests/fixtures/families/README.md) parse to
 //!   the actions their sources meant.
 
-mod common;
-#[path = "common/oracle.rs"]
-mod oracle;
+use crate::common;
 
-use oracle::{Combo, Rng, Seen, combos, show_and_parse};
+use common::oracle::{Combo, Rng, Seen, combos, show_and_parse};
 use serde_json::{Value, json};
 
 /// One family: its profile, its space (`None`: pixels of the image), how far its own code may

@@ -3,12 +3,12 @@
 //! replies written in it: the typed command writes its file. Synchronised on the process's end
 //! and the file the terminal writes, never on sleeps.
 
+use crate::common;
 use franz_core::model::ScriptedReply;
 use franz_core::model::scripted_server::{Script, ScriptedServer};
 use serde_json::{Value, json};
 use std::path::Path;
 use std::process::{Command, Output};
-use std::time::{Duration, Instant};
 
 /// `franz run` in a 1024x768 sandbox with an xterm at the top left.
 fn run(strategy: &str, dialect: &str, coords: &str, url: &str, runs: &Path) -> Output {
@@ -54,17 +54,6 @@ fn chats(server: &ScriptedServer) -> Vec<Value> {
         .collect()
 }
 
-fn wait_for_file(path: &Path, want: &str) -> String {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let got = std::fs::read_to_string(path).unwrap_or_default();
-        if got.contains(want) || Instant::now() > deadline {
-            return got;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
 #[test]
 fn tools_in_qwens_grammar_sends_computer_use_and_performs_its_calls() {
     let dir = tempfile::tempdir().unwrap();
@@ -90,7 +79,7 @@ fn tools_in_qwens_grammar_sends_computer_use_and_performs_its_calls() {
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
-    assert_eq!(wait_for_file(&file, "qwen\n"), "qwen\n", "{stderr}");
+    assert_eq!(common::wait_for_file(&file, "qwen\n"), "qwen\n", "{stderr}");
     let reqs = chats(&server);
     assert_eq!(reqs.len(), 3, "{stderr}");
     for r in &reqs {
@@ -133,7 +122,11 @@ fn narrative_in_ui_tars_grammar_asks_for_thought_and_action_lines_and_performs_t
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
-    assert_eq!(wait_for_file(&file, "uitars\n"), "uitars\n", "{stderr}");
+    assert_eq!(
+        common::wait_for_file(&file, "uitars\n"),
+        "uitars\n",
+        "{stderr}"
+    );
     let reqs = chats(&server);
     assert_eq!(reqs.len(), 3, "{stderr}");
     let system = reqs[0]["messages"][0]["content"].as_str().unwrap();

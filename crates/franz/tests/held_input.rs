@@ -5,36 +5,19 @@
 
 #![cfg(target_os = "linux")]
 
+use crate::common;
 use franz_core::model::{Script, ScriptedReply, ScriptedServer};
 use franz_desktop::held::held_state;
-use franz_desktop::sandbox::{Sandbox, SandboxOptions};
 use serde_json::{Value, json};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Generous: the tests share a 2-core box with other test binaries.
 const TIMEOUT: Duration = Duration::from_secs(120);
 
-/// Polls `f` until it returns `Some`, or panics with `what` after the deadline.
-fn poll<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
-    let deadline = Instant::now() + TIMEOUT;
-    loop {
-        if let Some(v) = f() {
-            return v;
-        }
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(20)); // poll interval
-    }
-}
-
 #[test]
 fn sigint_during_a_long_press_exits_130_with_nothing_held() {
-    let sb = Sandbox::start(&SandboxOptions {
-        width: 640,
-        height: 400,
-        launch: vec![],
-    })
-    .unwrap();
+    let sb = common::xvfb(640, 400);
     let server = ScriptedServer::start(Script::repeat(ScriptedReply::text("").tool_call(
         "computer_use",
         json!({"action": "long_press", "coordinate": [500, 500], "time": 60}),
@@ -79,7 +62,7 @@ fn sigint_during_a_long_press_exits_130_with_nothing_held() {
     let stderr = || std::fs::read_to_string(&stderr_path).unwrap_or_default();
 
     // the press is held on the server: interrupt it there
-    poll("the long press to hold the left button", || {
+    common::poll("the long press to hold the left button", TIMEOUT, || {
         if let Some(status) = child.try_wait().unwrap() {
             panic!("franz exited early ({status}):\n{}", stderr());
         }
@@ -91,7 +74,9 @@ fn sigint_during_a_long_press_exits_130_with_nothing_held() {
         .status()
         .unwrap();
     assert!(status.success());
-    let status = poll("franz to exit after SIGINT", || child.try_wait().unwrap());
+    let status = common::poll("franz to exit after SIGINT", TIMEOUT, || {
+        child.try_wait().unwrap()
+    });
     let text = stderr();
     assert_eq!(status.code(), Some(130), "{text}");
     let held = held_state(sb.display()).unwrap();

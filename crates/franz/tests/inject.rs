@@ -8,19 +8,18 @@
 
 #![cfg(target_os = "linux")]
 
-mod common;
-#[path = "common/panel.rs"]
-mod panel;
+use crate::common;
+use crate::common::panel;
 
 use franz_core::geometry::norm_to_axis;
 use franz_core::model::ScriptedReply;
 use franz_core::model::scripted_server::{Script, ScriptedServer};
-use franz_desktop::sandbox::{Sandbox, SandboxOptions};
+use franz_desktop::sandbox::Sandbox;
 use franz_desktop::witness::{Witness, WitnessEvent, WitnessKind};
 use franz_desktop::{PixelPoint, PixelRect};
 use serde_json::{Value, json};
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -51,23 +50,22 @@ struct Run {
 
 impl Run {
     fn start(strategy: &str, script: Script) -> Run {
-        let sandbox = Sandbox::start(&SandboxOptions {
-            width: W,
-            height: H,
-            launch: vec![],
-        })
-        .unwrap();
+        let sandbox = common::xvfb(W, H);
         let witness = Witness::open(sandbox.display(), PixelRect::new(0, 0, W, H)).unwrap();
         let server = ScriptedServer::start(script).unwrap();
         let runs = tempfile::tempdir().unwrap();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_franz"))
-            .args(["run", "click the witness", "--strategy", strategy])
-            .args(["--api-url", &server.url(), "--model", "scripted-model"])
-            .args(["--motion", "fast", "--step-delay", "0", "--max-steps", "10"])
+        let mut child = common::franz_run(&server.url(), runs.path())
+            .args(["click the witness", "--strategy", strategy])
+            .args([
+                "--model",
+                "scripted-model",
+                "--motion",
+                "fast",
+                "--max-steps",
+                "10",
+            ])
             .args(["--panel", "--annotate-in-panel"])
-            .args(["--runs-dir", runs.path().to_str().unwrap()])
             .env("DISPLAY", sandbox.display())
-            .env_remove("FRANZ_LOG")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())

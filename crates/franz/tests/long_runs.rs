@@ -5,7 +5,7 @@
 
 #![cfg(target_os = "linux")]
 
-mod common;
+use crate::common;
 
 use common::sandbox;
 use franz_core::model::{Script, ScriptedReply, ScriptedServer};
@@ -24,15 +24,18 @@ fn a_run(extra: &[&str]) -> (tempfile::TempDir, PathBuf) {
     .unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let runs = tmp.path().join("runs");
-    let out = Command::new(env!("CARGO_BIN_EXE_franz"))
-        .args(["run", "--api-url", &server.url(), "--model", "scripted"])
-        .arg("--runs-dir")
-        .arg(&runs)
-        .args(["--motion", "fast", "--step-delay", "0", "--max-steps", "5"])
+    let out = common::franz_run(&server.url(), &runs)
+        .args([
+            "--model",
+            "scripted",
+            "--motion",
+            "fast",
+            "--max-steps",
+            "5",
+        ])
         .args(extra)
         .arg("Do the task.")
         .env("DISPLAY", sb.display())
-        .env_remove("FRANZ_LOG")
         .output()
         .unwrap();
     assert_eq!(

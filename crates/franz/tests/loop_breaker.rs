@@ -8,10 +8,11 @@
 
 #![cfg(target_os = "linux")]
 
+use crate::common;
 use franz_core::model::ScriptedReply;
 use franz_core::model::scripted_server::{RecordedRequest, Script, ScriptedServer, Step};
 use franz_desktop::PixelRect;
-use franz_desktop::sandbox::{Sandbox, SandboxOptions};
+use franz_desktop::sandbox::Sandbox;
 use franz_desktop::witness::{Witness, WitnessKind};
 use serde_json::{Value, json};
 use std::path::Path;
@@ -22,12 +23,7 @@ const STRATEGIES: [&str; 4] = ["narrative", "vision", "tools", "commander"];
 const TIMEOUT: Duration = Duration::from_secs(20);
 
 fn sandbox() -> Sandbox {
-    Sandbox::start(&SandboxOptions {
-        width: 800,
-        height: 600,
-        launch: vec![],
-    })
-    .unwrap()
+    common::xvfb(800, 600)
 }
 
 fn is_leader(req: &Value) -> bool {
@@ -73,27 +69,17 @@ struct Ran {
 fn run(strategy: &'static str, display: &str, server: &ScriptedServer, extra: &[&str]) -> Ran {
     let tmp = tempfile::tempdir().unwrap();
     let runs = tmp.path().join("runs");
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_franz"));
-    for (k, _) in std::env::vars() {
-        if k.starts_with("FRANZ_") {
-            cmd.env_remove(k);
-        }
-    }
-    cmd.env("DISPLAY", display).args([
-        "run",
-        "--strategy",
-        strategy,
-        "--api-url",
-        &server.url(),
-        "--model",
-        "scripted",
-        "--runs-dir",
-        &runs.display().to_string(),
-        "--motion",
-        "fast",
-        "--step-delay",
-        "0",
-    ]);
+    let mut cmd = common::franz_run(&server.url(), &runs);
+    common::no_franz_env(&mut cmd)
+        .env("DISPLAY", display)
+        .args([
+            "--strategy",
+            strategy,
+            "--model",
+            "scripted",
+            "--motion",
+            "fast",
+        ]);
     cmd.args(extra).arg("click the message");
     let out = cmd.output().expect("run franz");
     let requests = server

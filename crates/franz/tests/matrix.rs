@@ -14,7 +14,7 @@
 
 #![cfg(target_os = "linux")]
 
-mod common;
+use crate::common;
 
 use common::{model_id, poll};
 use franz_core::model::ScriptedServer;

@@ -6,7 +6,7 @@
 
 #![cfg(target_os = "linux")]
 
-mod common;
+use crate::common;
 
 use base64::Engine as _;
 use common::sandbox;

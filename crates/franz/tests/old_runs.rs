@@ -4,7 +4,7 @@
 //! ctrl+s on a 240x160 sandbox). `report` (with its player), `export --format gif` and `replay`
 //! must read it as they read a new one.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

@@ -8,7 +8,7 @@
 
 #![cfg(target_os = "linux")]
 
-mod common;
+use crate::common;
 
 use common::sandbox;
 use franz_core::model::{Script, ScriptedReply, ScriptedServer};
@@ -36,14 +36,11 @@ fn run(display: &str, model: &str, reply: &str, args: &[&str]) -> Ran {
     let tmp = tempfile::tempdir().unwrap();
     let runs = tmp.path().join("runs");
     let url = server.url();
-    let out = Command::new(env!("CARGO_BIN_EXE_franz"))
-        .args(["run", "--api-url", &url, "--model", model])
-        .args(["--runs-dir", runs.to_str().unwrap(), "--motion", "fast"])
-        .args(["--step-delay", "0", "--max-steps", "2"])
+    let out = common::franz_run(&url, &runs)
+        .args(["--model", model, "--motion", "fast", "--max-steps", "2"])
         .args(args)
         .arg("Click the OK button.")
         .env("DISPLAY", display)
-        .env_remove("FRANZ_LOG")
         .output()
         .unwrap();
     let dir = std::fs::read_dir(&runs).unwrap().next().unwrap().unwrap();

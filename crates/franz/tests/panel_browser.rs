@@ -6,10 +6,8 @@
 //! each call's tokens (franz's estimate and the server's `usage`) show in the three places a
 //! person looks: the terminal's turn line, the page, and the run's report.
 
-#[path = "common/browser.rs"]
-mod browser;
-#[path = "common/panel.rs"]
-mod panel;
+use crate::common::browser;
+use crate::common::panel;
 
 use browser::Browser;
 use franz_core::model::ScriptedReply;

@@ -2,8 +2,7 @@
 //! a run, a wrong seq while the engine awaits an annotation, and pause/resume at turn
 //! boundaries. Synchronised on SSE events and `/state`, never on sleeps.
 
-#[path = "common/panel.rs"]
-mod panel;
+use crate::common::panel;
 
 use panel::{CLICK, PanelRun, repeat};
 use serde_json::json;

@@ -1,7 +1,7 @@
 //! `franz parse` end to end: the reply corpus of franz-core (crates/core/tests/fixtures/replies)
 //! through the real binary, plus its exit codes.
 
-mod common;
+use crate::common;
 
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};

@@ -5,7 +5,7 @@
 
 #![cfg(target_os = "linux")]
 
-mod common;
+use crate::common;
 
 use common::{act_with_policy as act, sandbox};
 use franz_desktop::witness::{Witness, WitnessEvent, WitnessKind as K};

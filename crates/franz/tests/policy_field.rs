@@ -6,10 +6,10 @@
 
 #![cfg(target_os = "linux")]
 
-mod common;
+use crate::common;
 
 use common::{act_with_policy, poll};
-use franz_desktop::sandbox::{Sandbox, SandboxOptions};
+use franz_desktop::sandbox::Sandbox;
 use std::path::Path;
 use std::time::Duration;
 
@@ -17,12 +17,7 @@ const T: Duration = Duration::from_secs(60);
 
 /// A private Xvfb with one xterm over it, running bash in `dir`.
 fn xterm_in(dir: &Path) -> Sandbox {
-    let mut sb = Sandbox::start(&SandboxOptions {
-        width: 640,
-        height: 400,
-        launch: vec![],
-    })
-    .unwrap();
+    let mut sb = common::xvfb(640, 400);
     sb.launch(&format!(
         "xterm -geometry 120x40+0+0 -e sh -c 'cd {} && touch ready && exec bash --norc --noprofile'",
         dir.display()

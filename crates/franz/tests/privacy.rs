@@ -7,7 +7,7 @@
 
 #![cfg(target_os = "linux")]
 
-mod common;
+use crate::common;
 
 use common::sandbox;
 use franz_core::model::{Script, ScriptedReply, ScriptedServer};
@@ -17,16 +17,19 @@ use std::process::{Command, Output};
 use std::time::Duration;
 
 fn run(display: &str, server: &ScriptedServer, runs: &Path, extra: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_franz"))
-        .args(["run", "--api-url", &server.url(), "--model", "scripted"])
-        .arg("--runs-dir")
-        .arg(runs)
-        .args(["--motion", "fast", "--step-delay", "0", "--max-steps", "5"])
+    common::franz_run(&server.url(), runs)
+        .args([
+            "--model",
+            "scripted",
+            "--motion",
+            "fast",
+            "--max-steps",
+            "5",
+        ])
         .args(extra)
         .arg("Do the task.")
         .env("DISPLAY", display)
         .env("FRANZ_E2E_PW", "qz7hunterk")
-        .env_remove("FRANZ_LOG")
         .output()
         .unwrap()
 }
@@ -188,17 +191,20 @@ fn an_undeclared_secret_types_nothing_and_the_model_is_told() {
     .unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let runs = tmp.path().join("runs");
-    let out = Command::new(env!("CARGO_BIN_EXE_franz"))
-        .args(["run", "--api-url", &server.url(), "--model", "scripted"])
-        .arg("--runs-dir")
-        .arg(&runs)
-        .args(["--motion", "fast", "--step-delay", "0", "--max-steps", "6"])
+    let out = common::franz_run(&server.url(), &runs)
+        .args([
+            "--model",
+            "scripted",
+            "--motion",
+            "fast",
+            "--max-steps",
+            "6",
+        ])
         .arg("Do the task.")
         .env("DISPLAY", sb.display())
         .env("FRANZ_API_KEY", "sk-h28-apikey")
         .env("HOME", "/home/h28-home")
         .env("FRANZ_E2E_PW", "qz7hunterk")
-        .env_remove("FRANZ_LOG")
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
@@ -275,14 +281,17 @@ fn keep_runs_never_deletes_the_directory_of_a_run_still_going() {
         ScriptedServer::start(Script::repeat(ScriptedReply::text("done(\"ok\")\nDone."))).unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let runs = tmp.path().join("runs");
-    let first = Command::new(env!("CARGO_BIN_EXE_franz"))
-        .args(["run", "--api-url", &slow.url(), "--model", "scripted"])
-        .arg("--runs-dir")
-        .arg(&runs)
-        .args(["--motion", "fast", "--step-delay", "0", "--max-steps", "5"])
+    let first = common::franz_run(&slow.url(), &runs)
+        .args([
+            "--model",
+            "scripted",
+            "--motion",
+            "fast",
+            "--max-steps",
+            "5",
+        ])
         .arg("Wait for the model.")
         .env("DISPLAY", sb.display())
-        .env_remove("FRANZ_LOG")
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()

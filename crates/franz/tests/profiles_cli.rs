@@ -3,7 +3,7 @@
 //! `--pixel-budget`, explicit `--coords`/`--dialect` over the profile's, and `--size` checked
 //! against the family's resize rule.
 
-mod common;
+use crate::common;
 
 use serde_json::{Value, json};
 use std::process::{Command, Output};

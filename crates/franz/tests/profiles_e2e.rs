@@ -6,7 +6,7 @@
 
 #![cfg(target_os = "linux")]
 
-mod common;
+use crate::common;
 
 use common::sandbox;
 use franz_core::model::ScriptedReply;
@@ -14,19 +14,15 @@ use franz_core::model::scripted_server::{Script, ScriptedServer, ServerOptions};
 use franz_desktop::PixelPoint;
 use franz_desktop::witness::{WitnessEvent, WitnessKind as K};
 use serde_json::{Value, json};
-use std::process::{Command, Output};
+use std::process::Output;
 use std::time::Duration;
 
 const T: Duration = Duration::from_secs(30);
 const CROP: &str = "100,50,900,950";
 
 fn franz(display: Option<&str>, args: &[&str]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_franz"));
-    for (k, _) in std::env::vars() {
-        if k.starts_with("FRANZ_") {
-            cmd.env_remove(k);
-        }
-    }
+    let mut cmd = common::franz_command();
+    common::no_franz_env(&mut cmd);
     if let Some(d) = display {
         cmd.env("DISPLAY", d);
     }

@@ -12,11 +12,9 @@
 //!   they are stripped for it; a box is compared by its centre).
 //! - Qwen2.5-VL `computer_use` replies against `x / w * L`, Qwen3-VL against `x / 1000 * L`.
 
-mod common;
-#[path = "common/oracle.rs"]
-mod oracle;
+use crate::common;
 
-use oracle::{Combo, Rng, Seen, combos, show_and_parse};
+use common::oracle::{Combo, Rng, Seen, combos, show_and_parse};
 use serde_json::{Value, json};
 
 /// franz's action type, the model's point(s) in the family's space, the reference's text.

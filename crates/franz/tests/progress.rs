@@ -5,7 +5,7 @@
 
 #![cfg(target_os = "linux")]
 
-mod common;
+use crate::common;
 
 use franz_core::model::{Script, ScriptedReply, ScriptedServer};
 use std::path::Path;

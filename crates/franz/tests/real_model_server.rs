@@ -26,8 +26,6 @@
 //! `FRANZ_CONSTRAIN_TURNS=10` measures constrained output over 10 turns a strategy, with
 //! `--constrain off` too, and prints both shares (CI runs 3 constrained turns only).
 
-mod common;
-
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

@@ -72,7 +72,7 @@ fn replaying_the_demo_types_the_line_again() {
 
 // ---- replay replays what happened ----
 
-mod common;
+use crate::common;
 
 use common::sandbox;
 use franz_core::action::{Action, ActionError, ActionKind, ActionResult, ErrorKind};

@@ -4,11 +4,8 @@
 //! scrubber, play and pause), and `franz export --format gif|mp4` writes the same frames as an
 //! animation that a GIF decoder reads back.
 
-#[path = "common/browser.rs"]
-mod browser;
-mod common;
-#[path = "common/panel.rs"]
-mod panel;
+use crate::common;
+use crate::common::browser;
 
 use franz_core::event::{Event, EventKind, Outcome};
 use franz_core::runlog::{Layout, RunWriter};

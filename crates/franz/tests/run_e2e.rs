@@ -4,10 +4,10 @@
 
 #![cfg(target_os = "linux")]
 
-mod common;
+use crate::common;
 
 use franz_core::model::{Fault, RecordedRequest, Script, ScriptedReply, ScriptedServer, Step};
-use franz_desktop::sandbox::{Sandbox, SandboxOptions};
+use franz_desktop::sandbox::Sandbox;
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -19,16 +19,7 @@ use std::time::{Duration, Instant};
 const TIMEOUT: Duration = Duration::from_secs(120);
 
 /// Polls `f` until it returns `Some`, or panics with `what` after the deadline.
-fn poll<T>(what: &str, timeout: Duration, mut f: impl FnMut() -> Option<T>) -> T {
-    let deadline = Instant::now() + timeout;
-    loop {
-        if let Some(v) = f() {
-            return v;
-        }
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
+use common::poll;
 
 /// A running `franz` whose stderr and stdout are collected line by line.
 struct Franz {
@@ -219,12 +210,7 @@ fn norm(p: i32, len: u32) -> i32 {
 
 /// A private Xvfb for the test; franz runs on it through DISPLAY.
 fn sandbox(width: u32, height: u32) -> Sandbox {
-    Sandbox::start(&SandboxOptions {
-        width,
-        height,
-        launch: vec![],
-    })
-    .unwrap()
+    common::xvfb(width, height)
 }
 
 /// A window from `xwininfo -tree`: (its line, width, height, abs x, abs y).

@@ -4,10 +4,10 @@
 
 #![cfg(target_os = "linux")]
 
+use crate::common;
 use franz_core::model::{Fault, Script, ScriptedReply, ScriptedServer, Step};
 use franz_core::runlog::{EVENTS_FILE, LOG_FILE};
 use serde_json::Value;
-use std::process::Command;
 
 #[test]
 fn franz_run_writes_its_franz_log_and_one_model_request_per_attempt() {
@@ -17,17 +17,10 @@ fn franz_run_writes_its_franz_log_and_one_model_request_per_attempt() {
     ]))
     .unwrap();
     let runs = tempfile::tempdir().unwrap();
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_franz"));
-    for (k, _) in std::env::vars() {
-        if k.starts_with("FRANZ_") {
-            cmd.env_remove(k);
-        }
-    }
-    let out = cmd
-        .args(["--sandbox=320x240", "run", "check the log"])
-        .args(["--api-url", &server.url(), "--model", "scripted"])
-        .args(["--runs-dir", runs.path().to_str().unwrap()])
-        .args(["--step-delay", "0", "--max-steps", "3"])
+    let mut cmd = common::franz_run(&server.url(), runs.path());
+    let out = common::no_franz_env(&mut cmd)
+        .args(["--sandbox=320x240", "check the log"])
+        .args(["--model", "scripted", "--max-steps", "3"])
         .env_remove("DISPLAY")
         .output()
         .unwrap();

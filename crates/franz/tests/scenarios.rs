@@ -5,6 +5,7 @@
 //! bad field is a usage error naming the file and the field. Synchronised on the process's end
 //! and on files, never on sleeps.
 
+use crate::common;
 use base64::Engine as _;
 use franz_core::model::ScriptedReply;
 use franz_core::model::scripted_server::{RecordedRequest, Script, ScriptedServer, Step};
@@ -112,27 +113,6 @@ fn is_leader(req: &RecordedRequest) -> bool {
         .is_some_and(|j| j["tools"].to_string().contains("spawn_operator"))
 }
 
-fn wait_for_file(path: &Path, want: &str) -> String {
-    common_poll(|| {
-        let got = std::fs::read_to_string(path).unwrap_or_default();
-        got.contains(want).then_some(got)
-    })
-    .unwrap_or_else(|| std::fs::read_to_string(path).unwrap_or_default())
-}
-
-fn common_poll<T>(mut f: impl FnMut() -> Option<T>) -> Option<T> {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    loop {
-        if let Some(v) = f() {
-            return Some(v);
-        }
-        if std::time::Instant::now() > deadline {
-            return None;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-}
-
 #[test]
 fn franz_scenarios_lists_every_shipped_file_with_its_description() {
     let dir = shipped();
@@ -205,7 +185,10 @@ fn xterm_type_types_into_the_terminal_its_setup_launched() {
     let out = run_scenario("xterm-type", &server.url(), runs.path());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
-    assert_eq!(wait_for_file(note, "franz was here\n"), "franz was here\n");
+    assert_eq!(
+        common::wait_for_file(note, "franz was here\n"),
+        "franz was here\n"
+    );
 }
 
 #[test]
@@ -234,7 +217,7 @@ fn xterm_bash_tools_runs_its_command_with_function_calls() {
     let out = run_scenario("xterm-bash-tools", &server.url(), runs.path());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
-    assert_eq!(wait_for_file(file, "franz\n"), "franz\n");
+    assert_eq!(common::wait_for_file(file, "franz\n"), "franz\n");
 }
 
 #[test]
@@ -269,7 +252,10 @@ fn xterm_commander_types_with_a_leader_and_an_operator() {
     let out = run_scenario("xterm-commander", &server.url(), runs.path());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
-    assert_eq!(wait_for_file(note, "franz was here\n"), "franz was here\n");
+    assert_eq!(
+        common::wait_for_file(note, "franz was here\n"),
+        "franz was here\n"
+    );
 }
 
 #[test]

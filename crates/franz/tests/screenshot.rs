@@ -4,6 +4,7 @@
 
 #![cfg(target_os = "linux")]
 
+use crate::common;
 use franz_desktop::sandbox::{Sandbox, SandboxOptions};
 use std::path::Path;
 use std::process::Command;
@@ -168,12 +169,7 @@ fn marker_round_trips_through_crop_and_resize() {
     ];
     let dir = tempfile::tempdir().unwrap();
     for ((w, h), (x1, y1, x2, y2), (iw, ih), (mx, my)) in cases {
-        let sandbox = Sandbox::start(&SandboxOptions {
-            width: w,
-            height: h,
-            launch: vec![],
-        })
-        .unwrap();
+        let sandbox = common::xvfb(w, h);
         let _m = marker(sandbox.display(), mx, my);
         let out_path = dir.path().join(format!("m{w}.png"));
         let crop = format!("{x1},{y1},{x2},{y2}");

@@ -2,7 +2,7 @@
 //! scripted model server; the recorded requests are checked for what each must (and must not)
 //! hold. Synchronised on the process's end and the file the terminal writes, never on sleeps.
 
-mod common;
+use crate::common;
 
 use franz_core::model::ScriptedReply;
 use franz_core::model::scripted_server::{RecordedRequest, Script, ScriptedServer, Step};
@@ -11,7 +11,6 @@ use std::path::Path;
 use std::process::{Command, Output};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
 
 fn franz_env(args: &[String], env: &[(&str, &str)]) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_franz"));
@@ -62,17 +61,6 @@ fn images(req: &Value) -> usize {
     req.to_string().matches("\"image_url\":").count()
 }
 
-fn wait_for_file(path: &Path, want: &str) -> String {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let got = std::fs::read_to_string(path).unwrap_or_default();
-        if got.contains(want) || Instant::now() > deadline {
-            return got;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
 fn run_dir(runs: &Path) -> std::path::PathBuf {
     std::fs::read_dir(runs)
         .unwrap()
@@ -121,7 +109,7 @@ fn tools_runs_a_command_in_bash_one_call_per_step() {
     );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
-    assert_eq!(wait_for_file(&file, "hi\n"), "hi\n");
+    assert_eq!(common::wait_for_file(&file, "hi\n"), "hi\n");
 
     let reqs = chats(&server);
     assert_eq!(reqs.len(), 4, "{stderr}");
@@ -279,7 +267,7 @@ fn commander_leader_briefs_reviews_compresses_and_the_operator_completes() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert_eq!(
-        wait_for_file(&file, "commander was here\n"),
+        common::wait_for_file(&file, "commander was here\n"),
         "commander was here\n"
     );
 

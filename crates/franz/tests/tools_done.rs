@@ -2,11 +2,10 @@
 //! max_tokens and an empty reply go back to the model as errors and count as empty turns, so
 //! a model that only ever answers that way ends the run as failed, never as done.
 
-mod common;
+use crate::common;
 
 use franz_core::model::ScriptedReply;
 use franz_core::model::scripted_server::{Script, ScriptedServer};
-use std::process::Command;
 
 #[test]
 fn cut_off_and_empty_replies_are_empty_turns_never_done() {
@@ -14,12 +13,9 @@ fn cut_off_and_empty_replies_are_empty_turns_never_done() {
     let server =
         ScriptedServer::start(Script::list([cut(), ScriptedReply::text(""), cut()])).unwrap();
     let runs = tempfile::tempdir().unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_franz"))
-        .args(["--sandbox=320x240", "run", "x", "--strategy", "tools"])
-        .args(["--api-url", &server.url(), "--step-delay", "0"])
-        .args(["--runs-dir", runs.path().to_str().unwrap()])
+    let out = common::franz_run(&server.url(), runs.path())
+        .args(["--sandbox=320x240", "x", "--strategy", "tools"])
         .env("FRANZ_MAX_EMPTY_TURNS", "3")
-        .env_remove("FRANZ_LOG")
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);

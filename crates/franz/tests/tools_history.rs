@@ -3,10 +3,10 @@
 //! once the budget is reached, and stay valid for the OpenAI API (no tool answer without its
 //! call).
 
+use crate::common;
 use franz_core::model::ScriptedReply;
 use franz_core::model::scripted_server::{Script, ScriptedServer};
 use serde_json::{Value, json};
-use std::process::Command;
 
 /// The messages of a request, as sent.
 fn messages(req: &Value) -> &Vec<Value> {
@@ -38,17 +38,9 @@ fn the_request_stays_bounded_over_200_turns() {
         .tool_call("press_key", json!({"key": "shift"}));
     let server = ScriptedServer::start(Script::repeat(reply)).unwrap();
     let runs = tempfile::tempdir().unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_franz"))
-        .args([
-            "--sandbox=160x120",
-            "run",
-            "press shift",
-            "--strategy",
-            "tools",
-        ])
-        .args(["--api-url", &server.url(), "--step-delay", "0"])
+    let out = common::franz_run(&server.url(), runs.path())
+        .args(["--sandbox=160x120", "press shift", "--strategy", "tools"])
         .args(["--max-steps", "200", "--motion", "fast"])
-        .args(["--runs-dir", runs.path().to_str().unwrap()])
         .env("FRANZ_HISTORY_MAX_CHARS", "8000")
         // 200 turns of one key on a still screen, on purpose: no loop breaker
         .env("FRANZ_LOOP_WARN", "0")

@@ -14,7 +14,7 @@
 
 #![cfg(target_os = "linux")]
 
-mod common;
+use crate::common;
 
 use franz_core::model::ScriptedReply;
 use franz_core::model::scripted_server::{Script, ScriptedServer};
@@ -33,19 +33,14 @@ const EVIDENCE: &str = "The dialog is gone and the main window shows the saved f
 
 /// `franz [display] run TASK` against `url` with `args`, keeping its run in `runs`.
 fn franz(display: Option<&str>, task: &str, url: &str, runs: &Path, args: &[&str]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_franz"));
-    for (k, _) in std::env::vars() {
-        if k.starts_with("FRANZ_") {
-            cmd.env_remove(k);
-        }
-    }
+    let mut cmd = common::franz_run(url, runs);
+    common::no_franz_env(&mut cmd);
     match display {
         Some(d) => cmd.env("DISPLAY", d),
         None => cmd.arg("--sandbox=640x480"),
     };
-    cmd.args(["run", task, "--api-url", url])
-        .args(["--runs-dir", &runs.display().to_string()])
-        .args(["--step-delay", "0", "--motion", "fast", "--max-steps", "4"])
+    cmd.arg(task)
+        .args(["--motion", "fast", "--max-steps", "4"])
         .args(args)
         .output()
         .expect("run franz")

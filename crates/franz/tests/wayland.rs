@@ -5,9 +5,9 @@
 
 #![cfg(target_os = "linux")]
 
+use crate::common;
 use franz_core::model::ScriptedReply;
 use franz_core::model::scripted_server::{Script, ScriptedServer};
-use franz_desktop::sandbox::{Sandbox, SandboxOptions};
 use std::process::{Command, Output, Stdio};
 
 /// Runs franz in a Wayland session's environment, with `display` as DISPLAY (or none).
@@ -82,12 +82,7 @@ fn without_an_x_display_commands_say_xwayland_apps_only_or_sandbox() {
 
 #[test]
 fn with_xwayland_commands_say_only_xwayland_apps_are_seen() {
-    let sb = Sandbox::start(&SandboxOptions {
-        width: 640,
-        height: 480,
-        launch: vec![],
-    })
-    .unwrap();
+    let sb = common::xvfb(640, 480);
     let dir = tempfile::tempdir().unwrap();
     let png = dir.path().join("shot.png");
     let out = franz(

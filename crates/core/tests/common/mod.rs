@@ -76,3 +76,27 @@ pub fn poll<T>(what: &str, timeout: Duration, mut f: impl FnMut() -> Option<T>) 
         std::thread::sleep(Duration::from_millis(10));
     }
 }
+
+/// Set in the child process that [`alone_in_process`] starts.
+const ALONE: &str = "FRANZ_TEST_ALONE_IN_PROCESS";
+
+/// For a test that changes what every thread of its process shares (an environment variable):
+/// all tests of a crate run in one process (`tests/main.rs`), on parallel threads. Outside the
+/// child this runs test `name` (its path in the test binary, `module::test`) again, alone in a
+/// child process of this binary, asserts that it passed and returns false; in that child it
+/// returns true, and the test goes on with its body.
+pub fn alone_in_process(name: &str) -> bool {
+    if std::env::var_os(ALONE).is_some() {
+        return true;
+    }
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", name, "--nocapture", "--test-threads=1"])
+        .env(ALONE, "1")
+        .output()
+        .expect("run the test binary again");
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{name}, alone in its process: {text}");
+    assert!(text.contains("1 passed"), "{name} did not run: {text}");
+    false
+}

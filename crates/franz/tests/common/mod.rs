@@ -3,6 +3,10 @@
 
 #![allow(dead_code)]
 
+pub mod browser;
+pub mod oracle;
+pub mod panel;
+
 use franz_core::action::{Action, ActionError, ActionKind, ActionResult, ErrorKind};
 use franz_core::geometry::NormBox;
 use franz_core::observe::{ImageFormat, RgbaImage, StageTimings, encode_image};
@@ -142,11 +146,36 @@ pub fn overlay() -> (Overlay, FeedbackHistory) {
 
 /// Runs the franz binary.
 pub fn franz(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_franz"))
-        .args(args)
-        .env_remove("FRANZ_LOG")
-        .output()
-        .expect("run franz")
+    franz_command().args(args).output().expect("run franz")
+}
+
+/// The franz binary as a command, without `FRANZ_LOG` (tests read its stderr as users see it).
+pub fn franz_command() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_franz"));
+    cmd.env_remove("FRANZ_LOG");
+    cmd
+}
+
+/// Removes every `FRANZ_` variable of this process's environment from `cmd`'s, for tests that
+/// check franz's own defaults.
+pub fn no_franz_env(cmd: &mut Command) -> &mut Command {
+    for (k, _) in std::env::vars() {
+        if k.starts_with("FRANZ_") {
+            cmd.env_remove(k);
+        }
+    }
+    cmd
+}
+
+/// `franz run` against the model server at `api_url`, writing its runs under `runs`, with no
+/// pause between steps: the argument vector the end-to-end runs start from. The test adds the
+/// task, the screen (`--sandbox=WxH` or `DISPLAY`), `--model` and its own flags.
+pub fn franz_run(api_url: &str, runs: &Path) -> Command {
+    let mut cmd = franz_command();
+    cmd.args(["run", "--api-url", api_url, "--runs-dir"])
+        .arg(runs)
+        .args(["--step-delay", "0"]);
+    cmd
 }
 
 /// Loads `html` in headless Chromium and returns the DOM after scripts ran.
@@ -201,6 +230,18 @@ pub fn body_attr(dom: &str, name: &str) -> Option<String> {
     Some(tag[start..][..tag[start..].find('"')?].to_string())
 }
 
+/// A private Xvfb of `w`x`h` with nothing on it.
+#[cfg(target_os = "linux")]
+pub fn xvfb(w: u32, h: u32) -> franz_desktop::sandbox::Sandbox {
+    use franz_desktop::sandbox::{Sandbox, SandboxOptions};
+    Sandbox::start(&SandboxOptions {
+        width: w,
+        height: h,
+        launch: vec![],
+    })
+    .unwrap()
+}
+
 /// A private Xvfb of `w`x`h` with the witness window over all of it.
 #[cfg(target_os = "linux")]
 pub fn sandbox(
@@ -210,13 +251,7 @@ pub fn sandbox(
     franz_desktop::sandbox::Sandbox,
     franz_desktop::witness::Witness,
 ) {
-    use franz_desktop::sandbox::{Sandbox, SandboxOptions};
-    let sb = Sandbox::start(&SandboxOptions {
-        width: w,
-        height: h,
-        launch: vec![],
-    })
-    .unwrap();
+    let sb = xvfb(w, h);
     let witness = franz_desktop::witness::Witness::open(
         sb.display(),
         franz_desktop::PixelRect::new(0, 0, w, h),
@@ -299,6 +334,19 @@ pub fn poll<T>(what: &str, timeout: Duration, mut f: impl FnMut() -> Option<T>) 
             return v;
         }
         assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The text of `path` once it contains `want`; what it holds after 10 s otherwise (the caller's
+/// assertion then shows it).
+pub fn wait_for_file(path: &Path, want: &str) -> String {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let got = std::fs::read_to_string(path).unwrap_or_default();
+        if got.contains(want) || Instant::now() > deadline {
+            return got;
+        }
         std::thread::sleep(Duration::from_millis(20));
     }
 }
