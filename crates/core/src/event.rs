@@ -441,13 +441,6 @@ mod tests {
         .into_iter()
         .chain(model_kinds(&click))
         .chain([
-            EventKind::ActionResult {
-                index: 0,
-                action: click.clone(),
-                result: ActionResult::ok(),
-                ms: 3.0,
-                early_exec_ms_saved: Some(120.0),
-            },
             EventKind::Note { text: "hi".into() },
             EventKind::Error {
                 message: "boom".into(),
@@ -494,7 +487,7 @@ mod tests {
         .collect()
     }
 
-    /// A request, its retry, and the reply.
+    /// A request, its retry, the reply and an action's result.
     fn model_kinds(click: &Action) -> Vec<EventKind> {
         vec![
             EventKind::ModelRequest {
@@ -533,6 +526,13 @@ mod tests {
                 bboxes: vec![NormBox::from_corners(1, 2, 3, 4)],
                 prompt_tokens: Some(10),
                 completion_tokens: None,
+            },
+            EventKind::ActionResult {
+                index: 0,
+                action: click.clone(),
+                result: ActionResult::ok(),
+                ms: 3.0,
+                early_exec_ms_saved: Some(120.0),
             },
         ]
     }
