@@ -539,6 +539,9 @@ mod tests {
 
     #[test]
     fn every_kind_has_the_contract_shape_and_round_trips() {
+        let mut names: Vec<&str> = all_kinds().iter().map(EventKind::name).collect();
+        names.dedup();
+        assert_eq!(names, EVENT_NAMES, "the samples must cover every kind");
         for (i, kind) in all_kinds().into_iter().enumerate() {
             let e = Event {
                 turn: i as u32,

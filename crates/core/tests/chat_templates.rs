@@ -157,12 +157,9 @@ fn run(strategy_name: &str, profile: &Profile) -> Vec<ChatRequest> {
         overlay: None,
         writer: None,
         options: options(),
-        annotate: false,
-        approve: false,
-        answers: false,
         grounding: None,
     };
-    let handle = SessionHandle::new(false, false);
+    let handle = SessionHandle::new(Default::default());
     handle.submit(Op::Inject(injected)).unwrap();
     let stream = Session::spawn_with(&handle, config, Box::new(desktop), model.clone()).unwrap();
     stream.finish().unwrap();

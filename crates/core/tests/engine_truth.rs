@@ -6,7 +6,7 @@
 #![cfg(target_os = "linux")]
 
 use crate::common;
-use franz_core::engine::{Decision, Op, RunOptions, Session, SessionConfig};
+use franz_core::engine::{Decision, Modes, Op, RunOptions, Session, SessionConfig, SessionHandle};
 use franz_core::event::{Event, EventKind};
 use franz_core::executor::{ExecConfig, Executor};
 use franz_core::model::{
@@ -76,13 +76,14 @@ fn run(
             context: Default::default(),
             guard: Default::default(),
         },
-        annotate: false,
-        approve: reject_first,
-        answers: false,
         grounding: None,
     };
     let model = Arc::new(ModelClient::new(client).unwrap());
-    let (handle, mut stream) = Session::spawn(config, desktop, model).unwrap();
+    let handle = SessionHandle::new(Modes {
+        approve: reject_first,
+        ..Modes::default()
+    });
+    let mut stream = Session::spawn_with(&handle, config, desktop, model).unwrap();
     // rejects the actions of turn 1 and approves every later turn's
     let mut events = Vec::new();
     for e in stream.by_ref() {

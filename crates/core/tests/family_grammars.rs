@@ -181,9 +181,6 @@ fn run_task(
             context: Default::default(),
             guard: Default::default(),
         },
-        annotate: false,
-        approve: false,
-        answers: false,
         grounding: None,
     };
     let model = Arc::new(ModelClient::new(client).unwrap());

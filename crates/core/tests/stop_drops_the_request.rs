@@ -50,9 +50,6 @@ fn stop_during_the_model_call(server: &ScriptedServer, stream: bool) {
             context: Default::default(),
             guard: Default::default(),
         },
-        annotate: false,
-        approve: false,
-        answers: false,
         grounding: None,
     };
     let model = Arc::new(ModelClient::new(client).unwrap());

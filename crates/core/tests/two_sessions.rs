@@ -13,7 +13,7 @@
 use crate::common;
 
 use common::{TIMEOUT, sandbox};
-use franz_core::engine::{Decision, Op, RunOptions, Session, SessionConfig};
+use franz_core::engine::{Decision, Modes, Op, RunOptions, Session, SessionConfig, SessionHandle};
 use franz_core::event::{Event, EventKind, Outcome};
 use franz_core::executor::{ExecConfig, Executor, MotionProfile};
 use franz_core::model::MemoryModel;
@@ -83,16 +83,17 @@ fn start(
         overlay: None,
         writer: Some(writer),
         options: options(task),
-        annotate: false,
-        approve: true,
-        answers: false,
         grounding: None,
     };
     let model = Arc::new(MemoryModel::texts([
         format!("click({x}, {y})\nclicking"),
         "done(\"clicked\")\ndone".to_string(),
     ]));
-    let (handle, mut stream) = Session::spawn(config, desktop, model).unwrap();
+    let handle = SessionHandle::new(Modes {
+        approve: true,
+        ..Modes::default()
+    });
+    let mut stream = Session::spawn_with(&handle, config, desktop, model).unwrap();
     std::thread::spawn(move || {
         let mut events = Vec::new();
         let mut first = true;

@@ -75,9 +75,6 @@ pub fn session(
         overlay: Overlay::new(c.overlay.clone()).ok(),
         writer: Some(writer),
         options: run_options(c, &chosen, inputs.task),
-        annotate: false,
-        approve: false,
-        answers: false,
         grounding: grounding_source(c)?,
     };
     Ok(Assembled {

@@ -8,7 +8,7 @@ use crate::exit::usage;
 use crate::terminal::errln;
 use crate::{printer, setup};
 use franz_core::config::Effective;
-use franz_core::engine::{EventStream, Op, RunSummary, Session, SessionConfig, SessionHandle};
+use franz_core::engine::{EventStream, Modes, Op, RunSummary, Session, SessionHandle};
 use franz_core::event::EventKind;
 use franz_core::geometry::WorkArea;
 use franz_core::observe::Pipeline;
@@ -50,8 +50,11 @@ pub fn run_engine(
     // the model's questions are asked on the terminal, else on the panel; with neither,
     // ask_user ends the run
     let terminal_answers = a.panel.is_none() && std::io::stdin().is_terminal();
-    let handle = SessionHandle::new(a.annotate_in_panel && a.panel.is_some(), a.approve)
-        .with_answers(terminal_answers || a.panel.is_some());
+    let handle = SessionHandle::new(Modes {
+        annotate: a.annotate_in_panel && a.panel.is_some(),
+        approve: a.approve,
+        answers: terminal_answers || a.panel.is_some(),
+    });
     let panel = panel(
         a,
         &assembled.config.pipeline,
@@ -59,16 +62,15 @@ pub fn run_engine(
         &assembled.config.overlay,
         &handle,
     )?;
-    let config = SessionConfig {
-        annotate: handle.annotate_mode(),
-        approve: handle.approve_mode(),
-        answers: handle.controls().answering(),
-        ..assembled.config
-    };
     // a signal (Ctrl+C) stops this session at once, naming the signal
     setup::interrupt_flag().forward_to(handle.cancel_token().clone());
     let (desktop, keep) = session.into_parts();
-    let events = Session::spawn_with(&handle, config, desktop, Arc::new(assembled.client))?;
+    let events = Session::spawn_with(
+        &handle,
+        assembled.config,
+        desktop,
+        Arc::new(assembled.client),
+    )?;
     let summary = follow(
         events,
         printer::subscriber(c.max_steps),

@@ -73,14 +73,25 @@ pub struct ShownScreenshot {
     pub encoded: Arc<Vec<u8>>,
 }
 
+/// Who steers a session besides the model: set once, on its handle ([`super::SessionHandle::new`]),
+/// the one place the engine reads them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Modes {
+    /// Each screenshot waits for an annotated image (`Op::Annotate`) before the model sees it.
+    pub annotate: bool,
+    /// Each turn's actions wait for a decision (`Op::Approve`).
+    pub approve: bool,
+    /// Someone answers the model's questions (`ask_user` waits for `Op::Answer`); without,
+    /// `ask_user` ends the run.
+    pub answers: bool,
+}
+
 /// The control state, driven from other threads (the session handle's ops): commands set
-/// shared state, the engine waits on a condition variable.
+/// shared state, the engine waits on a condition variable. Private to the engine: clients
+/// reach it only through a [`super::SessionHandle`].
 #[derive(Debug, Default)]
 pub struct Remote {
-    annotate: bool,
-    approve: bool,
-    /// Someone can answer the model's questions (`ask_user`).
-    answering: bool,
+    modes: Modes,
     shared: Mutex<Shared>,
     changed: Condvar,
     /// Where each turn's [`super::TurnOverhead`] goes (`franz bench turn`); none in a run.
@@ -88,12 +99,16 @@ pub struct Remote {
 }
 
 impl Remote {
-    pub fn new(annotate: bool, approve: bool) -> Self {
+    pub fn new(modes: Modes) -> Self {
         Self {
-            annotate,
-            approve,
+            modes,
             ..Self::default()
         }
+    }
+
+    /// The modes this session was started with.
+    pub fn modes(&self) -> Modes {
+        self.modes
     }
 
     /// Sends each turn's time by stage to `to` from now on (a benchmark's hook).
@@ -169,19 +184,14 @@ impl Remote {
         self.lock().paused
     }
     pub fn annotate_mode(&self) -> bool {
-        self.annotate
+        self.modes.annotate
     }
     pub fn approve_mode(&self) -> bool {
-        self.approve
+        self.modes.approve
     }
     /// Whether someone answers the model's questions.
     pub fn answering(&self) -> bool {
-        self.answering
-    }
-    /// This state with someone to answer the model's questions.
-    pub fn with_answers(mut self, answering: bool) -> Self {
-        self.answering = answering;
-        self
+        self.modes.answers
     }
     /// The seq whose question waits for an answer, if any.
     pub fn pending_answer(&self) -> Option<u32> {
@@ -253,8 +263,8 @@ impl Remote {
     }
 }
 
-/// What the engine asks. Clients go through the session handle; these are public for tests
-/// that stand in for an engine.
+/// What the engine asks. Clients go through the session handle; tests of a client that run no
+/// engine ask through [`super::EngineStandin`].
 impl Remote {
     /// At each turn boundary, before the turn starts: waits up to `timeout` while paused.
     pub fn gate(&self, timeout: Duration) -> Gate {
@@ -350,7 +360,7 @@ mod tests {
 
     #[test]
     fn pause_step_resume_stop() {
-        let r = Remote::new(false, false);
+        let r = Remote::new(Modes::default());
         assert_eq!(r.gate(T), Gate::Go);
         r.pause();
         assert_eq!(r.gate(T), Gate::Paused);
@@ -365,7 +375,7 @@ mod tests {
 
     #[test]
     fn injected_reply_is_taken_once() {
-        let r = Remote::new(false, false);
+        let r = Remote::new(Modes::default());
         r.inject("done()");
         assert_eq!(r.injected_reply().as_deref(), Some("done()"));
         assert_eq!(r.injected_reply(), None);
@@ -373,7 +383,10 @@ mod tests {
 
     #[test]
     fn annotation_needs_the_pending_seq() {
-        let r = std::sync::Arc::new(Remote::new(true, false));
+        let r = std::sync::Arc::new(Remote::new(Modes {
+            annotate: true,
+            ..Modes::default()
+        }));
         assert_eq!(
             r.annotate(1, vec![1]),
             Err(RemoteError::NotAwaiting("an annotation"))
@@ -396,7 +409,10 @@ mod tests {
 
     #[test]
     fn decisions_need_the_pending_seq() {
-        let r = Remote::new(false, true);
+        let r = Remote::new(Modes {
+            approve: true,
+            ..Modes::default()
+        });
         assert!(r.decide(1, Decision::Approve).is_err());
         assert_eq!(r.decision(1, T), None);
         assert_eq!(

@@ -12,15 +12,20 @@ mod early;
 mod fit;
 mod ground;
 mod hooks;
+mod op;
 mod overhead;
 mod session;
 #[cfg(test)]
 mod tests;
 
-pub use control::{Decision, Gate, Remote, RemoteError, ShownScreenshot};
+use control::Remote;
+pub use control::{Decision, Gate, Modes, RemoteError, ShownScreenshot};
 pub use fit::{ContextOptions, LEFT_OUT_SCREENSHOT, ShrinkStep, franz_shrink};
+pub use op::{Op, STOPPED_BY_A_CLIENT};
 pub use overhead::TurnOverhead;
-pub use session::{EventStream, Op, Session, SessionConfig, SessionError, SessionHandle, TimedOut};
+pub use session::{
+    EngineStandin, EventStream, Session, SessionConfig, SessionError, SessionHandle, TimedOut,
+};
 
 use crate::action::{Action, ActionKind, ActionResult};
 use crate::cancel::Cancel;

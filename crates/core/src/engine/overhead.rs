@@ -1,7 +1,7 @@
 //! What a turn spends outside the model, by stage: the figures `franz bench turn` prints.
 //! The engine adds up the time spent in places spread over a turn (events, run-log writes,
 //! the model call) in a [`Spent`], and reports one [`TurnOverhead`] per turn to whoever asked
-//! for it on the session's controls ([`super::Remote::report_overhead_to`]); nobody does in a
+//! for it on the session's handle ([`super::SessionHandle::report_overhead_to`]); nobody does in a
 //! normal run, and then nothing is sent.
 
 use std::time::Instant;

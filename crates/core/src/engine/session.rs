@@ -6,8 +6,8 @@
 //! `Op::Stop` and a cancel of the session's token end the run at once, whatever it waits for:
 //! a sleep, an action's pauses, a wait for a person, the model call.
 
-use super::control::{Decision, Remote, RemoteError, ShownScreenshot};
-use super::{Engine, RunOptions, RunSummary};
+use super::control::{Decision, Gate, Modes, Remote, RemoteError, ShownScreenshot};
+use super::{Engine, Op, RunOptions, RunSummary, TurnOverhead};
 use crate::cancel::Cancel;
 use crate::event::Event;
 use crate::executor::Executor;
@@ -22,7 +22,8 @@ use std::sync::mpsc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-/// What a session runs, besides its desktop and model.
+/// What a session runs, besides its desktop and model. Who steers it (annotate, approve,
+/// answers) is its handle's [`Modes`].
 pub struct SessionConfig {
     pub pipeline: Pipeline,
     pub executor: Executor,
@@ -32,44 +33,8 @@ pub struct SessionConfig {
     /// The run directory; `None` keeps no log.
     pub writer: Option<RunWriter>,
     pub options: RunOptions,
-    /// Each screenshot waits for an annotated image (`Op::Annotate`) before the model sees it.
-    pub annotate: bool,
-    /// Each turn's actions wait for a decision (`Op::Approve`).
-    pub approve: bool,
-    /// Someone answers the model's questions (`ask_user` waits for `Op::Answer`); without,
-    /// `ask_user` ends the run.
-    pub answers: bool,
     /// Elements from the accessibility tree each turn (`grounding` setting); `None`: none.
     pub grounding: Option<crate::grounding::GroundingSource>,
-}
-
-/// What a client can ask of a running session.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Op {
-    /// Stop before the next turn starts (the run waits, emitting `paused`).
-    Pause,
-    Resume,
-    /// While paused: let one more turn run.
-    Step,
-    /// End the run now with this reason (outcome `interrupted`).
-    Stop(String),
-    /// The next turn reads this reply instead of asking the model.
-    Inject(String),
-    /// The decision on the actions of turn `seq` (approve mode).
-    Approve {
-        seq: u32,
-        decision: Decision,
-    },
-    /// The annotated PNG for the screenshot of turn `seq` (annotation mode).
-    Annotate {
-        seq: u32,
-        png: Vec<u8>,
-    },
-    /// The answer to the model's question (`ask_user`) the run waits on.
-    Answer(String),
-    /// Nobody answers the question the run waits on (the terminal prompt timed out): the run
-    /// ends as when nobody is there (exit 1, the question in the reason).
-    NoAnswer,
 }
 
 /// The client's end of a session: submit ops, read its state. Cheap to clone.
@@ -80,22 +45,13 @@ pub struct SessionHandle {
 }
 
 impl SessionHandle {
-    /// A handle with no engine behind it yet: [`Session::spawn_with`] runs one on it. Also lets
-    /// a client (the panel's tests) be driven without an engine.
-    pub fn new(annotate: bool, approve: bool) -> Self {
+    /// A handle with no engine behind it yet, steered as `modes` says: [`Session::spawn_with`]
+    /// runs one on it.
+    pub fn new(modes: Modes) -> Self {
         Self {
-            controls: Arc::new(Remote::new(annotate, approve)),
+            controls: Arc::new(Remote::new(modes)),
             cancel: Cancel::new(),
         }
-    }
-
-    /// This handle with someone to answer the model's questions (before it is cloned or
-    /// runs a session).
-    pub fn with_answers(mut self, answering: bool) -> Self {
-        let c = &self.controls;
-        let controls = Remote::new(c.annotate_mode(), c.approve_mode()).with_answers(answering);
-        self.controls = Arc::new(controls);
-        self
     }
 
     /// Applies an op. An approval or an annotation is refused unless the run waits for
@@ -119,25 +75,27 @@ impl SessionHandle {
         Ok(())
     }
 
-    /// The controls behind this handle, as the engine sees them (for tests that stand in for
-    /// an engine).
-    pub fn controls(&self) -> &Arc<Remote> {
-        &self.controls
-    }
-
     /// The session's cancel token: set it (or link another to it) to stop the run at once.
     pub fn cancel_token(&self) -> &Cancel {
         &self.cancel
     }
 
+    /// Sends each turn's time by stage to `to` from now on (`franz bench turn`'s figures);
+    /// nothing is sent to a session nobody asked.
+    pub fn report_overhead_to(&self, to: mpsc::Sender<TurnOverhead>) {
+        self.controls.report_overhead_to(to);
+    }
+
+    /// Who steers this session besides the model.
+    pub fn modes(&self) -> Modes {
+        self.controls.modes()
+    }
     pub fn is_paused(&self) -> bool {
         self.controls.is_paused()
     }
-    pub fn annotate_mode(&self) -> bool {
-        self.controls.annotate_mode()
-    }
-    pub fn approve_mode(&self) -> bool {
-        self.controls.approve_mode()
+    /// The reason of the stop asked for (`Op::Stop`), if any: the run is ending.
+    pub fn stop_requested(&self) -> Option<String> {
+        self.controls.stop_requested()
     }
     /// The seq waiting for an annotated image, if any.
     pub fn pending_annotation(&self) -> Option<u32> {
@@ -154,6 +112,40 @@ impl SessionHandle {
     /// The latest screenshot the model was shown.
     pub fn screenshot(&self) -> Option<ShownScreenshot> {
         self.controls.screenshot()
+    }
+}
+
+/// The engine's end of a handle that runs no engine, for tests of a client (the panel's): it
+/// waits for and takes what an engine would. It is made with its handle, never from one, so a
+/// client's handle reaches nothing but the ops.
+pub struct EngineStandin {
+    controls: Arc<Remote>,
+}
+
+impl EngineStandin {
+    /// A handle steered as `modes` says, and the engine's end of it.
+    pub fn new(modes: Modes) -> (SessionHandle, Self) {
+        let handle = SessionHandle::new(modes);
+        let controls = handle.controls.clone();
+        (handle, Self { controls })
+    }
+    /// What the engine may do at a turn boundary, waiting up to `timeout` while paused.
+    pub fn gate(&self, timeout: Duration) -> Gate {
+        self.controls.gate(timeout)
+    }
+    /// The injected reply, taken as the next turn would take it.
+    pub fn injected_reply(&self) -> Option<String> {
+        self.controls.injected_reply()
+    }
+    /// Waits up to `timeout` for the annotated image of `seq` (the first call makes `seq`
+    /// the one awaited).
+    pub fn annotation(&self, seq: u32, timeout: Duration) -> Option<Vec<u8>> {
+        self.controls.annotation(seq, timeout)
+    }
+    /// Waits up to `timeout` for the decision on `seq` (the first call makes `seq` the one
+    /// awaited).
+    pub fn decision(&self, seq: u32, timeout: Duration) -> Option<Decision> {
+        self.controls.decision(seq, timeout)
     }
 }
 
@@ -210,20 +202,20 @@ pub enum SessionError {
 pub struct Session;
 
 impl Session {
-    /// Runs `config` on `desktop` with `model` on a new thread.
+    /// Runs `config` on `desktop` with `model` on a new thread, with nobody to annotate,
+    /// approve or answer (see [`Session::spawn_with`]).
     pub fn spawn(
         config: SessionConfig,
         desktop: Box<dyn Desktop + Send>,
         model: Arc<dyn Model>,
     ) -> Result<(SessionHandle, EventStream), SessionError> {
-        let handle =
-            SessionHandle::new(config.annotate, config.approve).with_answers(config.answers);
+        let handle = SessionHandle::new(Modes::default());
         let events = Self::spawn_with(&handle, config, desktop, model)?;
         Ok((handle, events))
     }
 
-    /// Runs `config` under an existing handle (made with [`SessionHandle::new`]); the
-    /// handle's annotate, approve and answer modes count, not the config's.
+    /// Runs `config` under an existing handle (made with [`SessionHandle::new`]), steered as
+    /// its [`Modes`] say.
     pub fn spawn_with(
         handle: &SessionHandle,
         config: SessionConfig,

@@ -78,7 +78,7 @@ impl Run {
             strategy,
             model: Arc::new(MemoryModel::new(answers)),
             options: options(10),
-            controls: Arc::new(Remote::new(false, false)),
+            controls: Arc::new(Remote::new(Modes::default())),
             on_event: None,
             cancel: Cancel::new(),
             read: ReadOptions::default(),
@@ -264,7 +264,10 @@ fn a_model_error_ends_the_run_and_says_so() {
 /// A controller in approve mode that decides each awaited turn from a list, from inside the
 /// engine's own `awaiting_approval` event.
 fn approving(decisions: Vec<Decision>) -> (Arc<Remote>, Subscriber) {
-    let remote = Arc::new(Remote::new(false, true));
+    let remote = Arc::new(Remote::new(Modes {
+        approve: true,
+        ..Modes::default()
+    }));
     let r = remote.clone();
     let mut decisions = decisions.into_iter();
     let on_event = Box::new(move |e: &Event| {
@@ -333,7 +336,7 @@ fn a_confirm_rule_asks_for_approval_without_approve_mode_and_a_deny_rule_refuses
         toml::from_str("deny_keys = [\"alt+f4\"]\n[confirm]\nkeys = [\"ctrl+s\"]").unwrap();
     run.policy = crate::policy::Policy::new(&config).unwrap();
     // approve mode is off: only the confirm rule makes the engine wait
-    let remote = Arc::new(Remote::new(false, false));
+    let remote = Arc::new(Remote::new(Modes::default()));
     let r = remote.clone();
     let mut decisions = vec![Decision::Reject("not now".into()), Decision::Approve].into_iter();
     run.on_event = Some(Box::new(move |e: &Event| {
@@ -378,7 +381,7 @@ fn a_replaced_reply_is_read_and_approved_again() {
 
 #[test]
 fn an_injected_reply_stands_for_the_model() {
-    let remote = Arc::new(Remote::new(false, false));
+    let remote = Arc::new(Remote::new(Modes::default()));
     remote.inject("click(500, 500)\ninjected");
     let mut run = Run::texts("narrative", &["done(\"from the model\")\nok"]);
     run.controls = remote;
@@ -402,7 +405,7 @@ fn an_injected_reply_stands_for_the_model() {
 
 #[test]
 fn pause_step_and_stop_from_the_controller() {
-    let remote = Arc::new(Remote::new(false, false));
+    let remote = Arc::new(Remote::new(Modes::default()));
     remote.pause();
     let r = remote.clone();
     let mut pauses = 0;
@@ -629,7 +632,6 @@ fn commander_asks_its_leader_then_the_operator_acts_and_completes() {
 fn session_config(
     strategy: &str,
     options: RunOptions,
-    approve: bool,
 ) -> (SessionConfig, Box<FakeDesktop>, FakeLog) {
     let desktop = Box::new(FakeDesktop::new(W, H));
     let log = desktop.log();
@@ -645,9 +647,6 @@ fn session_config(
         overlay: None,
         writer: None,
         options,
-        annotate: false,
-        approve,
-        answers: false,
         grounding: None,
     };
     (config, desktop, log)
@@ -655,12 +654,16 @@ fn session_config(
 
 #[test]
 fn a_session_runs_on_its_own_thread_and_streams_its_events() {
-    let (config, desktop, log) = session_config("narrative", options(10), true);
+    let (config, desktop, log) = session_config("narrative", options(10));
     let model = Arc::new(MemoryModel::texts([
         "click(500, 500)\nclick",
         "done(\"ok\")\nok",
     ]));
-    let (handle, mut events) = Session::spawn(config, desktop, model).unwrap();
+    let handle = SessionHandle::new(Modes {
+        approve: true,
+        ..Modes::default()
+    });
+    let mut events = Session::spawn_with(&handle, config, desktop, model).unwrap();
     let mut names = Vec::new();
     for e in events.by_ref() {
         if let EventKind::AwaitingApproval { .. } = e.kind {
@@ -702,7 +705,7 @@ fn a_session_runs_on_its_own_thread_and_streams_its_events() {
 
 #[test]
 fn stop_ends_a_session_at_once_during_a_hung_model_call() {
-    let (config, desktop, _) = session_config("narrative", options(10), false);
+    let (config, desktop, _) = session_config("narrative", options(10));
     let model = Arc::new(MemoryModel::new([Canned::Hang]));
     let (handle, mut events) = Session::spawn(config, desktop, model.clone()).unwrap();
     assert!(model.wait_requests(1, Duration::from_secs(10)));
@@ -725,9 +728,9 @@ fn stop_ends_a_session_at_once_during_a_hung_model_call() {
 
 #[test]
 fn a_cancel_wakes_a_paused_session() {
-    let (config, desktop, _) = session_config("narrative", options(10), false);
+    let (config, desktop, _) = session_config("narrative", options(10));
     let model = Arc::new(MemoryModel::texts(["move(500, 500)\nx"]));
-    let handle = SessionHandle::new(false, false);
+    let handle = SessionHandle::new(Modes::default());
     handle.submit(Op::Pause).unwrap();
     let mut events = Session::spawn_with(&handle, config, desktop, model.clone()).unwrap();
     loop {
@@ -751,7 +754,7 @@ fn a_cancel_wakes_a_paused_session() {
 #[test]
 fn two_sessions_run_at_once_each_on_its_own_desktop() {
     let start = |text: &str| {
-        let (config, desktop, log) = session_config("narrative", options(10), false);
+        let (config, desktop, log) = session_config("narrative", options(10));
         let model = Arc::new(MemoryModel::texts([
             text.to_string(),
             "done(\"ok\")\nok".into(),
@@ -777,6 +780,13 @@ fn two_sessions_run_at_once_each_on_its_own_desktop() {
 }
 
 /// A UI-TARS reply that asks the person (`call_user`; its thought is the question).
+/// Someone there to answer the model's questions.
+const ANSWERS: Modes = Modes {
+    annotate: false,
+    approve: false,
+    answers: true,
+};
+
 fn asks(question: &str) -> String {
     format!("Thought: {question}\nAction: call_user()")
 }
@@ -807,15 +817,15 @@ fn ask_user_with_nobody_there_ends_the_run_with_the_question() {
 
 #[test]
 fn ask_user_with_someone_there_waits_and_the_answer_goes_to_the_model() {
-    let (mut config, desktop, _) = session_config("narrative", options(10), false);
-    config.answers = true;
+    let (mut config, desktop, _) = session_config("narrative", options(10));
     config.strategy = uitars();
     let done = "Thought: opened it\nAction: finished(content='opened it')";
     let model = Arc::new(MemoryModel::texts([
         asks("Which of the two files?"),
         done.into(),
     ]));
-    let (handle, mut events) = Session::spawn(config, desktop, model.clone()).unwrap();
+    let handle = SessionHandle::new(ANSWERS);
+    let mut events = Session::spawn_with(&handle, config, desktop, model.clone()).unwrap();
     assert!(
         handle.submit(Op::Answer("too early".into())).is_err(),
         "nothing asked yet"
@@ -840,11 +850,11 @@ fn ask_user_with_someone_there_waits_and_the_answer_goes_to_the_model() {
 
 #[test]
 fn no_answer_ends_the_run_as_when_nobody_is_there() {
-    let (mut config, desktop, _) = session_config("narrative", options(10), false);
-    config.answers = true;
+    let (mut config, desktop, _) = session_config("narrative", options(10));
     config.strategy = uitars();
     let model = Arc::new(MemoryModel::texts([asks("Which?")]));
-    let (handle, mut events) = Session::spawn(config, desktop, model.clone()).unwrap();
+    let handle = SessionHandle::new(ANSWERS);
+    let mut events = Session::spawn_with(&handle, config, desktop, model.clone()).unwrap();
     for e in events.by_ref() {
         if e.name() == "awaiting_answer" {
             handle.submit(Op::NoAnswer).unwrap();
@@ -859,11 +869,11 @@ fn no_answer_ends_the_run_as_when_nobody_is_there() {
 
 #[test]
 fn a_stop_ends_a_run_that_waits_for_an_answer() {
-    let (mut config, desktop, _) = session_config("narrative", options(10), false);
-    config.answers = true;
+    let (mut config, desktop, _) = session_config("narrative", options(10));
     config.strategy = uitars();
     let model = Arc::new(MemoryModel::texts([asks("Which?")]));
-    let (handle, mut events) = Session::spawn(config, desktop, model).unwrap();
+    let handle = SessionHandle::new(ANSWERS);
+    let mut events = Session::spawn_with(&handle, config, desktop, model).unwrap();
     for e in events.by_ref() {
         if e.name() == "awaiting_answer" {
             handle.submit(Op::Stop("nobody answered".into())).unwrap();
@@ -904,7 +914,7 @@ impl crate::model::Model for Trickle {
 
 #[test]
 fn stream_deltas_become_at_most_ten_model_delta_events_a_second() {
-    let (mut config, desktop, _) = session_config("narrative", options(10), false);
+    let (mut config, desktop, _) = session_config("narrative", options(10));
     config.options.stream = true;
     // 100 deltas over about a second
     let model = Arc::new(Trickle {
@@ -1306,7 +1316,7 @@ fn marks_draw_the_numbered_boxes_onto_the_screenshot_and_list_does_not() {
 
 #[test]
 fn each_turn_reports_its_time_by_stage_to_whoever_asked_and_the_raw_buffer_is_pooled() {
-    let (mut config, desktop, _log) = session_config("narrative", options(10), false);
+    let (mut config, desktop, _log) = session_config("narrative", options(10));
     let runs = tempfile::tempdir().unwrap();
     let writer = RunWriter::create(runs.path(), crate::runlog::Layout::Flat).unwrap();
     let pool = writer.raw_pool(false).unwrap();
@@ -1316,9 +1326,9 @@ fn each_turn_reports_its_time_by_stage_to_whoever_asked_and_the_raw_buffer_is_po
         "click(400, 400)\nclick",
         "done(\"ok\")\nok",
     ]));
-    let handle = SessionHandle::new(false, false);
+    let handle = SessionHandle::new(Modes::default());
     let (tx, rx) = std::sync::mpsc::channel();
-    handle.controls().report_overhead_to(tx);
+    handle.report_overhead_to(tx);
     let events = Session::spawn_with(&handle, config, desktop, model).unwrap();
     assert_eq!(events.finish().unwrap().outcome, Outcome::Done);
     let got: Vec<TurnOverhead> = rx.try_iter().collect();
@@ -1492,7 +1502,7 @@ impl crate::model::Model for BreaksOff {
 
 #[test]
 fn an_action_performed_early_is_recorded_when_the_reply_then_fails() {
-    let (mut config, desktop, log) = session_config("narrative", options(10), false);
+    let (mut config, desktop, log) = session_config("narrative", options(10));
     config.options.stream = true;
     config.options.early_exec = true;
     let model = Arc::new(BreaksOff("click(500, 500)\nI click the mid"));

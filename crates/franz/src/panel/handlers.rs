@@ -9,8 +9,7 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{Html, IntoResponse, Response};
-use base64::Engine as _;
-use franz_core::engine::{Decision, Op, RemoteError};
+use franz_core::engine::{Op, RemoteError};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use std::convert::Infallible;
@@ -214,57 +213,59 @@ pub async fn events(
     Sse::new(stream).keep_alive(KeepAlive::default())
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Inject {
-    vlm_text: String,
+/// The op a POST asks for: its body is the op's JSON (`franz_core::engine::Op`) without the
+/// `type`, which the endpoint names. A body that names another type gets the endpoint's.
+fn op(headers: &HeaderMap, body: &Bytes, ty: &str) -> Result<Op, Refused> {
+    let mut fields: serde_json::Map<String, serde_json::Value> = parse(headers, body)?;
+    fields.insert("type".into(), ty.into());
+    decode(fields)
 }
 
+/// An op from its JSON; a bad one gets 400 with serde's message, which says what is accepted.
+fn decode(fields: serde_json::Map<String, serde_json::Value>) -> Result<Op, Refused> {
+    serde_json::from_value(serde_json::Value::Object(fields))
+        .map_err(|e| Refused(StatusCode::BAD_REQUEST, format!("bad op: {e}")))
+}
+
+/// An op of another type than the endpoint's (the endpoint names the type, so none gets here).
+fn not_the_op(op: Op) -> Response {
+    let ty = serde_json::to_value(op).map(|v| v["type"].to_string());
+    let ty = ty.unwrap_or_else(|e| e.to_string());
+    error(
+        StatusCode::BAD_REQUEST,
+        format!("this endpoint does not take an op of type {ty}"),
+    )
+}
+
+fn submit(s: &PanelState, op: Op, ok: serde_json::Value) -> Response {
+    match s.session.submit(op) {
+        Ok(()) => Json(ok).into_response(),
+        Err(e) => remote_error(e),
+    }
+}
+
+/// `{"vlm_text"}`: `Op::Inject`.
 pub async fn inject(State(s): Shared, headers: HeaderMap, body: Bytes) -> Response {
-    let req: Inject = match parse(&headers, &body) {
-        Ok(r) => r,
-        Err(e) => return e.into_response(),
-    };
-    if let Err(e) = s.session.submit(Op::Inject(req.vlm_text)) {
-        return remote_error(e);
+    match op(&headers, &body, "inject") {
+        Ok(op) => submit(&s, op, serde_json::json!({"ok": true})),
+        Err(e) => e.into_response(),
     }
-    Json(serde_json::json!({"ok": true})).into_response()
 }
 
-#[derive(Deserialize)]
-struct Annotated {
-    seq: u32,
-    image_b64: String,
-}
-
+/// `{"seq", "image_b64"}`: `Op::Annotate`, once the image is a PNG of the screenshot's size.
 pub async fn annotated(State(s): Shared, headers: HeaderMap, body: Bytes) -> Response {
-    let req: Annotated = match parse(&headers, &body) {
-        Ok(r) => r,
+    let (seq, png) = match op(&headers, &body, "annotate") {
+        Ok(Op::Annotate { seq, png }) => (seq, png),
+        Ok(other) => return not_the_op(other),
         Err(e) => return e.into_response(),
     };
-    let b64 = req
-        .image_b64
-        .split_once("base64,")
-        .map_or(req.image_b64.as_str(), |(_, b)| b);
-    let png = match base64::engine::general_purpose::STANDARD.decode(b64.trim()) {
-        Ok(p) => p,
-        Err(e) => {
-            return error(
-                StatusCode::BAD_REQUEST,
-                format!("image_b64 is not base64: {e}"),
-            );
-        }
-    };
-    if !png.starts_with(b"\x89PNG\r\n\x1a\n") {
-        return error(StatusCode::BAD_REQUEST, "image_b64 is not a PNG");
-    }
-    if let Err(message) = check_annotated(&s, req.seq, &png) {
+    if let Err(message) = check_annotated(&s, seq, &png) {
         return error(StatusCode::BAD_REQUEST, message);
     }
-    match s.session.submit(Op::Annotate { seq: req.seq, png }) {
+    match s.session.submit(Op::Annotate { seq, png }) {
         Ok(()) => {
-            s.note_annotated(req.seq);
-            Json(serde_json::json!({"ok": true, "seq": req.seq})).into_response()
+            s.note_annotated(seq);
+            Json(serde_json::json!({"ok": true, "seq": seq})).into_response()
         }
         Err(e) => remote_error(e),
     }
@@ -289,84 +290,55 @@ fn remote_error(e: RemoteError) -> Response {
     error(StatusCode::CONFLICT, e.to_string())
 }
 
-#[derive(Deserialize)]
-struct Control {
-    command: String,
-}
+/// The ops `/control` takes, as its `command`.
+const COMMANDS: [&str; 4] = ["pause", "resume", "step", "stop"];
 
+/// `{"command"}`: the op of that type, one of [`COMMANDS`]; a stop that gives no `reason` is
+/// "stopped from the panel".
 pub async fn control(State(s): Shared, headers: HeaderMap, body: Bytes) -> Response {
-    let req: Control = match parse(&headers, &body) {
-        Ok(r) => r,
+    let mut fields: serde_json::Map<String, serde_json::Value> = match parse(&headers, &body) {
+        Ok(f) => f,
         Err(e) => return e.into_response(),
     };
-    let op = match req.command.as_str() {
-        "pause" => Op::Pause,
-        "resume" => Op::Resume,
-        "step" => Op::Step,
-        "stop" => Op::Stop("stopped from the panel".into()),
+    let command = match fields.remove("command") {
+        Some(serde_json::Value::String(c)) if COMMANDS.contains(&c.as_str()) => c,
         other => {
+            let got = other.map_or("none".to_string(), |c| c.to_string());
             return error(
                 StatusCode::BAD_REQUEST,
-                format!("unknown command {other:?}: use pause, resume, step or stop"),
+                format!("unknown command {got}: use pause, resume, step or stop"),
             );
         }
     };
-    if let Err(e) = s.session.submit(op) {
-        return remote_error(e);
+    if command == "stop" {
+        fields
+            .entry("reason")
+            .or_insert_with(|| "stopped from the panel".into());
     }
-    Json(serde_json::json!({"ok": true, "command": req.command})).into_response()
+    fields.insert("type".into(), command.clone().into());
+    match decode(fields) {
+        Ok(op) => submit(&s, op, serde_json::json!({"ok": true, "command": command})),
+        Err(e) => e.into_response(),
+    }
 }
 
-#[derive(Deserialize)]
-struct Approve {
-    seq: u32,
-    decision: String,
-    #[serde(default)]
-    reason: String,
-}
-
+/// `{"seq", "decision", "reason"}` (`reject`) or `{"seq", "decision", "reply"}` (`replace`):
+/// `Op::Approve`.
 pub async fn approve(State(s): Shared, headers: HeaderMap, body: Bytes) -> Response {
-    let req: Approve = match parse(&headers, &body) {
-        Ok(r) => r,
-        Err(e) => return e.into_response(),
-    };
-    let decision = match req.decision.as_str() {
-        "approve" => Decision::Approve,
-        "reject" => Decision::Reject(if req.reason.trim().is_empty() {
-            "no reason given".into()
-        } else {
-            req.reason.clone()
-        }),
-        other => {
-            return error(
-                StatusCode::BAD_REQUEST,
-                format!("unknown decision {other:?}: use approve or reject"),
-            );
+    match op(&headers, &body, "approve") {
+        Ok(op @ Op::Approve { seq, .. }) => {
+            submit(&s, op, serde_json::json!({"ok": true, "seq": seq}))
         }
-    };
-    match s.session.submit(Op::Approve {
-        seq: req.seq,
-        decision,
-    }) {
-        Ok(()) => Json(serde_json::json!({"ok": true, "seq": req.seq})).into_response(),
-        Err(e) => remote_error(e),
+        Ok(other) => not_the_op(other),
+        Err(e) => e.into_response(),
     }
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Answer {
-    text: String,
-}
-
-/// The answer to the model's question (`ask_user`); 409 unless the run waits for one.
+/// `{"text"}`: the answer to the model's question (`ask_user`); 409 unless the run waits for
+/// one.
 pub async fn answer(State(s): Shared, headers: HeaderMap, body: Bytes) -> Response {
-    let req: Answer = match parse(&headers, &body) {
-        Ok(r) => r,
-        Err(e) => return e.into_response(),
-    };
-    match s.session.submit(Op::Answer(req.text)) {
-        Ok(()) => Json(serde_json::json!({"ok": true})).into_response(),
-        Err(e) => remote_error(e),
+    match op(&headers, &body, "answer") {
+        Ok(op) => submit(&s, op, serde_json::json!({"ok": true})),
+        Err(e) => e.into_response(),
     }
 }

@@ -77,8 +77,8 @@ impl PanelState {
         let events = super::fanout::Fanout::new(super::fanout::CLIENT_BYTES);
         let view = View {
             phase: "starting".into(),
-            annotate_mode: session.annotate_mode(),
-            approve_mode: session.approve_mode(),
+            annotate_mode: session.modes().annotate,
+            approve_mode: session.modes().approve,
             ..View::default()
         };
         Arc::new(Self {

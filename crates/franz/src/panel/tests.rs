@@ -2,7 +2,7 @@
 //! errors and the seq checks, over real HTTP with reqwest.
 
 use super::{BODY_LIMIT, PanelState, app, new_token};
-use franz_core::engine::SessionHandle;
+use franz_core::engine::{EngineStandin, Modes};
 use reqwest::StatusCode;
 use std::sync::Arc;
 use std::time::Duration;
@@ -11,10 +11,16 @@ struct Server {
     base: String,
     token: String,
     state: Arc<PanelState>,
+    /// What the engine would wait for and take: no engine runs.
+    engine: EngineStandin,
 }
 
 fn serve(annotate: bool, approve: bool) -> Server {
-    let remote = SessionHandle::new(annotate, approve);
+    let (remote, engine) = EngineStandin::new(Modes {
+        annotate,
+        approve,
+        ..Modes::default()
+    });
     let token = new_token();
     let state = PanelState::new(token.clone(), remote, serde_json::json!({"capture": {}}));
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -31,7 +37,12 @@ fn serve(annotate: bool, approve: bool) -> Server {
             axum::serve(l, router).await.unwrap();
         });
     });
-    Server { base, token, state }
+    Server {
+        base,
+        token,
+        state,
+        engine,
+    }
 }
 
 fn client() -> reqwest::blocking::Client {
@@ -78,7 +89,7 @@ fn every_endpoint_needs_the_token() {
         assert_eq!(r.status(), StatusCode::UNAUTHORIZED, "{path}");
     }
     assert_eq!(
-        s.state.session.controls().gate(Duration::ZERO),
+        s.engine.gate(Duration::ZERO),
         franz_core::engine::Gate::Go,
         "nothing got through"
     );
@@ -248,7 +259,7 @@ fn oversized_bodies_get_413_and_malformed_json_400() {
     let big = format!(r#"{{"vlm_text": "{}"}}"#, "a".repeat(BODY_LIMIT + 1));
     let (status, _) = s.post("/inject", &big);
     assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
-    assert_eq!(s.state.session.controls().injected_reply(), None);
+    assert_eq!(s.engine.injected_reply(), None);
     let (status, body) = s.post("/inject", r#"{"vlm_text": "#);
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert!(body.contains("malformed JSON"), "{body}");
@@ -257,10 +268,7 @@ fn oversized_bodies_get_413_and_malformed_json_400() {
     assert!(body.contains("unknown command"), "{body}");
     let (status, _) = s.post("/inject", r#"{"vlm_text": "done(\"ok\")"}"#);
     assert_eq!(status, StatusCode::OK);
-    assert_eq!(
-        s.state.session.controls().injected_reply().as_deref(),
-        Some("done(\"ok\")")
-    );
+    assert_eq!(s.engine.injected_reply().as_deref(), Some("done(\"ok\")"));
 }
 
 #[test]
@@ -289,15 +297,12 @@ fn a_wrong_seq_gets_409_and_the_engine_keeps_waiting() {
         StatusCode::CONFLICT,
         "nothing waits"
     );
-    assert_eq!(
-        s.state.session.controls().annotation(4, Duration::ZERO),
-        None
-    );
+    assert_eq!(s.engine.annotation(4, Duration::ZERO), None);
     let (status, msg) = s.post("/annotated", &body(3));
     assert_eq!(status, StatusCode::CONFLICT);
     assert!(msg.contains("seq 4"), "{msg}");
     assert_eq!(
-        s.state.session.controls().annotation(4, Duration::ZERO),
+        s.engine.annotation(4, Duration::ZERO),
         None,
         "still waiting"
     );
@@ -309,15 +314,9 @@ fn a_wrong_seq_gets_409_and_the_engine_keeps_waiting() {
         .unwrap();
     assert_eq!(v["pending_seq"], 4);
     assert_eq!(s.post("/annotated", &body(4)).0, StatusCode::OK);
-    assert!(
-        s.state
-            .session
-            .controls()
-            .annotation(4, Duration::ZERO)
-            .is_some()
-    );
+    assert!(s.engine.annotation(4, Duration::ZERO).is_some());
 
-    assert_eq!(s.state.session.controls().decision(2, Duration::ZERO), None);
+    assert_eq!(s.engine.decision(2, Duration::ZERO), None);
     let (status, _) = s.post("/approve", r#"{"seq": 1, "decision": "approve"}"#);
     assert_eq!(status, StatusCode::CONFLICT);
     let (status, _) = s.post(
@@ -326,7 +325,7 @@ fn a_wrong_seq_gets_409_and_the_engine_keeps_waiting() {
     );
     assert_eq!(status, StatusCode::OK);
     assert_eq!(
-        s.state.session.controls().decision(2, Duration::ZERO),
+        s.engine.decision(2, Duration::ZERO),
         Some(franz_core::engine::Decision::Reject("not now".into()))
     );
 }
@@ -396,4 +395,91 @@ fn a_loop_detected_event_shows_in_the_state() {
         shown.contains("click") && shown.contains("[1, 2, 3, 4, 5]") && shown.contains("stopped"),
         "{shown}"
     );
+}
+
+#[test]
+fn what_the_page_posts_reaches_the_engine_as_the_intended_op() {
+    use franz_core::engine::{Decision, Gate};
+    let s = serve(true, true);
+    let ok = |path: &str, body: &str| {
+        let (status, msg) = s.post(path, body);
+        assert_eq!(status, StatusCode::OK, "{path} {body}: {msg}");
+    };
+    ok("/inject", r#"{"vlm_text": "click(1, 2)"}"#);
+    assert_eq!(s.engine.injected_reply().as_deref(), Some("click(1, 2)"));
+    ok("/control", r#"{"command": "pause"}"#);
+    assert_eq!(s.engine.gate(Duration::ZERO), Gate::Paused);
+    ok("/control", r#"{"command": "step"}"#);
+    assert_eq!(s.engine.gate(Duration::ZERO), Gate::Go, "one step");
+    assert_eq!(s.engine.gate(Duration::ZERO), Gate::Paused);
+    ok("/control", r#"{"command": "resume"}"#);
+    assert_eq!(s.engine.gate(Duration::ZERO), Gate::Go);
+    assert_eq!(s.engine.decision(3, Duration::ZERO), None);
+    ok("/approve", r#"{"seq": 3, "decision": "approve"}"#);
+    assert_eq!(
+        s.engine.decision(3, Duration::ZERO),
+        Some(Decision::Approve)
+    );
+    assert_eq!(s.engine.decision(4, Duration::ZERO), None);
+    ok(
+        "/approve",
+        r#"{"seq": 4, "decision": "reject", "reason": ""}"#,
+    );
+    assert_eq!(
+        s.engine.decision(4, Duration::ZERO),
+        Some(Decision::Reject("no reason given".into()))
+    );
+    ok("/control", r#"{"command": "stop"}"#);
+    assert_eq!(
+        s.engine.gate(Duration::ZERO),
+        Gate::Stop("stopped from the panel".into())
+    );
+    assert!(s.state.session.cancel_token().is_cancelled());
+}
+
+/// The decisions the engine takes are the panel's too: a replacement reply (`replace`, as the
+/// terminal approver's `e`) was refused as an unknown decision.
+#[test]
+fn the_panel_can_replace_the_reply_it_approves() {
+    let s = serve(false, true);
+    assert_eq!(s.engine.decision(2, Duration::ZERO), None);
+    let (status, msg) = s.post(
+        "/approve",
+        r#"{"seq": 2, "decision": "replace", "reply": "done(\"edited\")"}"#,
+    );
+    assert_eq!(status, StatusCode::OK, "{msg}");
+    assert_eq!(
+        s.engine.decision(2, Duration::ZERO),
+        Some(franz_core::engine::Decision::Replace(
+            "done(\"edited\")".into()
+        ))
+    );
+}
+
+/// A misspelt field was dropped without a word: `reson` rejected with "no reason given".
+#[test]
+fn a_misspelt_field_is_refused_naming_the_fields_accepted() {
+    let s = serve(true, true);
+    assert_eq!(s.engine.decision(2, Duration::ZERO), None);
+    let (status, msg) = s.post(
+        "/approve",
+        r#"{"seq": 2, "decision": "reject", "reson": "wrong window"}"#,
+    );
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{msg}");
+    assert!(
+        msg.contains("unknown field `reson`") && msg.contains("`reason`"),
+        "{msg}"
+    );
+    assert_eq!(
+        s.engine.decision(2, Duration::ZERO),
+        None,
+        "no decision was made"
+    );
+    let (status, msg) = s.post("/approve", r#"{"seq": 2, "decision": "maybe"}"#);
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(msg.contains("`approve`, `reject`, `replace`"), "{msg}");
+    let (status, msg) = s.post("/control", r#"{"command": "pause", "for": 10}"#);
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(msg.contains("unknown field `for`"), "{msg}");
+    assert!(!s.state.session.is_paused());
 }

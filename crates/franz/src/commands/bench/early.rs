@@ -92,13 +92,10 @@ fn first_inputs(g: &GlobalArgs, server: &ScriptedServer, early: bool) -> anyhow:
         overlay: None,
         writer: None,
         options: opts,
-        annotate: false,
-        approve: false,
-        answers: false,
         grounding: None,
     };
     let client = ModelClient::new(ClientConfig::new(server.url()))?;
-    let handle = SessionHandle::new(false, false);
+    let handle = SessionHandle::new(Default::default());
     let (desktop, _keep) = session.into_parts();
     let mut stream = Session::spawn_with(&handle, config, desktop, Arc::new(client))?;
     let mut requests = Vec::new();

@@ -73,9 +73,6 @@ fn once(answer: Canned) -> anyhow::Result<Duration> {
         overlay: None,
         writer: None,
         options: options(),
-        annotate: false,
-        approve: false,
-        answers: false,
         grounding: None,
     };
     let (handle, mut events) = Session::spawn(config, desktop, model.clone())?;

@@ -225,16 +225,13 @@ fn run(
         overlay: Overlay::new(c.overlay.clone()).ok(),
         writer: Some(writer),
         options: options(turns),
-        annotate: false,
-        approve: false,
-        answers: false,
         grounding: None,
     };
-    let handle = SessionHandle::new(false, false);
+    let handle = SessionHandle::new(Default::default());
     let (tx, rx) = mpsc::channel();
     // a soak does not ask: unread reports would grow the RSS it watches
     if every.is_none() {
-        handle.controls().report_overhead_to(tx);
+        handle.report_overhead_to(tx);
     }
     let (desktop, _keep) = session.into_parts();
     let mut stream = Session::spawn_with(&handle, config, desktop, Arc::new(model))?;
