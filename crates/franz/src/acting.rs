@@ -7,14 +7,14 @@ use crate::flags::Given;
 use crate::settings::resolve;
 use crate::setup;
 use franz_core::WorkArea;
-use franz_core::config::Config;
+use franz_core::config::Settings;
 use franz_core::executor::{ExecConfig, ExecError, Executor};
 
 /// The configuration a command that acts resolves, the same way `franz run` does (flags >
 /// environment > config file > defaults), so `dry_run`, `crop`, `motion` and `failsafe` apply
 /// to it as they do to a run. `given` are the command's own setting flags.
-pub fn config(g: &GlobalArgs, given: &[Given]) -> anyhow::Result<Config> {
-    Ok(resolve(g, given, None)?.0.config)
+pub fn config(g: &GlobalArgs, given: &[Given]) -> anyhow::Result<Settings> {
+    crate::settings::typed(resolve(g, given, None)?.0)
 }
 
 /// [`config`] for a command whose result is what its input did (`franz calibrate`, `franz
@@ -25,10 +25,10 @@ pub fn config_that_acts(
     given: &[Given],
     command: &str,
     what: &str,
-) -> anyhow::Result<Config> {
+) -> anyhow::Result<Settings> {
     let (effective, _) = resolve(g, given, None)?;
     refuse_dry_run(&effective, command, what)?;
-    Ok(effective.config)
+    crate::settings::typed(effective)
 }
 
 /// A usage error when `effective` is a dry run: `franz COMMAND` measures `what`, which a dry
@@ -53,8 +53,10 @@ pub fn refuse_dry_run(
 
 /// The executor of a configuration on the desktop's monitor. A command line is not a model
 /// turn: every action given is performed (no per-turn cap).
-pub fn executor(c: &Config, desktop_rect: franz_desktop::PixelRect) -> anyhow::Result<Executor> {
-    let area: WorkArea = crate::settings::crop(c)?
+pub fn executor(s: &Settings, desktop_rect: franz_desktop::PixelRect) -> anyhow::Result<Executor> {
+    let c = s.config();
+    let area: WorkArea = s
+        .crop
         .work_area(desktop_rect)
         .map_err(|e| Exit(exit::USAGE, e.to_string()))?;
     let config = ExecConfig {
@@ -63,7 +65,7 @@ pub fn executor(c: &Config, desktop_rect: franz_desktop::PixelRect) -> anyhow::R
     };
     Ok(Executor::new(area, config, c.dry_run)
         .with_cancel(setup::interrupt_flag())
-        .with_policy(crate::settings::policy(c)?)
+        .with_policy(s.policy.clone())
         .with_confirmer(Box::new(crate::approve::confirm)))
 }
 

@@ -6,16 +6,14 @@
 //! (approval, annotation in the panel, answers to `ask_user`) they set on the result.
 
 use crate::exit::usage;
-use crate::profiles::Chosen;
-use crate::settings::crop;
 use anyhow::Context;
-use franz_core::config::{Config, Effective};
-use franz_core::engine::{RunOptions, SessionConfig};
+use franz_core::config::{Chosen, Config, Effective};
+use franz_core::engine::SessionConfig;
 use franz_core::executor::{ExecConfig, Executor};
 use franz_core::geometry::{ImageSize, WorkArea};
 use franz_core::grounding::{Grounding, GroundingSource};
 use franz_core::model::{ClientConfig, ModelClient};
-use franz_core::observe::{ObserveConfig, Pipeline};
+use franz_core::observe::Pipeline;
 use franz_core::overlay::Overlay;
 use franz_core::runlog::{RunMeta, RunWriter};
 use franz_core::strategy::ReadOptions;
@@ -56,17 +54,17 @@ pub fn session(
     let client = ModelClient::new(ClientConfig::from_config(&effective.config))
         .map_err(|e| usage(e.to_string()))?;
     let served = crate::profiles::served(&mut effective, &client);
-    let chosen = crate::profiles::choose(&mut effective, served)?;
+    let (settings, chosen) = crate::profiles::choose(effective, served)?;
     crate::profiles::announce(&chosen);
-    let c = &effective.config;
-    let pipeline = pipeline(c, &chosen)?;
+    let c = settings.config();
+    let pipeline = Pipeline::new(settings.observe());
     let work_area = pipeline
         .work_area(desktop)
         .map_err(|e| usage(e.to_string()))?;
     let executor = Executor::new(work_area, ExecConfig::from_config(c), c.dry_run)
-        .with_policy(crate::settings::policy(c)?);
+        .with_policy(settings.policy.clone());
     let strategy = c.strategy.create(read_options(c, &chosen, &inputs)?);
-    let writer = run_writer(&effective, desktop)?;
+    let writer = run_writer(&settings.effective, desktop)?;
     let run_dir = writer.dir().to_path_buf();
     let config = SessionConfig {
         pipeline,
@@ -74,7 +72,7 @@ pub fn session(
         strategy,
         overlay: Overlay::new(c.overlay.clone()).ok(),
         writer: Some(writer),
-        options: run_options(c, &chosen, inputs.task),
+        options: settings.run_options(inputs.task),
         grounding: grounding_source(c)?,
     };
     Ok(Assembled {
@@ -82,19 +80,8 @@ pub fn session(
         client,
         work_area,
         run_dir,
-        effective,
+        effective: settings.effective,
     })
-}
-
-/// The observation pipeline: crop, the profile's size rule, cursor and privacy masks.
-fn pipeline(c: &Config, chosen: &Chosen) -> anyhow::Result<Pipeline> {
-    Ok(Pipeline::new(ObserveConfig {
-        crop: crop(c)?,
-        size: crate::profiles::size_rule(c, chosen.profile())?,
-        cursor: c.cursor,
-        mask: crate::settings::mask(c)?,
-        ..ObserveConfig::default()
-    }))
 }
 
 /// How the strategy reads replies: the dialect, the profile's coordinate space, the prompt.
@@ -143,29 +130,6 @@ fn run_writer(
         })
         .context("cannot write run.json")?;
     Ok(writer)
-}
-
-/// The engine's run options of a configuration.
-fn run_options(c: &Config, chosen: &Chosen, task: String) -> RunOptions {
-    RunOptions {
-        task,
-        model: c.model.clone(),
-        temperature: c.temperature,
-        top_p: c.top_p,
-        max_tokens: c.max_tokens.min(u32::MAX as u64) as u32,
-        stream: c.stream,
-        early_exec: c.early_exec,
-        max_steps: c.max_steps,
-        max_time: (c.max_time > 0.0).then(|| Duration::from_secs_f64(c.max_time)),
-        step_delay: Duration::from_secs_f64(c.step_delay),
-        max_empty_turns: c.max_empty_turns,
-        feedback: c.feedback,
-        context: crate::profiles::context(
-            chosen.profile(),
-            (c.context_tokens > 0).then_some(c.context_tokens),
-        ),
-        guard: franz_core::loops::Guard::from_config(c),
-    }
 }
 
 /// The run's element source with `--grounding marks|list`; `None` with `none`.

@@ -10,7 +10,7 @@
 
 use crate::acting;
 use franz_core::action::{Action, ActionKind, ActionResult, ErrorKind};
-use franz_core::config::Config;
+use franz_core::config::Settings;
 use franz_core::executor::MotionProfile;
 use franz_core::geometry::{NORM_MAX, NormPoint, WorkArea};
 use franz_desktop::{Desktop, Monitor, PixelPoint};
@@ -100,15 +100,17 @@ pub fn grid(n: u32) -> Vec<NormPoint> {
 pub fn measure(
     desktop: &mut dyn Desktop,
     display: Option<&str>,
-    config: &Config,
+    config: &Settings,
     monitor: &Monitor,
     n: u32,
     offset: PixelPoint,
 ) -> anyhow::Result<MonitorReport> {
     let mut config = config.clone();
-    config.motion = MotionProfile::Fast;
+    let c = &mut config.effective.config;
+    c.motion = MotionProfile::Fast;
     // every target is tried: a refusal is reported per target, it does not stop calibration
-    config.policy.policy_violations_max = u32::MAX;
+    c.policy.policy_violations_max = u32::MAX;
+    config.policy = franz_core::policy::Policy::new(&c.policy)?;
     let mut executor = acting::executor(&config, monitor.rect)?.with_pixel_offset(offset);
     let area = executor.area();
     let points = grid(n);

@@ -4,8 +4,7 @@
 use crate::cli::{GlobalArgs, RunArgs};
 use crate::exit::usage;
 use crate::flags::Given;
-use franz_core::config::{Config, ConfigBuilder, Effective};
-use franz_core::geometry::{Crop, ImageSize, SizeRule};
+use franz_core::config::{ConfigBuilder, Effective, Settings};
 use franz_core::scenario::Scenario;
 use std::path::Path;
 
@@ -49,38 +48,8 @@ pub fn resolve_run(g: &GlobalArgs, a: &RunArgs) -> anyhow::Result<(Effective, Op
     resolve(g, &a.settings.given, a.scenario.as_deref())
 }
 
-/// The crop of a configuration; a bad one is a usage error.
-pub fn crop(c: &Config) -> anyhow::Result<Crop> {
-    c.crop
-        .parse()
-        .map_err(|e: franz_core::geometry::GeometryError| usage(e.to_string()))
-}
-
-/// The image size rule of a configuration.
-pub fn size_rule(c: &Config) -> anyhow::Result<SizeRule> {
-    if !c.size.is_empty() {
-        let s: ImageSize = c
-            .size
-            .parse()
-            .map_err(|e: franz_core::geometry::GeometryError| usage(e.to_string()))?;
-        return Ok(SizeRule::Exact(s));
-    }
-    if c.scale > 0.0 {
-        return Ok(SizeRule::Scale(c.scale));
-    }
-    Ok(SizeRule::MODEL_DEFAULT)
-}
-
-/// The compiled safety policy of a configuration (checked when it was resolved).
-pub fn policy(c: &Config) -> anyhow::Result<franz_core::policy::Policy> {
-    franz_core::policy::Policy::new(&c.policy).map_err(|e| usage(e.to_string()))
-}
-
-/// The privacy masks of a configuration; a bad box is a usage error.
-pub fn mask(c: &Config) -> anyhow::Result<Vec<Crop>> {
-    franz_core::observe::mask::parse(&c.mask_regions).map_err(|e| {
-        usage(format!(
-            "mask_regions: {e}: give boxes x1,y1,x2,y2 in 0..1000 of the screen, separated by ;"
-        ))
-    })
+/// The typed settings of a resolved configuration without a model profile (the crop, the
+/// image size given, the masks, the compiled policy); a bad value is a usage error.
+pub fn typed(effective: Effective) -> anyhow::Result<Settings> {
+    Settings::new(effective).map_err(|e| usage(e.to_string()))
 }

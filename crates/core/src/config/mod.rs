@@ -16,10 +16,14 @@
 mod checks;
 mod choice;
 mod doc;
+mod parts;
+mod resolved;
 mod settings;
 
 pub use choice::{Choice, Coords, by_name};
 pub use doc::markdown;
+pub use parts::context;
+pub use resolved::{Chosen, Settings, SettingsError, model_ids};
 pub use settings::{Flag, Group, Kind, SETTINGS, Setting};
 
 use crate::executor::MotionProfile;

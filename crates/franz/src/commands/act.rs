@@ -55,8 +55,8 @@ fn parse_args(args: &ActArgs, options: &ParseOptions) -> anyhow::Result<Vec<Acti
 }
 
 pub fn run(g: &GlobalArgs, args: &ActArgs) -> anyhow::Result<ExitCode> {
-    let (mut effective, _) = crate::settings::resolve(g, &args.settings.given, None)?;
-    let chosen = crate::profiles::choose(&mut effective, Vec::new())?;
+    let (effective, _) = crate::settings::resolve(g, &args.settings.given, None)?;
+    let (settings, chosen) = crate::profiles::choose(effective, Vec::new())?;
     let franz = chosen.applied == crate::profiles::franz_rule();
     // franz's own rule needs no screen: bad arguments are usage errors before any display
     let early = if franz {
@@ -64,18 +64,16 @@ pub fn run(g: &GlobalArgs, args: &ActArgs) -> anyhow::Result<ExitCode> {
     } else {
         None
     };
-    let config = effective.config;
     let mut session = setup::open_session(g)?;
-    let mut ex = executor(&config, session.desktop.monitor().rect)?;
+    let mut ex = executor(&settings, session.desktop.monitor().rect)?;
     let actions = match early {
         Some(a) => a,
         None => {
             // a family's replies are read as the model would have sent them for this screen
             let area = ex.area().rect;
-            let image = crate::profiles::size_rule(&config, chosen.profile())?
-                .resolve(area.width, area.height);
+            let image = settings.size.resolve(area.width, area.height);
             let options = ParseOptions {
-                dialect: config.dialect,
+                dialect: settings.config().dialect,
                 coords: chosen.applied.coord_mode(image),
             };
             parse_args(args, &options)?

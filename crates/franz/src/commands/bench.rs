@@ -12,7 +12,7 @@ use crate::cli::{
     BenchActArgs, BenchCommand, BenchObserveArgs, BenchOverlayArgs, BenchRunlogArgs, GlobalArgs,
 };
 use crate::exit::{self, Exit};
-use crate::settings::{resolve, size_rule};
+use crate::settings::resolve;
 use crate::setup;
 use crate::stats::stats;
 use crate::terminal::outln;
@@ -57,11 +57,11 @@ pub fn run(g: &GlobalArgs, cmd: &BenchCommand) -> anyhow::Result<ExitCode> {
 
 fn observe(g: &GlobalArgs, args: &BenchObserveArgs) -> anyhow::Result<ExitCode> {
     // the configuration every command resolves: crop, image size and cursor as a run has them
-    let (effective, _) = resolve(g, &[], None)?;
-    let c = &effective.config;
+    let settings = crate::settings::typed(resolve(g, &[], None)?.0)?;
+    let c = settings.config();
     let config = ObserveConfig {
-        crop: crate::settings::crop(c)?,
-        size: size_rule(c)?,
+        crop: settings.crop,
+        size: settings.size,
         cursor: c.cursor,
         ..ObserveConfig::default()
     };

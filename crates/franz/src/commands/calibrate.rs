@@ -42,7 +42,7 @@ fn parse_offset(s: Option<&str>) -> anyhow::Result<franz_desktop::PixelPoint> {
 fn run_on(
     session: &mut setup::Session,
     g: &GlobalArgs,
-    config: &franz_core::config::Config,
+    config: &franz_core::config::Settings,
     n: u32,
     offset: franz_desktop::PixelPoint,
 ) -> anyhow::Result<ExitCode> {

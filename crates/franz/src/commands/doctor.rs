@@ -267,7 +267,7 @@ fn server_checks(
     }
     let (context, known) = context_check(&client, &effective.config);
     out.push(context);
-    let chosen = match crate::profiles::choose(effective, served) {
+    let (settings, chosen) = match crate::profiles::choose(effective.clone(), served) {
         Ok(chosen) => chosen,
         Err(e) => {
             let fix = "pass --profile auto, a name from `franz profiles`, or a profile file";
@@ -275,11 +275,11 @@ fn server_checks(
             return out;
         }
     };
-    out.push(profile_check(&effective.config, &chosen));
-    let c = &effective.config;
+    let c = settings.config();
+    out.push(profile_check(c, &chosen));
     let info = franz_core::model::server_info::ask(&client, &c.model);
     out.push(vision::check(&client, &c.model, &info));
-    out.push(turn_fit::check(c, &chosen, screen, &info, known));
+    out.push(turn_fit::check(&settings, &chosen, screen, &info, known));
     out.push(sampling::check(&client, &c.model));
     out
 }
@@ -287,7 +287,7 @@ fn server_checks(
 /// The profile `--profile` selects, and why (with `auto`, from the model setting or the one
 /// model the server serves); a warning where the model id names no profile, so that franz's
 /// own 0..1000 prompt would be used.
-fn profile_check(c: &Config, chosen: &crate::profiles::Chosen) -> Check {
+fn profile_check(c: &Config, chosen: &franz_core::config::Chosen) -> Check {
     let s = &chosen.selection;
     let detail = format!("{} ({})", s.profile.name, s.reason);
     // profile::select says so in these words when auto matched nothing (profile/mod.rs)

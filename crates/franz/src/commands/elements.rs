@@ -45,8 +45,8 @@ pub fn run(g: &GlobalArgs, args: &ElementsArgs) -> anyhow::Result<ExitCode> {
         let msg = format!("--wait {}: give 0 to 600 seconds", args.wait);
         return Err(crate::exit::Exit(crate::exit::USAGE, msg).into());
     }
-    let (effective, _) = crate::settings::resolve(g, &[], None)?;
-    let crop = crate::settings::crop(&effective.config)?;
+    let settings = crate::settings::typed(crate::settings::resolve(g, &[], None)?.0)?;
+    let crop = settings.crop;
     let g = &setup::with_default_wm(g, Some("franz elements (grounding)"));
     let mut session = setup::open_session(g)?;
     let area = crop
@@ -67,13 +67,7 @@ pub fn run(g: &GlobalArgs, args: &ElementsArgs) -> anyhow::Result<ExitCode> {
         outln!("{}", serde_json::to_string(m)?)?;
     }
     if let Some(out) = &args.png {
-        write_png(
-            &mut session,
-            crop,
-            crate::settings::mask(&effective.config)?,
-            &marks,
-            out,
-        )?;
+        write_png(&mut session, crop, settings.mask.clone(), &marks, out)?;
     }
     let cut = if found.truncated {
         format!(", the budget ran out: {} objects skipped", found.skipped)

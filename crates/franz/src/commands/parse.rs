@@ -12,7 +12,8 @@
 use crate::cli::{GlobalArgs, ParseArgs};
 use crate::exit::{self, Exit, usage};
 use crate::flags::Given;
-use crate::profiles::{self, Chosen};
+use crate::profiles;
+use franz_core::config::Settings;
 use franz_core::executor::fence::Fence;
 use franz_core::geometry::{ImageSize, WorkArea};
 use franz_core::model::Reply;
@@ -38,18 +39,19 @@ pub fn run(global: &GlobalArgs, args: &ParseArgs) -> anyhow::Result<ExitCode> {
             });
         }
     }
-    let (mut effective, _) = crate::settings::resolve(global, &given, None)?;
-    let chosen = profiles::choose(&mut effective, Vec::new())?;
-    let c = &effective.config;
+    let (effective, _) = crate::settings::resolve(global, &given, None)?;
+    let (settings, chosen) = profiles::choose(effective, Vec::new())?;
+    let c = settings.config();
     let area = match args.screen {
         Some(s) => Some(
-            crate::settings::crop(c)?
+            settings
+                .crop
                 .work_area(PixelRect::new(0, 0, s.width, s.height))
                 .map_err(|e| usage(e.to_string()))?,
         ),
         None => None,
     };
-    let image = image_size(c, &chosen, args, area.as_ref())?;
+    let image = image_size(&settings, args, area.as_ref());
     // read as a run reads (strategy/mod.rs): one place builds the options of both
     let read = ReadOptions::for_profile(c, &chosen.applied);
     let options = read.parse_options(c.strategy, image.unwrap_or(ImageSize::new(1, 1)));
@@ -110,21 +112,15 @@ fn norm_max(coords: CoordMode) -> Option<u32> {
 /// The size of the image the model saw: `--image-size`, else the global `--size` (checked
 /// against the profile's resize rule), else with `--screen` the profile's rule for the
 /// working area; `None` when none of these is given.
-fn image_size(
-    c: &franz_core::config::Config,
-    chosen: &Chosen,
-    args: &ParseArgs,
-    area: Option<&WorkArea>,
-) -> anyhow::Result<Option<ImageSize>> {
+fn image_size(settings: &Settings, args: &ParseArgs, area: Option<&WorkArea>) -> Option<ImageSize> {
     if let Some(s) = args.image_size {
-        return Ok(Some(s));
+        return Some(s);
     }
-    if area.is_none() && c.size.is_empty() {
-        return Ok(None);
+    if area.is_none() && settings.config().size.is_empty() {
+        return None;
     }
-    let rule = profiles::size_rule(c, chosen.profile())?;
     let (w, h) = area.map_or((1, 1), |a| (a.rect.width, a.rect.height));
-    Ok(Some(rule.resolve(w, h)))
+    Some(settings.size.resolve(w, h))
 }
 
 /// Adds `"screen"` (and `"screen_to"`) to each pointer action of the printed reply, or

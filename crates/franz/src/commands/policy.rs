@@ -28,8 +28,7 @@ pub fn run(g: &GlobalArgs, cmd: &PolicyCommand) -> anyhow::Result<ExitCode> {
         actions.push(action);
     }
     let config = config(g, &[])?;
-    let policy = crate::settings::policy(&config)?;
-    let verdicts = match needs_the_screen(&policy, &actions) {
+    let verdicts = match needs_the_screen(&config.policy, &actions) {
         // key and text rules, and points given in 0..1000 of the working area, are judged on
         // a nominal screen of 1000 x 1000 pixels (one pixel a unit): no display is needed
         None if g.sandbox.is_none() => {

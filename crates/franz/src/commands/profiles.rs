@@ -8,7 +8,7 @@ use crate::cli::{GlobalArgs, ProfilesArgs, ProfilesCommand};
 use crate::exit::usage;
 use crate::terminal::outln;
 use franz_core::geometry::ImageSize;
-use franz_core::profile::{self, ModelIds, Profile};
+use franz_core::profile::{self, Profile};
 use franz_desktop::PixelRect;
 use serde_json::json;
 use std::process::ExitCode;
@@ -40,16 +40,15 @@ fn show(g: &GlobalArgs, name: &str, screen: ImageSize) -> anyhow::Result<ExitCod
             "franz profiles show needs a profile's name (see `franz profiles`) or a file, not auto",
         ));
     }
-    let (effective, _) = crate::settings::resolve(g, &[], None)?;
-    let c = &effective.config;
-    let p = profile::select(name, &ModelIds::default())
-        .map_err(|e| usage(e.to_string()))?
-        .profile;
-    let area = crate::settings::crop(c)?
+    let (mut effective, _) = crate::settings::resolve(g, &[], None)?;
+    effective.config.profile = name.to_string();
+    let (settings, chosen) = crate::profiles::choose(effective, Vec::new())?;
+    let area = settings
+        .crop
         .work_area(PixelRect::new(0, 0, screen.width, screen.height))
         .map_err(|e| usage(e.to_string()))?;
-    let image = crate::profiles::size_rule(c, &p)?.resolve(area.rect.width, area.rect.height);
-    outln!("{}", describe(&p, screen, area.rect, image))?;
+    let image = settings.size.resolve(area.rect.width, area.rect.height);
+    outln!("{}", describe(chosen.profile(), screen, area.rect, image))?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -12,7 +12,7 @@ use crate::exit::{self, Exit};
 use crate::setup;
 use crate::terminal::{errln, outln};
 use franz_core::action::{Action, ActionKind, ActionResult};
-use franz_core::config::Config;
+use franz_core::config::Settings;
 use franz_core::executor::MotionProfile;
 use franz_core::geometry::ImageSize;
 use franz_core::runlog;
@@ -173,15 +173,18 @@ fn recorded(log: &runlog::RunLog) -> Recorded {
 
 /// The configuration to replay with: the current one (flags > environment > config file >
 /// defaults: dry_run, failsafe, ...) with the run's crop (unless `--crop` is given) and motion.
-fn replay_config(g: &GlobalArgs, rec: &Recorded) -> anyhow::Result<Config> {
-    let mut c = crate::acting::config(g, &[])?;
+fn replay_config(g: &GlobalArgs, rec: &Recorded) -> anyhow::Result<Settings> {
+    let mut s = crate::acting::config(g, &[])?;
     if let (None, Some(crop)) = (g.settings.get("crop"), &rec.crop) {
-        c.crop = crop.clone();
+        s.crop = crop
+            .parse()
+            .map_err(|e: franz_core::geometry::GeometryError| crate::exit::usage(e.to_string()))?;
+        s.effective.config.crop = crop.clone();
     }
     if let Some(m) = rec.motion {
-        c.motion = m;
+        s.effective.config.motion = m;
     }
-    Ok(c)
+    Ok(s)
 }
 
 /// Refuses a screen of another size than the run's, unless `--rescale`.

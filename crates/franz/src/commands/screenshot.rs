@@ -18,8 +18,8 @@ fn usage(msg: impl Into<String>) -> anyhow::Error {
 }
 
 pub fn run(g: &GlobalArgs, args: &ScreenshotArgs) -> anyhow::Result<ExitCode> {
-    let (effective, _) = crate::settings::resolve(g, &[], None)?;
-    let c = &effective.config;
+    let settings = crate::settings::typed(crate::settings::resolve(g, &[], None)?.0)?;
+    let c = settings.config();
     let size = match (args.width, args.height) {
         // the bounds of `--size` (ImageSize's parser), said the same way
         (Some(w), Some(h)) => SizeRule::Exact(
@@ -27,10 +27,9 @@ pub fn run(g: &GlobalArgs, args: &ScreenshotArgs) -> anyhow::Result<ExitCode> {
                 .parse::<ImageSize>()
                 .map_err(|e: GeometryError| usage(e.to_string()))?,
         ),
-        _ if !c.size.is_empty() || c.scale > 0.0 => crate::settings::size_rule(c)?,
-        _ => SizeRule::Native,
+        _ => settings.size_given.unwrap_or(SizeRule::Native),
     };
-    let crop = crate::settings::crop(c)?;
+    let crop = settings.crop;
     let format = match args.out.extension().and_then(|e| e.to_str()) {
         Some(e) if e.eq_ignore_ascii_case("jpg") || e.eq_ignore_ascii_case("jpeg") => {
             ImageFormat::Jpeg { quality: 90 }
@@ -43,7 +42,7 @@ pub fn run(g: &GlobalArgs, args: &ScreenshotArgs) -> anyhow::Result<ExitCode> {
         size,
         cursor: c.cursor,
         format,
-        mask: crate::settings::mask(c)?,
+        mask: settings.mask.clone(),
     });
     let obs = pipeline.observe(session.desktop.as_mut(), |_| {})?;
     std::fs::write(&args.out, &obs.encoded)

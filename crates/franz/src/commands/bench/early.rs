@@ -85,9 +85,9 @@ fn first_inputs(g: &GlobalArgs, server: &ScriptedServer, early: bool) -> anyhow:
     let mut opts = options(TURNS);
     (opts.model, opts.stream, opts.early_exec) = ("scripted-model".into(), true, early);
     let config = SessionConfig {
-        pipeline: pipeline(&c)?,
+        pipeline: pipeline(&c),
         executor: executor(&c, rect)?,
-        strategy: strategy::create("narrative", ReadOptions::default().with_config(&c))
+        strategy: strategy::create("narrative", ReadOptions::default().with_config(c.config()))
             .ok_or_else(|| anyhow::anyhow!("the narrative strategy is missing"))?,
         overlay: None,
         writer: None,

@@ -8,15 +8,14 @@ use crate::acting::executor;
 use crate::cli::{BenchSoakArgs, BenchTurnArgs, GlobalArgs};
 use crate::exit::{self, Exit};
 use crate::flags::InputSettings;
-use crate::settings::{crop, size_rule};
 use crate::setup;
 use crate::terminal::outln;
-use franz_core::config::{Choice, Config};
+use franz_core::config::{Choice, Settings};
 use franz_core::engine::{RunOptions, Session, SessionConfig, SessionHandle, TurnOverhead};
 use franz_core::event::{Event, EventKind};
 use franz_core::executor::MotionProfile;
 use franz_core::model::{Canned, MemoryModel};
-use franz_core::observe::{ObserveConfig, Pipeline};
+use franz_core::observe::Pipeline;
 use franz_core::overlay::Overlay;
 use franz_core::runlog::{Layout, LogImages, RunWriter};
 use franz_core::strategy::{self, ReadOptions};
@@ -218,11 +217,11 @@ fn run(
     let dir: PathBuf = writer.dir().to_path_buf();
     let model = MemoryModel::new((0..turns).map(|i| Canned::text(reply(i)))).forgetting();
     let config = SessionConfig {
-        pipeline: pipeline(&c)?,
+        pipeline: pipeline(&c),
         executor: exec,
-        strategy: strategy::create("narrative", ReadOptions::default().with_config(&c))
+        strategy: strategy::create("narrative", ReadOptions::default().with_config(c.config()))
             .ok_or_else(|| anyhow::anyhow!("the narrative strategy is missing"))?,
-        overlay: Overlay::new(c.overlay.clone()).ok(),
+        overlay: Overlay::new(c.config().overlay.clone()).ok(),
         writer: Some(writer),
         options: options(turns),
         grounding: None,
@@ -258,13 +257,8 @@ fn run(
     })
 }
 
-pub(super) fn pipeline(c: &Config) -> anyhow::Result<Pipeline> {
-    Ok(Pipeline::new(ObserveConfig {
-        crop: crop(c)?,
-        size: size_rule(c)?,
-        cursor: c.cursor,
-        ..ObserveConfig::default()
-    }))
+pub(super) fn pipeline(s: &Settings) -> Pipeline {
+    Pipeline::new(s.observe())
 }
 
 pub(super) fn options(turns: usize) -> RunOptions {

@@ -4,8 +4,7 @@
 //! numbers and the setting to raise in the server's own words (`ServerKind::raise_context`).
 
 use super::check::Check;
-use crate::profiles::Chosen;
-use franz_core::config::Config;
+use franz_core::config::{Chosen, Settings};
 use franz_core::geometry::{ImageSize, WorkArea};
 use franz_core::model::ChatRequest;
 use franz_core::model::context::estimate;
@@ -41,7 +40,7 @@ impl Need {
 }
 
 pub(super) fn check(
-    c: &Config,
+    settings: &Settings,
     chosen: &Chosen,
     screen: Option<PixelRect>,
     info: &ServerInfo,
@@ -50,7 +49,8 @@ pub(super) fn check(
     let Some(screen) = screen else {
         return Check::fail(NAME, "skipped: no desktop", "fix the display first");
     };
-    let need = match need(c, chosen, screen) {
+    let c = settings.config();
+    let need = match need(settings, chosen, screen) {
         Ok(n) => n,
         Err(e) => return Check::fail(NAME, format!("{e:#}"), "check --crop and --size"),
     };
@@ -100,11 +100,11 @@ pub(super) fn check(
 }
 
 /// The first turn's request, built by the run's strategy under the chosen profile.
-fn need(c: &Config, chosen: &Chosen, screen: PixelRect) -> anyhow::Result<Need> {
-    let area = crate::settings::crop(c)?.work_area(screen)?;
-    let image =
-        crate::profiles::size_rule(c, chosen.profile())?.resolve(area.rect.width, area.rect.height);
-    let rule = crate::profiles::context(chosen.profile(), None).image_tokens;
+fn need(settings: &Settings, chosen: &Chosen, screen: PixelRect) -> anyhow::Result<Need> {
+    let c = settings.config();
+    let area = settings.crop.work_area(screen)?;
+    let image = settings.size.resolve(area.rect.width, area.rect.height);
+    let rule = franz_core::config::context(Some(chosen.profile()), None).image_tokens;
     let shot = screenshot(area, image)?;
     let mut strategy = c
         .strategy

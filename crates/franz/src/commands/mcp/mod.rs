@@ -20,8 +20,8 @@ mod transport;
 use crate::cli::{GlobalArgs, McpArgs};
 use crate::exit::usage;
 use crate::flags::Given;
-use crate::settings::{crop, resolve, size_rule};
-use franz_core::observe::{ObserveConfig, Pipeline};
+use crate::settings::resolve;
+use franz_core::observe::Pipeline;
 use franz_core::overlay::Overlay;
 use hands::{Hands, Space};
 use std::process::ExitCode;
@@ -45,21 +45,17 @@ pub fn run(g: &GlobalArgs, a: &McpArgs) -> anyhow::Result<ExitCode> {
         .filter(|x| x.key != "coords")
         .cloned()
         .collect();
-    let (effective, _) = resolve(g, &given, None)?;
-    let c = &effective.config;
-    let pipeline = Pipeline::new(ObserveConfig {
-        crop: crop(c)?,
-        size: size_rule(c)?,
-        cursor: c.cursor,
-        mask: crate::settings::mask(c)?,
-        ..ObserveConfig::default()
-    });
+    // the tools' screenshots are sized as the profile's model sees the screen (`--profile`,
+    // or `auto` from the `model` setting), as a run's are
+    let (settings, _) = crate::profiles::choose(resolve(g, &given, None)?.0, Vec::new())?;
+    let c = settings.config();
+    let pipeline = Pipeline::new(settings.observe());
     // the window tools are served: a sandbox gets a window manager unless --no-wm
     let g = &crate::setup::with_default_wm(g, Some("the MCP window tools"));
     let session = crate::setup::open_session(g)?;
     let display = session.display();
     let (desktop, _keep) = session.into_parts();
-    let executor = crate::acting::executor(c, desktop.monitor().rect)?
+    let executor = crate::acting::executor(&settings, desktop.monitor().rect)?
         .with_confirmer(Box::new(hands::nobody_to_ask));
     let overlay = Overlay::new(c.overlay.clone()).ok();
     let hands = Hands::new(desktop, pipeline, executor, overlay, c.feedback);
