@@ -240,7 +240,7 @@ fn new_profiles_match_their_families_own_mapping_code() {
             })
         })
         .collect();
-    let answer = oracle::oracle("families.py", &json!({"sizes": sizes, "points": points}));
+    let answer = common::oracle::oracle("families.py", &json!({"sizes": sizes, "points": points}));
     for ((c, s), fixed) in cases
         .iter()
         .zip(&seen)
@@ -275,7 +275,7 @@ fn parse_fixture(file: &str, args: &[&str]) -> Value {
     let reply = std::fs::read_to_string(&path).unwrap();
     let mut all = vec!["parse"];
     all.extend_from_slice(args);
-    let v = oracle::franz(&all, &reply);
+    let v = common::oracle::franz(&all, &reply);
     assert_eq!(v["errors"], json!([]), "{file}: {v}");
     v
 }
@@ -357,9 +357,10 @@ fn profiles_show_and_parse_print_the_normalized_maximum() {
         ("fara-7b", Value::Null),
         ("franz", Value::Null),
     ] {
-        let shown = oracle::franz(&["profiles", "show", name], "");
+        let shown = common::oracle::franz(&["profiles", "show", name], "");
         assert_eq!(shown["norm_max"], max, "{name}: {shown}");
-        let parsed = oracle::franz(&["parse", "--profile", name, "--screen", "1920x1080"], "");
+        let parsed =
+            common::oracle::franz(&["parse", "--profile", name, "--screen", "1920x1080"], "");
         let want = if name == "franz" { json!(1000) } else { max };
         assert_eq!(parsed["norm_max"], want, "{name}: {parsed}");
     }

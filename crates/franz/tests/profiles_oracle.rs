@@ -220,7 +220,7 @@ fn profiles_match_the_families_reference_code() {
             }
         }
     }
-    let answer = oracle::oracle(
+    let answer = common::oracle::oracle(
         "profiles.py",
         &json!({"sizes": size_req, "uitars": uitars_req}),
     );

@@ -828,22 +828,17 @@ impl Setting {
         }
     }
 
-    /// Parses a value written as text (flags, environment).
-    pub fn parse_str(&self, raw: &str, source: Source) -> Result<Resolved, ConfigError> {
-        let v = raw.trim();
-        let value = match self.kind {
-            Kind::Str => toml::Value::String(v.to_string()),
-            Kind::NonEmpty if v.is_empty() => {
-                return Err(self.bad(source, raw, "must not be empty"));
-            }
-            Kind::NonEmpty => toml::Value::String(v.to_string()),
+    /// A numeric kind's value (percent, float, duration, whole number), checked against its
+    /// range.
+    fn number(&self, v: &str, raw: &str, source: &Source) -> Result<toml::Value, ConfigError> {
+        Ok(match self.kind {
             Kind::Percent { max } => {
                 let f: f64 = v.trim_end_matches('%').trim().parse().map_err(|_| {
                     self.bad(source.clone(), raw, "expected a percentage, e.g. 50 or 50%")
                 })?;
                 if !f.is_finite() || !(0.0..=max).contains(&f) {
                     return Err(self.bad(
-                        source,
+                        source.clone(),
                         raw,
                         format!("expected a percentage from 0 to {max} (0: not used)"),
                     ));
@@ -856,7 +851,7 @@ impl Setting {
                     .map_err(|_| self.bad(source.clone(), raw, "expected a number"))?;
                 if !f.is_finite() || f < min || f > max {
                     return Err(self.bad(
-                        source,
+                        source.clone(),
                         raw,
                         format!("expected a number from {min} to {max}"),
                     ));
@@ -873,7 +868,7 @@ impl Setting {
                 })?;
                 if !secs.is_finite() || !(0.0..=max).contains(&secs) {
                     return Err(self.bad(
-                        source,
+                        source.clone(),
                         raw,
                         format!("expected a duration from 0 to {max} seconds"),
                     ));
@@ -886,13 +881,36 @@ impl Setting {
                     .map_err(|_| self.bad(source.clone(), raw, "expected a whole number"))?;
                 if n < min || n > max {
                     return Err(self.bad(
-                        source,
+                        source.clone(),
                         raw,
                         format!("expected a whole number from {min} to {max}"),
                     ));
                 }
                 toml::Value::Integer(n as i64)
             }
+            _ => {
+                return Err(self.bad(
+                    source.clone(),
+                    raw,
+                    "expected a value of this setting's kind",
+                ));
+            }
+        })
+    }
+
+    /// Parses a value written as text (flags, environment).
+    pub fn parse_str(&self, raw: &str, source: Source) -> Result<Resolved, ConfigError> {
+        let v = raw.trim();
+        let value = match self.kind {
+            Kind::Str => toml::Value::String(v.to_string()),
+            Kind::NonEmpty if v.is_empty() => {
+                return Err(self.bad(source, raw, "must not be empty"));
+            }
+            Kind::NonEmpty => toml::Value::String(v.to_string()),
+            Kind::Percent { .. }
+            | Kind::Float { .. }
+            | Kind::Duration { .. }
+            | Kind::Int { .. } => self.number(v, raw, &source)?,
             Kind::Bool => match v.to_ascii_lowercase().as_str() {
                 "1" | "true" | "yes" | "on" => toml::Value::Boolean(true),
                 "0" | "false" | "no" | "off" => toml::Value::Boolean(false),
