@@ -25,6 +25,12 @@ pub struct Row {
     pub profile: String,
     /// 1-based repetition.
     pub repeat: u32,
+    /// The episode's seed (MiniWoB++ tasks).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// The reward the task's page computed (MiniWoB++ tasks: -1..1; success is reward > 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reward: Option<f64>,
     pub success: bool,
     pub steps: u32,
     pub wall_s: f64,
@@ -289,6 +295,8 @@ mod tests {
             strategy: "narrative".into(),
             profile: String::new(),
             repeat,
+            seed: None,
+            reward: None,
             success,
             steps: 3,
             wall_s: 2.0,
