@@ -145,3 +145,56 @@ fn the_oracle_gets_full_reward_on_another_screen_and_in_a_crop() {
         oracle_run(p, &SOME_TASKS, "1366x768", "2", [0, 0, 600, 700]);
     });
 }
+
+/// The baselines are rows of the leaderboard scored by the pages: doing nothing ends no
+/// episode (0, as miniwob's own `force_stop` scores it); random clicks get what the pages
+/// give them. The leaderboard renders them in Chromium, with a screenshot of it.
+#[test]
+fn the_baselines_are_scored_by_the_pages_and_shown_on_the_leaderboard() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let tasks = "click-test,click-button,focus-text";
+    let output = bench(
+        &out,
+        &[
+            "--tasks", tasks, "--model", "baseline-nothing", "--model", "baseline-random",
+            "--seeds", "0",
+        ],
+    );
+    let rows = rows(&out);
+    assert_eq!(rows.len(), 6, "{output:?}");
+    for r in &rows {
+        let reward = r["reward"].as_f64().expect("every row has the page's reward");
+        assert!((-1.0..=1.0).contains(&reward), "{r}");
+        assert_eq!(r["success"], reward > 0.0, "{r}");
+        if r["model"] == "baseline-nothing" {
+            assert_eq!(reward, 0.0, "{r}");
+            assert!(r["error"].as_str().unwrap().contains("did not end"), "{r}");
+        } else {
+            assert!(r["steps"].as_u64().unwrap() >= 1, "{r}");
+        }
+    }
+    let index = out.join("index.html");
+    let dom = common::chromium_dom(&index);
+    for want in [
+        "baseline-nothing / narrative",
+        "baseline-random / narrative",
+        "mean reward",
+        "click-button",
+        "focus-text",
+    ] {
+        assert!(dom.contains(want), "{want} missing from the leaderboard: {dom}");
+    }
+    let shot = dir.path().join("board.png");
+    let status = Command::new("/usr/bin/chromium")
+        .args(["--headless", "--no-sandbox", "--disable-gpu", "--window-size=1200,700"])
+        .arg(format!("--user-data-dir={}", dir.path().join("profile").display()))
+        .arg(format!("--screenshot={}", shot.display()))
+        .arg(format!("file://{}", index.display()))
+        .output()
+        .expect("run chromium");
+    assert!(status.status.success(), "{status:?}");
+    let img = image::open(&shot).expect("the screenshot").to_rgb8();
+    let dark = img.pixels().filter(|p| p.0.iter().all(|c| *c < 100)).count();
+    assert!(dark > 2000, "the leaderboard's screenshot shows almost no text ({dark} dark pixels)");
+}
