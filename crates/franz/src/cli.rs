@@ -263,7 +263,7 @@ pub enum BenchCommand {
     /// Run the task suite (tasks/) over models x strategies x profiles (`--profile P`,
     /// repeatable; default: none), each task in its own sandbox; write results.jsonl and an
     /// index.html leaderboard.
-    Tasks(BenchTasksArgs),
+    Tasks(Box<BenchTasksArgs>),
     /// Merge the results of several `bench tasks` output folders (e.g. shards) into one.
     Merge(BenchMergeArgs),
     /// Time N `screenshot` calls to `franz mcp` over stdio, as a client sees them, and print
@@ -539,6 +539,14 @@ pub struct ScenariosArgs {
     pub dir: PathBuf,
 }
 
+/// A device scale factor: 1 to 4.
+fn scale_factor(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(f) if (1.0..=4.0).contains(&f) => Ok(f),
+        _ => Err(format!("{s:?} is not a scale factor from 1 to 4 (e.g. 2)")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -593,13 +601,5 @@ mod tests {
             let e = parse(bad).expect_err("a flag the command does not use");
             assert_eq!(e.kind(), clap::error::ErrorKind::UnknownArgument, "{bad:?}");
         }
-    }
-}
-
-/// A device scale factor: 1 to 4.
-fn scale_factor(s: &str) -> Result<f64, String> {
-    match s.trim().parse::<f64>() {
-        Ok(f) if (1.0..=4.0).contains(&f) => Ok(f),
-        _ => Err(format!("{s:?} is not a scale factor from 1 to 4 (e.g. 2)")),
     }
 }

@@ -21,13 +21,7 @@ const SOME_TASKS: [&str; 4] = ["click-checkboxes", "drag-box", "login-user", "us
 fn bench(out: &Path, extra: &[&str]) -> Output {
     let pkg = miniwob::package();
     let mut args = vec![
-        "bench",
-        "tasks",
-        "--suite",
-        "miniwob",
-        "--jobs",
-        "1",
-        "--out",
+        "bench", "tasks", "--suite", "miniwob", "--jobs", "1", "--out",
     ];
     let out_s = out.display().to_string();
     let pkg_s = pkg.display().to_string();
@@ -65,8 +59,20 @@ fn oracle_run(profile: &str, tasks: &[&str], screen: &str, scale: &str, crop: [u
     let output = bench(
         &out,
         &[
-            "--config", &config_s, "--tasks", &tasks, "--model", model, "--api-url", &url,
-            "--seeds", "3", "--miniwob-screen", screen, "--miniwob-scale", scale,
+            "--config",
+            &config_s,
+            "--tasks",
+            &tasks,
+            "--model",
+            model,
+            "--api-url",
+            &url,
+            "--seeds",
+            "3",
+            "--miniwob-screen",
+            screen,
+            "--miniwob-scale",
+            scale,
         ],
     );
     let rows = rows(&out);
@@ -118,7 +124,10 @@ fn check_sizes(profile: &str, images: &[(u32, u32)]) {
     assert!(out.status.success(), "{out:?}");
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     for (fixed, size) in v["fixed"].as_array().unwrap().iter().zip(images) {
-        assert_eq!(fixed, true, "{profile}: franz sent {size:?}, not a fixed point");
+        assert_eq!(
+            fixed, true,
+            "{profile}: franz sent {size:?}, not a fixed point"
+        );
     }
 }
 
@@ -157,14 +166,22 @@ fn the_baselines_are_scored_by_the_pages_and_shown_on_the_leaderboard() {
     let output = bench(
         &out,
         &[
-            "--tasks", tasks, "--model", "baseline-nothing", "--model", "baseline-random",
-            "--seeds", "0",
+            "--tasks",
+            tasks,
+            "--model",
+            "baseline-nothing",
+            "--model",
+            "baseline-random",
+            "--seeds",
+            "0",
         ],
     );
     let rows = rows(&out);
     assert_eq!(rows.len(), 6, "{output:?}");
     for r in &rows {
-        let reward = r["reward"].as_f64().expect("every row has the page's reward");
+        let reward = r["reward"]
+            .as_f64()
+            .expect("every row has the page's reward");
         assert!((-1.0..=1.0).contains(&reward), "{r}");
         assert_eq!(r["success"], reward > 0.0, "{r}");
         if r["model"] == "baseline-nothing" {
@@ -183,18 +200,35 @@ fn the_baselines_are_scored_by_the_pages_and_shown_on_the_leaderboard() {
         "click-button",
         "focus-text",
     ] {
-        assert!(dom.contains(want), "{want} missing from the leaderboard: {dom}");
+        assert!(
+            dom.contains(want),
+            "{want} missing from the leaderboard: {dom}"
+        );
     }
     let shot = dir.path().join("board.png");
     let status = Command::new("/usr/bin/chromium")
-        .args(["--headless", "--no-sandbox", "--disable-gpu", "--window-size=1200,700"])
-        .arg(format!("--user-data-dir={}", dir.path().join("profile").display()))
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--window-size=1200,700",
+        ])
+        .arg(format!(
+            "--user-data-dir={}",
+            dir.path().join("profile").display()
+        ))
         .arg(format!("--screenshot={}", shot.display()))
         .arg(format!("file://{}", index.display()))
         .output()
         .expect("run chromium");
     assert!(status.status.success(), "{status:?}");
     let img = image::open(&shot).expect("the screenshot").to_rgb8();
-    let dark = img.pixels().filter(|p| p.0.iter().all(|c| *c < 100)).count();
-    assert!(dark > 2000, "the leaderboard's screenshot shows almost no text ({dark} dark pixels)");
+    let dark = img
+        .pixels()
+        .filter(|p| p.0.iter().all(|c| *c < 100))
+        .count();
+    assert!(
+        dark > 2000,
+        "the leaderboard's screenshot shows almost no text ({dark} dark pixels)"
+    );
 }

@@ -33,9 +33,7 @@ fn has_core(d: &Path) -> bool {
     d.parent()
         .is_some_and(|p| p.join("core").join("core.js").is_file())
         && d.read_dir().is_ok_and(|mut r| {
-            r.any(|e| {
-                e.is_ok_and(|e| e.path().extension().is_some_and(|x| x == "html"))
-            })
+            r.any(|e| e.is_ok_and(|e| e.path().extension().is_some_and(|x| x == "html")))
         })
 }
 

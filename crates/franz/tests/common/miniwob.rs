@@ -57,7 +57,10 @@ pub fn python() -> PathBuf {
 /// The `miniwob` package in the test venv (scripts/requirements-test.txt pins it).
 pub fn package() -> PathBuf {
     let out = std::process::Command::new(python())
-        .args(["-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"])
+        .args([
+            "-c",
+            "import sysconfig; print(sysconfig.get_paths()['purelib'])",
+        ])
         .output()
         .expect("run the test venv's python");
     let dir = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()).join("miniwob");
@@ -98,7 +101,9 @@ pub fn start(out: &Path, profile: &str, crop: [u32; 4]) -> Oracle {
     let coords = p.coords;
     let script = Script::func(move |req: &RecordedRequest| {
         if req.method != "POST" || !req.path.ends_with("/chat/completions") {
-            return Step::from(franz_core::model::ScriptedReply::text("(not a chat request)"));
+            return Step::from(franz_core::model::ScriptedReply::text(
+                "(not a chat request)",
+            ));
         }
         let mut log = shared.lock().unwrap_or_else(|e| e.into_inner());
         let action = answer(req, &out, &profile, coords, crop, &mut log);
@@ -126,7 +131,10 @@ fn answer(
     let image = sent_image(req);
     log.images.push(image);
     let mut page = Page::connect(devtools_port(out));
-    let step = page.eval(&format!("{}\nminiwobOracle()", include_str!("miniwob_oracle.js")));
+    let step = page.eval(&format!(
+        "{}\nminiwobOracle()",
+        include_str!("miniwob_oracle.js")
+    ));
     let m = &step["metrics"];
     let (dpr, ox, oy) = (f(&m["dpr"]), f(&m["ox"]), f(&m["oy"]));
     let screen = (f(&m["screenW"]) * dpr, f(&m["screenH"]) * dpr);
@@ -140,8 +148,9 @@ fn answer(
     if let Some(landed) = step["landed"].as_array().filter(|l| !l.is_empty()) {
         let l = landed.last().cloned().unwrap_or(Value::Null);
         let (lx, ly) = to_screen(f(&l[0]), f(&l[1]));
-        log.lines
-            .push(format!("{task} {profile}: the page saw the click at ({lx:.0}, {ly:.0})"));
+        log.lines.push(format!(
+            "{task} {profile}: the page saw the click at ({lx:.0}, {ly:.0})"
+        ));
     }
     let b = &step["box"];
     let (x0, y0) = to_screen(f(&b[0]), f(&b[1]));
@@ -151,7 +160,10 @@ fn answer(
         "{task} {profile}: {kind} aimed at the element box ({x0:.0}, {y0:.0})-({x1:.0}, {y1:.0}) in screen pixels, image {}x{}",
         image.0, image.1
     ));
-    let (cx, cy) = (f(&b[0]) / 2.0 + f(&b[2]) / 2.0, f(&b[1]) / 2.0 + f(&b[3]) / 2.0);
+    let (cx, cy) = (
+        f(&b[0]) / 2.0 + f(&b[2]) / 2.0,
+        f(&b[1]) / 2.0 + f(&b[3]) / 2.0,
+    );
     let kind = match kind {
         "click" => {
             let (x, y) = at(cx, cy);
@@ -222,7 +234,10 @@ fn space_point(
 fn sent_image(req: &RecordedRequest) -> (u32, u32) {
     use base64::Engine as _;
     let body = &req.body;
-    let start = body.rfind(";base64,").expect("the request carries an image") + 8;
+    let start = body
+        .rfind(";base64,")
+        .expect("the request carries an image")
+        + 8;
     let rest = &body[start..];
     let end = rest
         .find(|c: char| !(c.is_ascii_alphanumeric() || c == '+' || c == '/' || c == '='))
@@ -277,8 +292,7 @@ impl Page {
             .expect("a page target")
             .to_string();
         let stream = TcpStream::connect(("127.0.0.1", port)).expect("connect to DevTools");
-        let (socket, _) =
-            tungstenite::client(url.as_str(), stream).expect("DevTools handshake");
+        let (socket, _) = tungstenite::client(url.as_str(), stream).expect("DevTools handshake");
         Page(socket)
     }
 

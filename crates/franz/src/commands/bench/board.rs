@@ -372,7 +372,10 @@ mod tests {
 
     #[test]
     fn pages_rewards_give_a_mean_with_an_interval() {
-        let mut rows = vec![row("click-button", "m", 1, true), row("click-button", "m", 2, false)];
+        let mut rows = vec![
+            row("click-button", "m", 1, true),
+            row("click-button", "m", 2, false),
+        ];
         rows[0].reward = Some(1.0);
         rows[1].reward = Some(-1.0);
         let refs: Vec<&Row> = rows.iter().collect();

@@ -78,7 +78,10 @@ impl Page {
             .send(Message::text(call.to_string()))
             .context("cannot send to DevTools")?;
         loop {
-            let msg = self.socket.read().context("DevTools closed the connection")?;
+            let msg = self
+                .socket
+                .read()
+                .context("DevTools closed the connection")?;
             let Message::Text(text) = msg else { continue };
             let v: Value = serde_json::from_str(text.as_str()).unwrap_or(Value::Null);
             if v["id"] != id {

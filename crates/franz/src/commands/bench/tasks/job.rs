@@ -166,7 +166,14 @@ fn own_task(
         false => None,
     };
     let mut failures = Vec::new();
-    let status = run_model(job, server.as_ref().map(|s| s.url()), &task.scenario.task, &display, &vars, deadline)?;
+    let status = run_model(
+        job,
+        server.as_ref().map(|s| s.url()),
+        &task.scenario.task,
+        &display,
+        &vars,
+        deadline,
+    )?;
     drop(server);
     failures.extend(status);
     let ctx = check::Context {
@@ -194,7 +201,14 @@ fn miniwob_task(
         work: work.display().to_string(),
         pages: String::new(),
     };
-    let status = run_model(job, server.as_ref().map(|s| s.url()), &episode.utterance, &display, &vars, deadline)?;
+    let status = run_model(
+        job,
+        server.as_ref().map(|s| s.url()),
+        &episode.utterance,
+        &display,
+        &vars,
+        deadline,
+    )?;
     drop(server);
     let reward = episode.reward()?;
     let mut failures: Vec<String> = status.into_iter().collect();

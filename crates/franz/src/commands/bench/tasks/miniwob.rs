@@ -134,8 +134,12 @@ pub fn start(sandbox: &mut Sandbox, job: &Job, work: &Path) -> anyhow::Result<Ep
         .with_context(|| format!("cannot start Chromium: {line}"))?;
     let port = devtools::port(&profile, deadline)?;
     let mut page = Page::connect(port, deadline)?;
-    wait_for(&mut page, "typeof core === 'object' && !!core.cover_div", deadline)
-        .context("the task page did not load (is it a MiniWoB++ page?)")?;
+    wait_for(
+        &mut page,
+        "typeof core === 'object' && !!core.cover_div",
+        deadline,
+    )
+    .context("the task page did not load (is it a MiniWoB++ page?)")?;
     let seed = job.seed.unwrap_or(0);
     let episode_ms = job.timeout_s.saturating_mul(1000);
     page.eval(&format!(
@@ -187,7 +191,9 @@ fn wait_for(page: &mut Page, condition: &str, deadline: Instant) -> anyhow::Resu
         if Instant::now() >= deadline {
             return match last {
                 Err(e) => Err(e),
-                Ok(v) => Err(anyhow::anyhow!("{condition} is {v} after {START_TIMEOUT:?}")),
+                Ok(v) => Err(anyhow::anyhow!(
+                    "{condition} is {v} after {START_TIMEOUT:?}"
+                )),
             };
         }
         std::thread::sleep(Duration::from_millis(50));
@@ -242,7 +248,12 @@ fn chromium_line(job: &Job, profile: &Path) -> anyhow::Result<String> {
 
 /// The Chromium (or Chrome) on PATH.
 fn chromium() -> anyhow::Result<String> {
-    let names = ["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"];
+    let names = [
+        "chromium",
+        "chromium-browser",
+        "google-chrome",
+        "google-chrome-stable",
+    ];
     let path = std::env::var_os("PATH").unwrap_or_default();
     for dir in std::env::split_paths(&path) {
         for n in names {

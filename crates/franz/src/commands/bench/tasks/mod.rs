@@ -229,18 +229,7 @@ fn plan(g: &GlobalArgs, args: &BenchTasksArgs, tasks: &[Arc<Task>]) -> anyhow::R
         .map(shard)
         .transpose()?
         .unwrap_or((0, 1));
-    let seeds: Vec<Option<u64>> = match args.suite.as_str() {
-        "miniwob" => miniwob::seeds(args.seeds.as_deref(), args.repeat)?
-            .into_iter()
-            .map(Some)
-            .collect(),
-        _ if args.seeds.is_some() => {
-            return Err(usage(
-                "--seeds is for --suite miniwob; franz's own tasks take --repeat K",
-            ));
-        }
-        _ => vec![None; args.repeat as usize],
-    };
+    let seeds = episodes(args)?;
     let mut jobs = Vec::new();
     let mut n = 0;
     for task in tasks {
@@ -273,6 +262,20 @@ fn plan(g: &GlobalArgs, args: &BenchTasksArgs, tasks: &[Arc<Task>]) -> anyhow::R
         }
     }
     Ok(jobs)
+}
+
+/// Each task's runs: a MiniWoB++ episode's seed, or none for franz's own tasks.
+fn episodes(args: &BenchTasksArgs) -> anyhow::Result<Vec<Option<u64>>> {
+    match args.suite.as_str() {
+        "miniwob" => Ok(miniwob::seeds(args.seeds.as_deref(), args.repeat)?
+            .into_iter()
+            .map(Some)
+            .collect()),
+        _ if args.seeds.is_some() => Err(usage(
+            "--seeds is for --suite miniwob; franz's own tasks take --repeat K",
+        )),
+        _ => Ok(vec![None; args.repeat as usize]),
+    }
 }
 
 /// Every model but the built-in ones needs a server; `scripted` needs golden trajectories,
