@@ -263,7 +263,7 @@ pub enum BenchCommand {
     /// Run the task suite (tasks/) over models x strategies x profiles (`--profile P`,
     /// repeatable; default: none), each task in its own sandbox; write results.jsonl and an
     /// index.html leaderboard.
-    Tasks(BenchTasksArgs),
+    Tasks(Box<BenchTasksArgs>),
     /// Merge the results of several `bench tasks` output folders (e.g. shards) into one.
     Merge(BenchMergeArgs),
     /// Time N `screenshot` calls to `franz mcp` over stdio, as a client sees them, and print
@@ -355,9 +355,29 @@ pub struct BenchTasksArgs {
     /// How many tasks run at once (default: the number of cores).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub jobs: Option<u32>,
-    /// How many times each combination runs.
+    /// How many times each combination runs (with --suite miniwob: episodes with seeds
+    /// 0..K-1, unless --seeds gives them).
     #[arg(long, value_name = "K", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub repeat: u32,
+    /// Which suite: `own` (the task files of --tasks-dir) or `miniwob` (MiniWoB++'s task pages,
+    /// scored by the pages' own rewards, docs/bench.md).
+    #[arg(long, value_name = "SUITE", default_value = "own", value_parser = PossibleValuesParser::new(["own", "miniwob"]))]
+    pub suite: String,
+    /// --suite miniwob: the installed `miniwob` package (or its html folder); default: found
+    /// in ./.venv-test, ./.venv, $VIRTUAL_ENV or `python3`'s packages.
+    #[arg(long, value_name = "DIR")]
+    pub miniwob_dir: Option<PathBuf>,
+    /// --suite miniwob: the seeds of each task's episodes, comma-separated, or a range A..B
+    /// (B excluded); replaces --repeat.
+    #[arg(long, value_name = "LIST")]
+    pub seeds: Option<String>,
+    /// --suite miniwob: the sandbox's screen size.
+    #[arg(long, value_name = "WxH", default_value = "1280x800")]
+    pub miniwob_screen: ImageSize,
+    /// --suite miniwob: Chromium's device scale factor, which makes the 160x210 task area
+    /// readable (2: 320x420 pixels on screen).
+    #[arg(long, value_name = "F", default_value_t = 2.0, value_parser = scale_factor)]
+    pub miniwob_scale: f64,
     /// Run only shard I of N (0-based: I in 0..N) of the task runs.
     #[arg(long, value_name = "I/N")]
     pub shard: Option<String>,
@@ -517,6 +537,14 @@ pub struct ScenariosArgs {
     /// The folder to list.
     #[arg(default_value = "scenarios")]
     pub dir: PathBuf,
+}
+
+/// A device scale factor: 1 to 4.
+fn scale_factor(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(f) if (1.0..=4.0).contains(&f) => Ok(f),
+        _ => Err(format!("{s:?} is not a scale factor from 1 to 4 (e.g. 2)")),
+    }
 }
 
 #[cfg(test)]

@@ -24,6 +24,7 @@
 //! Every bad field is an error naming the file and the field.
 
 mod golden;
+pub mod miniwob;
 pub mod render;
 
 pub use golden::{GoldenStep, Locator, PointKind};
@@ -48,6 +49,17 @@ pub struct Task {
     pub windows: usize,
     pub checkers: Vec<Checker>,
     pub golden: Vec<GoldenStep>,
+    /// Which suite the task is from: franz's own task files, or a MiniWoB++ page.
+    pub suite: Suite,
+}
+
+/// Where a task comes from and what scores it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Suite {
+    /// A task file of `tasks/`: its checkers score it.
+    Own,
+    /// A MiniWoB++ task page (the scenario's path, `miniwob.rs`): the page's reward scores it.
+    Miniwob,
 }
 
 /// What a checked value must be.
@@ -109,6 +121,7 @@ impl Task {
     pub fn tags(&self) -> Vec<&str> {
         let mut t = vec![self.app.as_str(), self.difficulty.as_str()];
         t.extend(self.extra_tags.iter().map(String::as_str));
+        t.retain(|s| !s.is_empty());
         t
     }
 
@@ -180,6 +193,7 @@ impl Task {
             checkers,
             golden,
             scenario,
+            suite: Suite::Own,
         })
     }
 

@@ -25,6 +25,12 @@ pub struct Row {
     pub profile: String,
     /// 1-based repetition.
     pub repeat: u32,
+    /// The episode's seed (MiniWoB++ tasks).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// The reward the task's page computed (MiniWoB++ tasks: -1..1; success is reward > 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reward: Option<f64>,
     pub success: bool,
     pub steps: u32,
     pub wall_s: f64,
@@ -111,6 +117,32 @@ pub fn wilson(k: usize, n: usize) -> (f64, f64) {
     ((center - half).max(0.0), (center + half).min(1.0))
 }
 
+/// The mean of the rows' rewards and its 95% interval (normal approximation, clipped to the
+/// rewards' range -1..1); `None` when no row has a reward (franz's own tasks).
+pub fn mean_reward(rows: &[&Row]) -> Option<(f64, f64, f64)> {
+    let r: Vec<f64> = rows.iter().filter_map(|r| r.reward).collect();
+    if r.is_empty() {
+        return None;
+    }
+    let n = r.len() as f64;
+    let mean = r.iter().sum::<f64>() / n;
+    let var = if r.len() > 1 {
+        r.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)
+    } else {
+        0.0
+    };
+    let half = 1.96 * (var / n).sqrt();
+    Some((mean, (mean - half).max(-1.0), (mean + half).min(1.0)))
+}
+
+/// A mean reward and its interval as a table's two cells (dashes without rewards).
+fn reward_cells(rows: &[&Row]) -> String {
+    match mean_reward(rows) {
+        Some((m, lo, hi)) => format!("<td>{m:.2}</td><td>{lo:.2}–{hi:.2}</td>"),
+        None => "<td>–</td><td>–</td>".into(),
+    }
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     if v.is_empty() {
         return 0.0;
@@ -145,7 +177,7 @@ pub fn leaderboard(rows: &[Row]) -> String {
         by_combo.entry(combo(r)).or_default().push(r);
     }
     let mut html = format!(
-        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>franz bench</title><style>{STYLE}</style></head><body><h1>franz bench</h1><p>{} task runs, {} tasks.</p><h2>Leaderboard</h2><table><tr><th>model / strategy / profile</th><th>success</th><th>95% interval</th><th>runs</th><th>median steps</th><th>median wall s</th><th>median model s</th></tr>",
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>franz bench</title><style>{STYLE}</style></head><body><h1>franz bench</h1><p>{} task runs, {} tasks.</p><h2>Leaderboard</h2><table><tr><th>model / strategy / profile</th><th>success (reward &gt; 0 on a page)</th><th>95% interval</th><th>mean reward</th><th>95% interval</th><th>runs</th><th>median steps</th><th>median wall s</th><th>median model s</th></tr>",
         rows.len(),
         rows.iter()
             .map(|r| &r.task)
@@ -160,12 +192,13 @@ pub fn leaderboard(rows: &[Row]) -> String {
         let k = v.iter().filter(|r| r.success).count();
         let (lo, hi) = wilson(k, v.len());
         html.push_str(&format!(
-            "<tr><td>{}</td><td>{:.0}% ({k}/{})</td><td>{:.0}%–{:.0}%</td><td>{}</td><td>{}</td><td>{:.1}</td><td>{:.1}</td></tr>",
+            "<tr><td>{}</td><td>{:.0}% ({k}/{})</td><td>{:.0}%–{:.0}%</td>{}<td>{}</td><td>{}</td><td>{:.1}</td><td>{:.1}</td></tr>",
             esc(name),
             rate(v) * 100.0,
             v.len(),
             lo * 100.0,
             hi * 100.0,
+            reward_cells(v),
             v.len(),
             median(v.iter().map(|r| r.steps as f64).collect()),
             median(v.iter().map(|r| r.wall_s).collect()),
@@ -198,11 +231,16 @@ fn task_table(rows: &[Row], by_combo: &BTreeMap<String, Vec<&Row>>) -> String {
         html.push_str(&format!("<tr><td>{}</td>", esc(task)));
         for c in &combos {
             html.push_str("<td>");
-            for r in cells.get(*c).map(Vec::as_slice).unwrap_or_default() {
-                let (class, mark) = if r.success {
-                    ("ok", "pass")
-                } else {
-                    ("bad", "fail")
+            let runs = cells.get(*c).map(Vec::as_slice).unwrap_or_default();
+            if let Some((m, _, _)) = mean_reward(runs) {
+                html.push_str(&format!("<b>{m:.2}</b> "));
+            }
+            for r in runs {
+                let class = if r.success { "ok" } else { "bad" };
+                let mark = match (r.reward, r.success) {
+                    (Some(reward), _) => format!("{reward:.2}"),
+                    (None, true) => "pass".into(),
+                    (None, false) => "fail".into(),
                 };
                 let target = r.report.as_deref().unwrap_or(&r.dir);
                 let title = if r.error.is_empty() {
@@ -220,7 +258,7 @@ fn task_table(rows: &[Row], by_combo: &BTreeMap<String, Vec<&Row>>) -> String {
         }
         html.push_str("</tr>");
     }
-    html.push_str("</table><p><small>Each link opens that run's report (or its folder when the run wrote none).</small></p>");
+    html.push_str("</table><p><small>Each link opens that run's report (or its folder when the run wrote none). A MiniWoB++ cell shows the mean of its rewards, then each episode's reward as its page computed it (-1..1; success is a reward above 0).</small></p>");
     html
 }
 
@@ -289,6 +327,8 @@ mod tests {
             strategy: "narrative".into(),
             profile: String::new(),
             repeat,
+            seed: None,
+            reward: None,
             success,
             steps: 3,
             wall_s: 2.0,
@@ -328,6 +368,24 @@ mod tests {
             !html.contains("<script") && !html.contains("http"),
             "static, no external resources"
         );
+    }
+
+    #[test]
+    fn pages_rewards_give_a_mean_with_an_interval() {
+        let mut rows = vec![
+            row("click-button", "m", 1, true),
+            row("click-button", "m", 2, false),
+        ];
+        rows[0].reward = Some(1.0);
+        rows[1].reward = Some(-1.0);
+        let refs: Vec<&Row> = rows.iter().collect();
+        let (m, lo, hi) = mean_reward(&refs).unwrap();
+        assert_eq!((m, lo, hi), (0.0, -1.0, 1.0));
+        assert_eq!(mean_reward(&refs[..1]), Some((1.0, 1.0, 1.0)));
+        let html = leaderboard(&rows);
+        assert!(html.contains("<td>0.00</td><td>-1.00–1.00</td>"), "{html}");
+        assert!(html.contains("<b>0.00</b>") && html.contains(">-1.00</a>"));
+        assert_eq!(mean_reward(&[&row("a", "m", 1, true)]), None);
     }
 
     #[test]

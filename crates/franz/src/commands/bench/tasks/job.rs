@@ -8,9 +8,10 @@
 //! `runs/run_0001/` (franz's run directory with `report.html`), `franz.out`, `franz.err`.
 
 use super::plan::Job;
-use super::{check, pages, scripted};
+use super::{baseline, check, miniwob, pages, scripted};
 use crate::commands::bench::board::Row;
 use anyhow::Context;
+use franz_core::bench_task::Suite;
 use franz_desktop::sandbox::{Sandbox, SandboxOptions};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -28,6 +29,8 @@ pub fn run(job: &Job) -> Row {
         strategy: job.strategy.clone(),
         profile: job.profile.clone(),
         repeat: job.repeat,
+        seed: job.seed,
+        reward: None,
         success: false,
         steps: 0,
         wall_s: 0.0,
@@ -45,13 +48,14 @@ pub fn run(job: &Job) -> Row {
         Ok(outcome) => {
             row.display = outcome.display.clone();
             row.display_ms = outcome.display_ms;
+            row.reward = outcome.reward;
             row.success = outcome.failures.is_empty();
             row.error = outcome.failures.join("; ");
             if let Some(run_dir) = &outcome.run_dir {
                 fill_from_run(&mut row, run_dir);
                 let verdict = franz_core::runlog::CheckerVerdict {
                     task: row.task.clone(),
-                    score: if row.success { 1.0 } else { 0.0 },
+                    score: row.reward.unwrap_or(if row.success { 1.0 } else { 0.0 }),
                     failures: outcome.failures.clone(),
                 };
                 if let Err(e) = franz_core::runlog::write_verdict(run_dir, &verdict) {
@@ -81,6 +85,8 @@ struct Outcome {
     display: String,
     /// When the sandbox held the display (Unix ms).
     display_ms: [u64; 2],
+    /// The page's reward (MiniWoB++ tasks).
+    reward: Option<f64>,
 }
 
 fn attempt(job: &Job, start: Instant) -> anyhow::Result<Outcome> {
@@ -100,6 +106,33 @@ fn attempt(job: &Job, start: Instant) -> anyhow::Result<Outcome> {
         launch: Vec::new(),
     })
     .context("cannot start the task's sandbox")?;
+    let display = sandbox.display().to_string();
+    let (failures, reward) = match task.suite {
+        Suite::Own => (own_task(job, &mut sandbox, &work, deadline)?, None),
+        Suite::Miniwob => miniwob_task(job, &mut sandbox, &work, deadline)?,
+    };
+    sandbox.stop();
+    if task.suite == Suite::Miniwob {
+        // the browser profile is tens of megabytes and of no use once the run ended
+        let _ = std::fs::remove_dir_all(work.join("chromium"));
+    }
+    Ok(Outcome {
+        failures,
+        run_dir: newest_run(&job.dir.join("runs")),
+        display,
+        display_ms: [display_from, franz_core::event::unix_ms()],
+        reward,
+    })
+}
+
+/// A task of `tasks/`: its setup, the run, its checkers; the failures.
+fn own_task(
+    job: &Job,
+    sandbox: &mut Sandbox,
+    work: &Path,
+    deadline: Instant,
+) -> anyhow::Result<Vec<String>> {
+    let task = &job.task;
     let display = sandbox.display().to_string();
     let uses_pages = task.scenario.setup.iter().any(|c| c.contains("${PAGES}"));
     let page_dir = task.path().parent().unwrap_or(Path::new(".")).join("pages");
@@ -132,32 +165,76 @@ fn attempt(job: &Job, start: Instant) -> anyhow::Result<Outcome> {
         true => Some(scripted::start(job, &display)?),
         false => None,
     };
-    let api_url = match &server {
-        Some(s) => s.url(),
-        None => job.api_url.clone().unwrap_or_default(),
-    };
-    let scenario = write_scenario(job)?;
-    let runs = job.dir.join("runs");
-    let status = run_franz(job, &scenario, &runs, &api_url, &display, &vars, deadline)?;
-    drop(server);
     let mut failures = Vec::new();
-    if let Some(timeout) = status {
-        failures.push(timeout);
-    }
+    let status = run_model(
+        job,
+        server.as_ref().map(|s| s.url()),
+        &task.scenario.task,
+        &display,
+        &vars,
+        deadline,
+    )?;
+    drop(server);
+    failures.extend(status);
     let ctx = check::Context {
         display: &display,
-        work: &work,
+        work,
         vars: &|s: &str| vars.expand(s),
     };
     failures.extend(check::run_all(&task.checkers, &ctx));
     drop(host);
-    sandbox.stop();
-    Ok(Outcome {
-        failures,
-        run_dir: newest_run(&runs),
-        display,
-        display_ms: [display_from, franz_core::event::unix_ms()],
-    })
+    Ok(failures)
+}
+
+/// A MiniWoB++ page: its episode started with the job's seed, the run with the utterance as
+/// its task text, the page's reward; the failures (a reward <= 0 is one) and the reward.
+fn miniwob_task(
+    job: &Job,
+    sandbox: &mut Sandbox,
+    work: &Path,
+    deadline: Instant,
+) -> anyhow::Result<(Vec<String>, Option<f64>)> {
+    let display = sandbox.display().to_string();
+    let mut episode = miniwob::start(sandbox, job, work)?;
+    let server = baseline::start(job)?;
+    let vars = Vars {
+        work: work.display().to_string(),
+        pages: String::new(),
+    };
+    let status = run_model(
+        job,
+        server.as_ref().map(|s| s.url()),
+        &episode.utterance,
+        &display,
+        &vars,
+        deadline,
+    )?;
+    drop(server);
+    let reward = episode.reward()?;
+    let mut failures: Vec<String> = status.into_iter().collect();
+    if reward.raw <= 0.0 {
+        failures.push(format!(
+            "the page's reward is {} ({})",
+            reward.raw, reward.reason
+        ));
+    }
+    Ok((failures, Some(reward.raw)))
+}
+
+/// Runs franz against the model server (`local`: one this process started) with `task` as
+/// the task text; `Some` says it was stopped for the time limit.
+fn run_model(
+    job: &Job,
+    local: Option<String>,
+    task: &str,
+    display: &str,
+    vars: &Vars,
+    deadline: Instant,
+) -> anyhow::Result<Option<String>> {
+    let api_url = local.unwrap_or_else(|| job.api_url.clone().unwrap_or_default());
+    let scenario = write_scenario(job, task)?;
+    let runs = job.dir.join("runs");
+    run_franz(job, &scenario, &runs, &api_url, display, vars, deadline)
 }
 
 /// `${WORK}` and `${PAGES}` in setup commands and checkers.
@@ -173,12 +250,13 @@ impl Vars {
     }
 }
 
-/// The task as a scenario without its setup (it ran here already): `task.toml`.
-fn write_scenario(job: &Job) -> anyhow::Result<PathBuf> {
+/// The task as a scenario without its setup (it ran here already), with `task` as its task
+/// text: `task.toml`.
+fn write_scenario(job: &Job, task: &str) -> anyhow::Result<PathBuf> {
     let s = &job.task.scenario;
     let mut t = s.config.clone();
     t.insert("name".into(), s.name.clone().into());
-    t.insert("task".into(), s.task.clone().into());
+    t.insert("task".into(), task.into());
     if !s.description.is_empty() {
         t.insert("description".into(), s.description.clone().into());
     }
@@ -213,7 +291,7 @@ fn run_franz(
     if let Some(config) = &job.config {
         cmd.arg("--config").arg(config);
     }
-    if job.model == scripted::MODEL {
+    if job.model == scripted::MODEL || baseline::is_baseline(&job.model) {
         cmd.args(["--step-delay", "0.3"]);
     }
     let out = std::fs::File::create(job.dir.join("franz.out"))?;

@@ -3,8 +3,11 @@
 //! `franz run` process on its own fresh Xvfb sandbox (`job.rs`), `--jobs` at a time. Results
 //! go to `OUT/results.jsonl`, `OUT/index.html` and `OUT/runs/<id>/` (docs/bench.md).
 
+mod baseline;
 mod check;
+mod devtools;
 mod job;
+mod miniwob;
 mod pages;
 mod plan;
 mod progress;
@@ -84,9 +87,25 @@ fn refuse_desktop_flags(g: &GlobalArgs) -> anyhow::Result<()> {
     )))
 }
 
+/// Every task of the suite.
+fn suite(args: &BenchTasksArgs) -> anyhow::Result<(Vec<Task>, String)> {
+    if args.suite != "miniwob" {
+        let all = Task::list(&args.tasks_dir).map_err(|e| usage(e.to_string()))?;
+        return Ok((all, args.tasks_dir.display().to_string()));
+    }
+    let pages = miniwob::pages(args.miniwob_dir.as_deref())?;
+    let timeout = args.timeout.unwrap_or(MINIWOB_TIMEOUT_S);
+    let all = franz_core::bench_task::miniwob::list(&pages, args.miniwob_screen, timeout)
+        .map_err(|e| usage(e.to_string()))?;
+    Ok((all, pages.display().to_string()))
+}
+
+/// The time limit of a MiniWoB++ task run (also its episode's, `miniwob.rs`).
+const MINIWOB_TIMEOUT_S: u64 = 120;
+
 /// The tasks `--tasks` picks, sorted by name.
 fn select(args: &BenchTasksArgs) -> anyhow::Result<Vec<Arc<Task>>> {
-    let all = Task::list(&args.tasks_dir).map_err(|e| usage(e.to_string()))?;
+    let (all, from) = suite(args)?;
     let wanted: Vec<&str> = args
         .tasks
         .as_deref()
@@ -105,8 +124,7 @@ fn select(args: &BenchTasksArgs) -> anyhow::Result<Vec<Arc<Task>>> {
     picked.sort_by(|a, b| a.name().cmp(b.name()));
     if picked.is_empty() {
         return Err(usage(format!(
-            "no task in {} matches --tasks {:?}: give a glob on the file name (zenity-*) or a tag (an app such as zenity, easy/medium/hard)",
-            args.tasks_dir.display(),
+            "no task in {from} matches --tasks {:?}: give a glob on the file name (zenity-*, click-*) or a tag (an app such as zenity, easy/medium/hard)",
             args.tasks.as_deref().unwrap_or("")
         )));
     }
@@ -190,14 +208,12 @@ fn plan(g: &GlobalArgs, args: &BenchTasksArgs, tasks: &[Arc<Task>]) -> anyhow::R
     if profiles.is_empty() {
         profiles.push(String::new());
     }
-    for m in &args.models {
-        if m != scripted::MODEL && args.api_url.is_none() {
-            return Err(usage(format!(
-                "--model {m} needs --api-url URL (the model server); only --model scripted needs none"
-            )));
-        }
-    }
-    if args.models.iter().any(|m| m == scripted::MODEL) {
+    check_models(args)?;
+    if args
+        .models
+        .iter()
+        .any(|m| m == scripted::MODEL || baseline::is_baseline(m))
+    {
         // the screen matters only for the image size, not for whether a renderer exists
         let screen = franz_core::geometry::ImageSize::new(1920, 1080);
         for (s, p) in strategies
@@ -213,13 +229,14 @@ fn plan(g: &GlobalArgs, args: &BenchTasksArgs, tasks: &[Arc<Task>]) -> anyhow::R
         .map(shard)
         .transpose()?
         .unwrap_or((0, 1));
+    let seeds = episodes(args)?;
     let mut jobs = Vec::new();
     let mut n = 0;
     for task in tasks {
         for model in &args.models {
             for strategy in &strategies {
                 for profile in &profiles {
-                    for repeat in 1..=args.repeat {
+                    for (repeat, seed) in (1..).zip(seeds.iter().copied()) {
                         n += 1;
                         if (n - 1) % of != index {
                             continue;
@@ -231,6 +248,8 @@ fn plan(g: &GlobalArgs, args: &BenchTasksArgs, tasks: &[Arc<Task>]) -> anyhow::R
                             strategy: strategy.clone(),
                             profile: profile.clone(),
                             repeat,
+                            seed,
+                            scale: args.miniwob_scale,
                             api_url: args.api_url.clone(),
                             config: g.config.clone(),
                             timeout_s: args.timeout.unwrap_or(task.timeout_s),
@@ -243,6 +262,45 @@ fn plan(g: &GlobalArgs, args: &BenchTasksArgs, tasks: &[Arc<Task>]) -> anyhow::R
         }
     }
     Ok(jobs)
+}
+
+/// Each task's runs: a MiniWoB++ episode's seed, or none for franz's own tasks.
+fn episodes(args: &BenchTasksArgs) -> anyhow::Result<Vec<Option<u64>>> {
+    match args.suite.as_str() {
+        "miniwob" => Ok(miniwob::seeds(args.seeds.as_deref(), args.repeat)?
+            .into_iter()
+            .map(Some)
+            .collect()),
+        _ if args.seeds.is_some() => Err(usage(
+            "--seeds is for --suite miniwob; franz's own tasks take --repeat K",
+        )),
+        _ => Ok(vec![None; args.repeat as usize]),
+    }
+}
+
+/// Every model but the built-in ones needs a server; `scripted` needs golden trajectories,
+/// which MiniWoB++ tasks have not.
+fn check_models(args: &BenchTasksArgs) -> anyhow::Result<()> {
+    for m in &args.models {
+        let builtin = m == scripted::MODEL || baseline::is_baseline(m);
+        if !builtin && args.api_url.is_none() {
+            return Err(usage(format!(
+                "--model {m} needs --api-url URL (the model server); only --model {}, {} and {} need none",
+                scripted::MODEL,
+                baseline::NOTHING,
+                baseline::RANDOM
+            )));
+        }
+        if m == scripted::MODEL && args.suite == "miniwob" {
+            return Err(usage(format!(
+                "--model {} replays franz's own golden trajectories; MiniWoB++ tasks have none: use --model {} or {} for baselines",
+                scripted::MODEL,
+                baseline::NOTHING,
+                baseline::RANDOM
+            )));
+        }
+    }
+    Ok(())
 }
 
 fn job_id(task: &str, model: &str, strategy: &str, profile: &str, repeat: u32) -> String {

@@ -12,6 +12,10 @@ pub struct Job {
     pub strategy: String,
     pub profile: String,
     pub repeat: u32,
+    /// The episode's seed (MiniWoB++ tasks).
+    pub seed: Option<u64>,
+    /// Chromium's device scale factor (MiniWoB++ tasks).
+    pub scale: f64,
     /// The model server for a real model.
     pub api_url: Option<String>,
     /// `--config FILE`, passed on to each `franz run`.
