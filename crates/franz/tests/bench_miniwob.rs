@@ -4,9 +4,8 @@
 //! must land for the pages to give 1.0; the baselines are scored by the same pages. Needs the
 //! test venv's `miniwob` package (scripts/requirements-test.txt), Chromium and Xvfb.
 
-mod common;
-#[path = "common/miniwob.rs"]
-mod miniwob;
+use crate::common;
+use common::miniwob;
 
 use miniwob::TASKS;
 use serde_json::Value;

@@ -40,19 +40,7 @@ pub const TASKS: [&str; 17] = [
     "use-slider",
 ];
 
-/// The test venv's interpreter: `$FRANZ_TEST_PYTHON`, else `.venv-test/bin/python`.
-pub fn python() -> PathBuf {
-    if let Some(p) = std::env::var_os("FRANZ_TEST_PYTHON") {
-        return p.into();
-    }
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../.venv-test/bin/python");
-    assert!(
-        p.exists(),
-        "{} is missing: run scripts/deps.sh to create the test venv (or set FRANZ_TEST_PYTHON)",
-        p.display()
-    );
-    p
-}
+pub use super::oracle::python;
 
 /// The `miniwob` package in the test venv (scripts/requirements-test.txt pins it).
 pub fn package() -> PathBuf {
