@@ -15,20 +15,6 @@ use std::path::{Path, PathBuf};
 const MAX_BODY_LINES: usize = 80;
 /// The source folders scanned, relative to this crate's manifest.
 const SCANNED: [&str; 2] = ["src", "../franz/src"];
-/// Known long functions, `(file under a scanned folder, function)`, in files being rewritten
-/// elsewhere (typed settings, the protocol and the panel); each is split when its file is.
-const KNOWN_LONG: [(&str, &str); 4] = [
-    ("config/settings.rs", "parse_str"),
-    (
-        "config/tests.rs",
-        "every_setting_reads_from_its_flag_env_names_and_toml_key",
-    ),
-    (
-        "panel/tests.rs",
-        "a_client_that_never_reads_events_is_dropped_and_memory_stays_bounded",
-    ),
-    ("panel/state.rs", "record"),
-];
 /// The only folder whose functions may carry the exception marker (the core's `engine/`).
 const EXCEPTION_FOLDER: &str = "engine/";
 /// The marker that names a known exception.
@@ -256,8 +242,7 @@ fn violations(src_root: &Path) -> Vec<String> {
         let rel = path.strip_prefix(src_root).unwrap_or(&path);
         let file = rel.to_string_lossy().replace('\\', "/");
         for f in functions(&src) {
-            let excused = (f.marked && file.starts_with(EXCEPTION_FOLDER))
-                || KNOWN_LONG.contains(&(file.as_str(), f.name.as_str()));
+            let excused = f.marked && file.starts_with(EXCEPTION_FOLDER);
             if f.body_lines > MAX_BODY_LINES && !excused {
                 out.push(format!(
                     "{}:{} fn {} ({} lines)",

@@ -231,59 +231,64 @@ fn enum_settings_are_parsed_once_and_bad_names_list_the_valid_ones() {
     }
 }
 
+/// One setting read from its flag, each of its environment names and its TOML key.
+fn reads_from_its_flag_env_names_and_toml_key(s: &Setting, dir: &std::path::Path) {
+    let value = match (s.kind, s.default) {
+        (Kind::Bool, "true") => "false",
+        (Kind::Bool, _) => "true",
+        (_, "") if s.key == "size" => "640x480",
+        (_, "") if s.key == "mask_regions" => "0,0,100,100",
+        (_, "") => "x",
+        (_, d) => d,
+    };
+    // flag: the table's spelling, or none for a secret
+    match s.flag() {
+        Some(flag) => {
+            assert!(!flag.long().contains('_'), "{}", flag.long());
+            let e = ConfigBuilder::new()
+                .flag(s.key, &format!("--{}", flag.long()), value)
+                .build()
+                .unwrap();
+            assert!(
+                matches!(e.values[s.key].source, Source::Flag(_)),
+                "{}",
+                s.key
+            );
+        }
+        None => assert!(s.secret, "{} has no flag", s.key),
+    }
+    // every environment name, FRANZ_<KEY> first
+    let names = s.env_names();
+    assert_eq!(names[0], format!("FRANZ_{}", s.key.to_uppercase()));
+    for name in &names {
+        let e = ConfigBuilder::new()
+            .env(env(&[(name, value)]))
+            .build()
+            .unwrap();
+        assert_eq!(e.values[s.key].source, Source::Env(name.clone()), "{name}");
+    }
+    // its TOML key
+    let file = dir.join(format!("{}.toml", s.key));
+    let mut t = toml::Table::new();
+    t.insert(s.key.into(), toml::Value::String(value.into()));
+    std::fs::write(&file, toml::to_string(&t).unwrap()).unwrap();
+    let e = ConfigBuilder::new()
+        .config_file(&file)
+        .unwrap()
+        .build()
+        .unwrap();
+    assert!(
+        matches!(e.values[s.key].source, Source::ConfigFile(_)),
+        "{}",
+        s.key
+    );
+}
+
 #[test]
 fn every_setting_reads_from_its_flag_env_names_and_toml_key() {
     let dir = tempfile::tempdir().unwrap();
     for s in SETTINGS {
-        let value = match (s.kind, s.default) {
-            (Kind::Bool, "true") => "false",
-            (Kind::Bool, _) => "true",
-            (_, "") if s.key == "size" => "640x480",
-            (_, "") if s.key == "mask_regions" => "0,0,100,100",
-            (_, "") => "x",
-            (_, d) => d,
-        };
-        // flag: the table's spelling, or none for a secret
-        match s.flag() {
-            Some(flag) => {
-                assert!(!flag.long().contains('_'), "{}", flag.long());
-                let e = ConfigBuilder::new()
-                    .flag(s.key, &format!("--{}", flag.long()), value)
-                    .build()
-                    .unwrap();
-                assert!(
-                    matches!(e.values[s.key].source, Source::Flag(_)),
-                    "{}",
-                    s.key
-                );
-            }
-            None => assert!(s.secret, "{} has no flag", s.key),
-        }
-        // every environment name, FRANZ_<KEY> first
-        let names = s.env_names();
-        assert_eq!(names[0], format!("FRANZ_{}", s.key.to_uppercase()));
-        for name in &names {
-            let e = ConfigBuilder::new()
-                .env(env(&[(name, value)]))
-                .build()
-                .unwrap();
-            assert_eq!(e.values[s.key].source, Source::Env(name.clone()), "{name}");
-        }
-        // its TOML key
-        let file = dir.path().join(format!("{}.toml", s.key));
-        let mut t = toml::Table::new();
-        t.insert(s.key.into(), toml::Value::String(value.into()));
-        std::fs::write(&file, toml::to_string(&t).unwrap()).unwrap();
-        let e = ConfigBuilder::new()
-            .config_file(&file)
-            .unwrap()
-            .build()
-            .unwrap();
-        assert!(
-            matches!(e.values[s.key].source, Source::ConfigFile(_)),
-            "{}",
-            s.key
-        );
+        reads_from_its_flag_env_names_and_toml_key(s, dir.path());
     }
     let flag = |k: &str| Setting::find(k).and_then(Setting::flag);
     assert_eq!(

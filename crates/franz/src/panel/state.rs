@@ -144,73 +144,78 @@ impl PanelState {
             let mut v = self.lock();
             v.msg_id += 1;
             v.turn = e.turn;
-            match &e.kind {
-                EventKind::TurnStarted {} => {
-                    v.phase = "observing".into();
-                    v.awaiting = None;
-                    v.question = None;
-                    v.results.clear();
-                    v.timings = Timings::default();
-                }
-                EventKind::Observation { timings, .. } => {
-                    v.phase = "thinking".into();
-                    v.timings.observe = Some(*timings);
-                }
-                EventKind::ModelReply {
-                    ms,
-                    text,
-                    story,
-                    actions,
-                    bboxes,
-                    ..
-                } => {
-                    v.phase = "acting".into();
-                    v.awaiting = None;
-                    v.timings.model_ms = Some(*ms);
-                    v.vlm_json = text.clone();
-                    v.observation = story.clone().unwrap_or_default();
-                    v.actions = actions.clone();
-                    v.bboxes = bboxes.clone();
-                }
-                EventKind::ActionResult { result, ms, .. } => {
-                    v.results.push(result.clone());
-                    v.timings.act_ms += ms;
-                }
-                EventKind::Error { message, .. } => v.error = Some(message.clone()),
-                EventKind::RunFinished { reason, .. } => {
-                    v.phase = "finished".into();
-                    v.finished = Some(reason.clone());
-                }
-                EventKind::Paused { .. } => v.phase = "paused".into(),
-                EventKind::Resumed {} => v.phase = "running".into(),
-                EventKind::AwaitingApproval { .. } => {
-                    v.phase = "awaiting_approval".into();
-                    v.awaiting = Some("approval".into());
-                }
-                EventKind::AwaitingAnnotation { .. } => {
-                    v.phase = "awaiting_annotation".into();
-                    v.awaiting = Some("annotation".into());
-                }
-                EventKind::AwaitingAnswer { question } => {
-                    v.phase = "awaiting_answer".into();
-                    v.awaiting = Some("answer".into());
-                    v.question = Some(question.clone());
-                }
-                EventKind::LoopDetected {
-                    action,
-                    turns,
-                    stop,
-                    ..
-                } => {
-                    let then = if *stop { "run stopped" } else { "model warned" };
-                    v.loop_detected = Some(format!(
-                        "{action} on turns {turns:?} changed nothing ({then})"
-                    ));
-                }
-                _ => {}
-            }
+            apply(&mut v, &e.kind);
         }
         self.events.send(e.to_json_line());
+    }
+}
+
+/// What an event changes in the panel's view (the phase, the reply, the results, ...).
+fn apply(v: &mut View, kind: &EventKind) {
+    match kind {
+        EventKind::TurnStarted {} => {
+            v.phase = "observing".into();
+            v.awaiting = None;
+            v.question = None;
+            v.results.clear();
+            v.timings = Timings::default();
+        }
+        EventKind::Observation { timings, .. } => {
+            v.phase = "thinking".into();
+            v.timings.observe = Some(*timings);
+        }
+        EventKind::ModelReply {
+            ms,
+            text,
+            story,
+            actions,
+            bboxes,
+            ..
+        } => {
+            v.phase = "acting".into();
+            v.awaiting = None;
+            v.timings.model_ms = Some(*ms);
+            v.vlm_json = text.clone();
+            v.observation = story.clone().unwrap_or_default();
+            v.actions = actions.clone();
+            v.bboxes = bboxes.clone();
+        }
+        EventKind::ActionResult { result, ms, .. } => {
+            v.results.push(result.clone());
+            v.timings.act_ms += ms;
+        }
+        EventKind::Error { message, .. } => v.error = Some(message.clone()),
+        EventKind::RunFinished { reason, .. } => {
+            v.phase = "finished".into();
+            v.finished = Some(reason.clone());
+        }
+        EventKind::Paused { .. } => v.phase = "paused".into(),
+        EventKind::Resumed {} => v.phase = "running".into(),
+        EventKind::AwaitingApproval { .. } => {
+            v.phase = "awaiting_approval".into();
+            v.awaiting = Some("approval".into());
+        }
+        EventKind::AwaitingAnnotation { .. } => {
+            v.phase = "awaiting_annotation".into();
+            v.awaiting = Some("annotation".into());
+        }
+        EventKind::AwaitingAnswer { question } => {
+            v.phase = "awaiting_answer".into();
+            v.awaiting = Some("answer".into());
+            v.question = Some(question.clone());
+        }
+        EventKind::LoopDetected {
+            action,
+            turns,
+            stop,
+            ..
+        } => {
+            let then = if *stop { "run stopped" } else { "model warned" };
+            v.loop_detected = Some(format!(
+                "{action} on turns {turns:?} changed nothing ({then})"
+            ));
+        }
+        _ => {}
     }
 }
 

@@ -168,11 +168,37 @@ fn another_host_is_refused_and_no_response_sends_a_referrer() {
     assert_eq!(r.headers()["referrer-policy"], "no-referrer");
 }
 
+/// Reads `want` model replies from an event stream on its own thread, counting them into
+/// `progress` as they come; returns how many it read.
+fn read_replies(
+    reading: reqwest::blocking::Response,
+    want: usize,
+    progress: Arc<std::sync::atomic::AtomicUsize>,
+) -> std::thread::JoinHandle<usize> {
+    use std::io::Read;
+    std::thread::spawn(move || {
+        let needle = b"\"model_reply\"";
+        let (mut seen, mut body) = (0, reading);
+        let mut buf = vec![0u8; 1 << 16];
+        let mut tail: Vec<u8> = Vec::new();
+        while seen < want {
+            let n = body.read(&mut buf).unwrap();
+            assert!(n > 0, "the reading client was cut off after {seen} replies");
+            tail.extend_from_slice(&buf[..n]);
+            seen += tail.windows(needle.len()).filter(|w| w == needle).count();
+            progress.store(seen, std::sync::atomic::Ordering::Relaxed);
+            // what is kept cannot hold a whole needle again
+            tail.drain(..tail.len().saturating_sub(needle.len() - 1));
+        }
+        seen
+    })
+}
+
 #[test]
 fn a_client_that_never_reads_events_is_dropped_and_memory_stays_bounded() {
     const REPLIES: usize = 40;
     use franz_core::event::{Event, EventKind};
-    use std::io::{Read, Write};
+    use std::io::Write;
     let s = serve(false, false);
     // a client that asks for /events and then never reads
     let addr = s.base.trim_start_matches("http://").to_string();
@@ -190,22 +216,7 @@ fn a_client_that_never_reads_events_is_dropped_and_memory_stays_bounded() {
     // reads (at most 2 MB ahead), so that it keeps up however loaded the machine is
     let progress = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let read_so_far = progress.clone();
-    let reader = std::thread::spawn(move || {
-        let needle = b"\"model_reply\"";
-        let (mut seen, mut body) = (0, reading);
-        let mut buf = vec![0u8; 1 << 16];
-        let mut tail: Vec<u8> = Vec::new();
-        while seen < REPLIES {
-            let n = body.read(&mut buf).unwrap();
-            assert!(n > 0, "the reading client was cut off after {seen} replies");
-            tail.extend_from_slice(&buf[..n]);
-            seen += tail.windows(needle.len()).filter(|w| w == needle).count();
-            read_so_far.store(seen, std::sync::atomic::Ordering::Relaxed);
-            // what is kept cannot hold a whole needle again
-            tail.drain(..tail.len().saturating_sub(needle.len() - 1));
-        }
-        seen
-    });
+    let reader = read_replies(reading, REPLIES, read_so_far);
     let subscribed = std::time::Instant::now();
     while s.state.events.clients() < 2 {
         assert!(
