@@ -5,6 +5,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 for t in module_cycles function_length; do
-    cargo test -q -p franz-core --test "$t" -- --nocapture --test-threads=1 2>&1 |
+    cargo test -q -p franz-core --test integration -- "$t::" --nocapture --test-threads=1 2>&1 |
         grep -v -e '^running ' -e '^test result' -e '^$' -e '^test .* \.\.\. ok$' || true
 done
