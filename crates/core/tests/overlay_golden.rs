@@ -3,7 +3,7 @@
 //! Each case renders onto the same small synthetic screen and is compared with
 //! `tests/fixtures/overlay/<name>.png`, pixel by pixel with a tolerance per channel (so a
 //! different float rounding in tiny-skia or ab_glyph does not fail it; a moved or recoloured
-//! mark does). Regenerate with `FRANZ_BLESS=1 cargo test -p franz-core --test overlay_golden`
+//! mark does). Regenerate with `FRANZ_BLESS=1 cargo test -p franz-core --test integration overlay_golden::`
 //! and look at the images before committing them.
 
 use franz_core::action::{Action, ActionKind};
