@@ -53,7 +53,7 @@ pub use error::DesktopError;
 pub use frame::{CursorImage, Frame, FrameView};
 pub use platform::{
     EnigoInput, HAS_X11, StopSignal, env_display, listen_for_stop, needs_x11, open,
-    prepare_process, wayland_session,
+    prepare_process, running_as_root, wayland_session,
 };
 pub use top_windows::{TopWindow, top_windows};
 pub use types::{

@@ -42,6 +42,11 @@ pub use x11_tools::{
 /// queries. Elsewhere each of them answers [`DesktopError::NeedsX11`].
 pub const HAS_X11: bool = cfg!(target_os = "linux");
 
+/// Whether this process runs as the superuser (Chromium then needs `--no-sandbox`).
+pub fn running_as_root() -> bool {
+    signals::running_as_root()
+}
+
 /// `Ok` where the X11 tools exist ([`HAS_X11`]), else the error that says `what` needs them
 /// (`bench act` -> "bench act needs Linux with X11").
 pub fn needs_x11(what: &str) -> Result<(), DesktopError> {

@@ -175,7 +175,7 @@ fn the_profile_comes_from_the_flag_the_environment_the_config_file_or_a_file() {
     let v = json_of(&franz(&["parse"], &[], "left_click(500, 500)"));
     assert_eq!(
         v,
-        json!({"dialect": "calls", "actions": [{"type": "click", "x": 500, "y": 500}], "text": "", "errors": []})
+        json!({"dialect": "calls", "actions": [{"type": "click", "x": 500, "y": 500}], "text": "", "errors": [], "norm_max": 1000})
     );
 }
 

@@ -117,3 +117,9 @@ mod no_backend {
         ))
     }
 }
+
+/// No superuser is known here.
+#[cfg(not(any(unix, windows)))]
+pub fn running_as_root() -> bool {
+    false
+}

@@ -20,6 +20,11 @@ use crate::{Desktop, DesktopError, DesktopOptions};
 
 pub use input::EnigoInput;
 pub use stop_signals::listen_for_stop;
+
+/// Windows has no superuser in the Unix sense that Chromium's sandbox refuses.
+pub fn running_as_root() -> bool {
+    false
+}
 pub use witness::PressWitness;
 
 pub(crate) fn open(options: &DesktopOptions) -> Result<Box<dyn Desktop + Send>, DesktopError> {

@@ -235,7 +235,7 @@ fn chromium_line(job: &Job, profile: &Path) -> anyhow::Result<String> {
         ]
         .map(String::from),
     );
-    if running_as_root() {
+    if franz_desktop::running_as_root() {
         // Chromium refuses to start as root inside its own sandbox (containers, CI)
         args.push("--no-sandbox".into());
     }
@@ -266,17 +266,6 @@ fn chromium() -> anyhow::Result<String> {
         "--suite miniwob needs Chromium on PATH (one of {}): install it (apt install chromium)",
         names.join(", ")
     )))
-}
-
-#[cfg(unix)]
-fn running_as_root() -> bool {
-    use std::os::unix::fs::MetadataExt;
-    std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0)
-}
-
-#[cfg(not(unix))]
-fn running_as_root() -> bool {
-    false
 }
 
 #[cfg(test)]
