@@ -3,6 +3,7 @@
 //! know; and the examples in `docs/actions.md` (actions, results, dialect replies, key names)
 //! are what the code does with them.
 
+use crate::common::docs::{backquoted_after, doc, section};
 use franz_core::NormBox;
 use franz_core::action::{ACTION_NAMES, Action, ActionKind, ActionResult, ProgressStatus};
 use franz_core::event::{EVENT_NAMES, Event, EventKind, Outcome};
@@ -12,35 +13,6 @@ use franz_core::parser::{self, CoordMode, Dialect, ParseOptions};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::Path;
-
-fn doc(name: &str) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../docs")
-        .join(name);
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
-}
-
-/// The text of the `## title` section, up to the next `## ` heading.
-fn section<'a>(text: &'a str, title: &str) -> &'a str {
-    let head = format!("\n## {title}\n");
-    let start = text
-        .find(&head)
-        .unwrap_or_else(|| panic!("no section \"## {title}\""))
-        + head.len();
-    let end = text[start..]
-        .find("\n## ")
-        .map_or(text.len(), |e| start + e);
-    &text[start..end]
-}
-
-/// The names in lines that start with `prefix` followed by a backquoted name.
-fn backquoted_after(text: &str, prefix: &str) -> BTreeSet<String> {
-    text.lines()
-        .filter_map(|l| l.strip_prefix(prefix)?.strip_prefix('`'))
-        .filter_map(|rest| rest.split('`').next())
-        .map(str::to_string)
-        .collect()
-}
 
 /// The fenced blocks of one language in `text`, in order.
 fn fenced(text: &str, lang: &str) -> Vec<String> {

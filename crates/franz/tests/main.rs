@@ -4,6 +4,7 @@
 
 mod act;
 mod approve_tty;
+mod architecture_doc;
 mod ask_user;
 mod bench_deploy;
 mod bench_miniwob;

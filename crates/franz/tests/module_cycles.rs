@@ -3,10 +3,7 @@
 //!
 //! The scan (the module graph, shared with the core's test) is `crates/core/tests/common/module_graph.rs`.
 
-#[path = "../../core/tests/common/module_graph.rs"]
-mod module_graph;
-
-use module_graph::{Graph, cycles, graph, parent};
+use crate::common::module_graph::{Graph, cycles, graph, parent};
 use std::collections::BTreeSet;
 use std::path::Path;
 

@@ -8,6 +8,7 @@
 //! `cfg_attr(...)` whose predicate names `target_os`, `target_family`, `windows` or `unix`; a
 //! per-OS dependency is one under a `[target.'cfg(...)'.dependencies]` table of Cargo.toml.
 
+use crate::common::module_graph::files_with_ext;
 use std::path::{Path, PathBuf};
 
 /// The OS folders of `crates/desktop/src`.
@@ -20,23 +21,6 @@ const OS_WORDS: &[&str] = &[
 
 fn crate_dir(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(name)
-}
-
-fn rust_files(dir: &Path, recurse: bool) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() && recurse {
-            out.extend(rust_files(&p, true));
-        } else if p.extension().is_some_and(|e| e == "rs") {
-            out.push(p);
-        }
-    }
-    out
 }
 
 fn read(p: &Path) -> String {
@@ -126,7 +110,7 @@ fn relative(p: &Path, root: &Path) -> String {
 fn the_cli_has_no_platform_code() {
     let root = crate_dir("franz");
     let mut problems = Vec::new();
-    for file in rust_files(&root.join("src"), true) {
+    for file in files_with_ext(&root.join("src"), "rs", true) {
         for (line, predicate) in platform_conditions(&read(&file)) {
             problems.push(format!(
                 "{}:{line}: cfg({predicate})",
@@ -181,7 +165,7 @@ fn the_desktop_crate_keeps_each_os_in_its_folder() {
     let deps = per_os_dependencies(&read(&root.join("Cargo.toml")));
     assert!(deps.contains(&"x11rb".to_string()), "{deps:?}");
     let mut problems = Vec::new();
-    for file in rust_files(&src, false) {
+    for file in files_with_ext(&src, "rs", false) {
         for p in per_os_code(&file, &read(&file), &deps) {
             problems.push(format!("{}: {p}", relative(&file, &root)));
         }

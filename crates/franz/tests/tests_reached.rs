@@ -4,6 +4,7 @@
 //! fails on any such `.rs` file, in every crate of the workspace, unless it is the `path` of a
 //! `[[test]]` target of its own (the Windows tests under Wine).
 
+use crate::common::module_graph::files_with_ext;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -17,18 +18,6 @@ fn crates() -> Vec<PathBuf> {
         .collect();
     dirs.sort();
     dirs
-}
-
-/// Every `.rs` file under `dir`, at any depth.
-fn rust_files(dir: &Path, out: &mut BTreeSet<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.insert(path);
-        }
-    }
 }
 
 /// The folder where the `mod NAME;` lines of `file` look for `NAME.rs`.
@@ -107,8 +96,7 @@ fn every_test_file_is_reached_from_its_crates_main_rs() {
             "{}: no [[test]] for tests/main.rs",
             krate.display()
         );
-        let mut all = BTreeSet::new();
-        rust_files(&tests, &mut all);
+        let all: BTreeSet<PathBuf> = files_with_ext(&tests, "rs", true).into_iter().collect();
         missing.extend(
             all.iter()
                 .filter(|f| !seen.contains(*f) && !targets.contains(*f))

@@ -5,6 +5,8 @@
 
 #![allow(dead_code)]
 
+pub mod docs;
+
 use franz_desktop::sandbox::{Sandbox, SandboxOptions};
 use franz_desktop::{
     CursorImage, Desktop, DesktopError, EnigoInput, Frame, Input, Monitor, PixelPoint, PixelRect,

@@ -16,19 +16,40 @@ use std::path::{Path, PathBuf};
 
 pub type Graph = BTreeMap<String, BTreeSet<String>>;
 
-fn source_files(dir: &Path, out: &mut Vec<PathBuf>) {
+/// The files under `dir` whose name ends in `.EXT`, sorted; at any depth when `recurse`. The one
+/// walker of the tests that read the sources (the module graphs, `platform_code`,
+/// `tests_reached`, `architecture_doc`).
+pub fn files_with_ext(dir: &Path, ext: &str, recurse: bool) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for p in entries(dir) {
+        if p.is_dir() {
+            if recurse {
+                out.extend(files_with_ext(&p, ext, true));
+            }
+        } else if p.extension().is_some_and(|e| e == ext) {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// Every folder under `dir`, at any depth, sorted (parents before their children).
+pub fn folders(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for p in entries(dir).into_iter().filter(|p| p.is_dir()) {
+        out.push(p.clone());
+        out.extend(folders(&p));
+    }
+    out
+}
+
+fn entries(dir: &Path) -> Vec<PathBuf> {
     let mut entries: Vec<_> = std::fs::read_dir(dir)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", dir.display()))
         .filter_map(|e| e.ok().map(|e| e.path()))
         .collect();
     entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            source_files(&p, out);
-        } else if p.extension().is_some_and(|e| e == "rs") {
-            out.push(p);
-        }
-    }
+    entries
 }
 
 /// `main.rs` is the crate root (""), `commands/mod.rs` is `commands`, `commands/act.rs` is
@@ -212,8 +233,7 @@ pub fn graph_without_faces(src: &Path) -> Graph {
 }
 
 fn graph_of(src: &Path, parents_use_children: bool) -> Graph {
-    let mut files = Vec::new();
-    source_files(src, &mut files);
+    let files = files_with_ext(src, "rs", true);
     let mut texts = BTreeMap::new();
     for f in &files {
         let m = module_of(src, f);

@@ -4,7 +4,13 @@
 #![allow(dead_code)]
 
 pub mod browser;
+/// Reading `docs/`, written once for both crates' tests.
+#[path = "../../../core/tests/common/docs.rs"]
+pub mod docs;
 pub mod miniwob;
+/// The module graph and the source walker, written once for both crates' tests.
+#[path = "../../../core/tests/common/module_graph.rs"]
+pub mod module_graph;
 pub mod oracle;
 pub mod panel;
 
