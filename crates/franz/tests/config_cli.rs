@@ -4,21 +4,18 @@
 //! what a run draws onto its screenshots.
 
 #[cfg(target_os = "linux")]
+use crate::common;
 use franz_core::model::ScriptedReply;
 #[cfg(target_os = "linux")]
 use franz_core::model::scripted_server::{Script, ScriptedServer};
 use std::path::Path;
 #[cfg(target_os = "linux")]
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
 fn franz(args: &[&str]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_franz"));
-    for (k, _) in std::env::vars() {
-        if k.starts_with("FRANZ_") || k.starts_with("AGENT_") || k.starts_with("LMSTUDIO_") {
-            cmd.env_remove(k);
-        }
-    }
+    let mut cmd = common::franz_command();
+    common::no_franz_env(&mut cmd);
     cmd.args(args).stdin(Stdio::null()).output().unwrap()
 }
 
@@ -156,25 +153,16 @@ fn run_with_config(dir: &Path, config: &str) -> PathBuf {
     let file = dir.join("franz.toml");
     std::fs::write(&file, config).unwrap();
     let runs = dir.join("runs");
-    let out = franz(&[
-        "--sandbox=640x480",
-        "--config",
-        file.to_str().unwrap(),
-        "run",
-        "click the middle",
-        "--api-url",
-        &server.url(),
-        "--model",
-        "scripted",
-        "--runs-dir",
-        runs.to_str().unwrap(),
-        "--motion",
-        "fast",
-        "--step-delay",
-        "0",
-        "--max-steps",
-        "4",
-    ]);
+    let url = server.url();
+    let out = franz(
+        &[
+            &["--sandbox=640x480", "--config", file.to_str().unwrap()][..],
+            &common::run_args(&url, &runs),
+            &["click the middle", "--model", "scripted"],
+            &["--motion", "fast", "--max-steps", "4"],
+        ]
+        .concat(),
+    );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let run = std::fs::read_dir(&runs)
         .unwrap()

@@ -10,19 +10,15 @@ use crate::common;
 use common::sandbox;
 use franz_desktop::PixelPoint;
 use franz_desktop::witness::{WitnessEvent, WitnessKind as K};
-use std::process::{Command, Output};
+use std::process::Output;
 use std::time::Duration;
 
 const T: Duration = Duration::from_secs(20);
 
 /// Runs franz on `display` with `env` added; FRANZ_* settings of the caller are removed.
 fn franz(display: &str, env: &[(&str, &str)], args: &[&str]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_franz"));
-    for (k, _) in std::env::vars() {
-        if k.starts_with("FRANZ_") {
-            cmd.env_remove(k);
-        }
-    }
+    let mut cmd = common::franz_command();
+    common::no_franz_env(&mut cmd);
     cmd.env("DISPLAY", display)
         .envs(env.iter().copied())
         .args(args)

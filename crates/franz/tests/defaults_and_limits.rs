@@ -7,16 +7,12 @@ use crate::common;
 
 use franz_core::model::ScriptedReply;
 use franz_core::model::scripted_server::{Script, ScriptedServer};
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
 fn franz(args: &[&str]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_franz"));
-    for (k, _) in std::env::vars() {
-        if k.starts_with("FRANZ_") || k.starts_with("AGENT_") {
-            cmd.env_remove(k);
-        }
-    }
+    let mut cmd = common::franz_command();
+    common::no_franz_env(&mut cmd);
     cmd.args(args).stdin(Stdio::null()).output().unwrap()
 }
 
@@ -76,20 +72,22 @@ fn a_model_that_never_finishes_is_stopped_at_the_default_100_turns() {
     )))
     .unwrap();
     let runs = tempfile::tempdir().unwrap();
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_franz"));
-    for (k, _) in std::env::vars() {
-        if k.starts_with("FRANZ_") || k.starts_with("AGENT_") {
-            cmd.env_remove(k);
-        }
-    }
+    let mut cmd = common::franz_command();
+    common::no_franz_env(&mut cmd);
+    let url = server.url();
     let mut child = cmd
-        .args(["--sandbox=320x240", "run", "keep the pointer still"])
+        .arg("--sandbox=320x240")
+        .args(common::run_args(&url, runs.path()))
+        .args([
+            "keep the pointer still",
+            "--model",
+            "scripted",
+            "--motion",
+            "fast",
+        ])
         // one move on a still screen 100 times, on purpose: the loop breaker (default
         // loop_stop 5) would end it first
         .args(["--loop-warn", "0", "--loop-stop", "0"])
-        .args(["--api-url", &server.url(), "--model", "scripted"])
-        .args(["--motion", "fast", "--step-delay", "0", "--runs-dir"])
-        .arg(runs.path())
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())

@@ -20,7 +20,7 @@ use franz_core::model::scripted_server::{Script, ScriptedServer, ServerOptions};
 use franz_desktop::witness::{Witness, WitnessEvent, WitnessKind};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 use std::time::{Duration, Instant};
 
 const T: Duration = Duration::from_secs(60);
@@ -49,35 +49,21 @@ fn run(
     (global, extra): (&[&str], &[&str]),
     stdin: &str,
 ) -> PathBuf {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_franz"));
-    for (k, _) in std::env::vars() {
-        if k.starts_with("FRANZ_") {
-            cmd.env_remove(k);
-        }
-    }
-    cmd.env("DISPLAY", display)
+    let mut cmd = common::franz_command();
+    let url = server.url();
+    common::no_franz_env(&mut cmd)
+        .env("DISPLAY", display)
         .args(global)
-        .args([
-            "run",
-            "click the middle",
-            "--stream",
-            "--api-url",
-            &server.url(),
-        ])
+        .args(common::run_args(&url, runs))
+        .args(["click the middle", "--stream"])
         .args(extra)
         .args([
             "--model",
             "scripted-model",
             "--motion",
             "fast",
-            "--step-delay",
-            "0",
-        ])
-        .args([
             "--max-steps",
             "4",
-            "--runs-dir",
-            &runs.display().to_string(),
         ]);
     let out: Output = common::output_with_stdin(&mut cmd, stdin);
     let err = String::from_utf8_lossy(&out.stderr);

@@ -8,39 +8,31 @@ use franz_core::model::ScriptedReply;
 use franz_core::model::scripted_server::{Script, ScriptedServer};
 use serde_json::{Value, json};
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 /// `franz run` in a 1024x768 sandbox with an xterm at the top left.
 fn run(strategy: &str, dialect: &str, coords: &str, url: &str, runs: &Path) -> Output {
-    let runs = runs.display().to_string();
-    let args = [
-        "--sandbox=1024x768",
-        "--launch",
-        "xterm -geometry 80x20+0+0 -e bash --norc --noprofile",
-        "run",
-        "--strategy",
-        strategy,
-        "--dialect",
-        dialect,
-        "--coords",
-        coords,
-        "--api-url",
-        url,
-        "--model",
-        "scripted-model",
-        "--runs-dir",
-        &runs,
-        "--step-delay",
-        "0",
-        "--max-steps",
-        "6",
-        "--motion",
-        "fast",
-        "create a file",
-    ];
-    Command::new(env!("CARGO_BIN_EXE_franz"))
-        .args(args)
-        .env_remove("FRANZ_LOG")
+    let xterm = "xterm -geometry 80x20+0+0 -e bash --norc --noprofile";
+    common::franz_command()
+        .args(["--sandbox=1024x768", "--launch", xterm])
+        .args(common::run_args(url, runs))
+        .args([
+            "--strategy",
+            strategy,
+            "--dialect",
+            dialect,
+            "--coords",
+            coords,
+        ])
+        .args([
+            "--model",
+            "scripted-model",
+            "--max-steps",
+            "6",
+            "--motion",
+            "fast",
+        ])
+        .arg("create a file")
         .output()
         .expect("run franz")
 }

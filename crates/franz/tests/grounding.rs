@@ -163,28 +163,21 @@ fn fill_the_form(strategy: &str, answer: fn(Stage) -> ScriptedReply) {
         out.display()
     );
     let url = server.url();
+    let task = "Fill in the name Ada Lovelace, confirm, then tick Coffee and confirm.";
     let args = [
-        "--sandbox=800x600",
-        launch.as_str(),
-        "run",
-        "--strategy",
-        strategy,
-        "--grounding",
-        "marks",
-        "--api-url",
-        url.as_str(),
-        "--model",
-        "scripted",
-        "--runs-dir",
-        runs.to_str().unwrap(),
-        "--motion",
-        "fast",
-        "--step-delay",
-        "0",
-        "--max-steps",
-        "40",
-        "Fill in the name Ada Lovelace, confirm, then tick Coffee and confirm.",
-    ];
+        &["--sandbox=800x600", launch.as_str()][..],
+        &common::run_args(&url, &runs),
+        &[
+            "--strategy",
+            strategy,
+            "--grounding",
+            "marks",
+            "--model",
+            "scripted",
+        ],
+        &["--motion", "fast", "--max-steps", "40", task],
+    ]
+    .concat();
     let o = franz_under_bus(&args, &[]);
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(0), "{strategy}: {stderr}");
@@ -264,25 +257,18 @@ fn an_unknown_element_is_an_error_result_and_no_input_reaches_the_witness() {
     let runs = tmp.path().join("runs");
     let url = server.url();
     let args = [
-        "run",
-        "--strategy",
-        "narrative",
-        "--grounding",
-        "marks",
-        "--api-url",
-        url.as_str(),
-        "--model",
-        "scripted",
-        "--runs-dir",
-        runs.to_str().unwrap(),
-        "--motion",
-        "fast",
-        "--step-delay",
-        "0",
-        "--max-steps",
-        "5",
-        "Click element 7.",
-    ];
+        &common::run_args(&url, &runs)[..],
+        &[
+            "--strategy",
+            "narrative",
+            "--grounding",
+            "marks",
+            "--model",
+            "scripted",
+        ],
+        &["--motion", "fast", "--max-steps", "5", "Click element 7."],
+    ]
+    .concat();
     witness.clear();
     let o = franz_under_bus(&args, &[("DISPLAY", sandbox.display())]);
     let stderr = String::from_utf8_lossy(&o.stderr);
@@ -376,20 +362,9 @@ fn grounding_in_a_sandbox_starts_a_window_manager_by_default() {
         let url = server.url();
         let mut args = vec!["--sandbox=640x480", launch.as_str()];
         args.extend(extra);
-        args.extend([
-            "run",
-            "--grounding",
-            "marks",
-            "--api-url",
-            url.as_str(),
-            "--model",
-            "scripted",
-            "--runs-dir",
-            runs.to_str().unwrap(),
-            "--max-steps",
-            "1",
-            "Check.",
-        ]);
+        args.extend(common::run_args(&url, &runs));
+        args.extend(["--grounding", "marks", "--model", "scripted"]);
+        args.extend(["--max-steps", "1", "Check."]);
         let o = franz_under_bus(&args, &[]);
         let stderr = String::from_utf8_lossy(&o.stderr);
         let prop = std::fs::read_to_string(&out).unwrap_or_default();
@@ -454,24 +429,12 @@ fn move_to_an_element_puts_the_pointer_at_its_box_centre() {
     let runs = tmp.path().join("runs");
     let url = server.url();
     let args = [
-        "--launch=zenity --entry --title=Ask --text=Name",
-        "run",
-        "--grounding",
-        "list",
-        "--api-url",
-        url.as_str(),
-        "--model",
-        "scripted",
-        "--runs-dir",
-        runs.to_str().unwrap(),
-        "--motion",
-        "fast",
-        "--step-delay",
-        "0",
-        "--max-steps",
-        "20",
-        "Hover OK.",
-    ];
+        &["--launch=zenity --entry --title=Ask --text=Name"][..],
+        &common::run_args(&url, &runs),
+        &["--grounding", "list", "--model", "scripted"],
+        &["--motion", "fast", "--max-steps", "20", "Hover OK."],
+    ]
+    .concat();
     let o = franz_under_bus(&args, &[("DISPLAY", sandbox.display())]);
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(0), "{stderr}");
@@ -542,27 +505,22 @@ fn every_commander_request_carries_the_element_list() {
     let runs = tmp.path().join("runs");
     let url = server.url();
     let args = [
-        "--sandbox=640x480",
-        "--launch=zenity --entry --title=Ask --text=Name",
-        "run",
-        "--strategy",
-        "commander",
-        "--grounding",
-        "list",
-        "--api-url",
-        url.as_str(),
-        "--model",
-        "scripted",
-        "--runs-dir",
-        runs.to_str().unwrap(),
-        "--motion",
-        "fast",
-        "--step-delay",
-        "0",
-        "--max-steps",
-        "3",
-        "Look at the form.",
-    ];
+        &[
+            "--sandbox=640x480",
+            "--launch=zenity --entry --title=Ask --text=Name",
+        ][..],
+        &common::run_args(&url, &runs),
+        &[
+            "--strategy",
+            "commander",
+            "--grounding",
+            "list",
+            "--model",
+            "scripted",
+        ],
+        &["--motion", "fast", "--max-steps", "3", "Look at the form."],
+    ]
+    .concat();
     let o = franz_under_bus(&args, &[]);
     let stderr = String::from_utf8_lossy(&o.stderr);
     let chats: Vec<Value> = server

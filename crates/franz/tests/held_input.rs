@@ -26,33 +26,20 @@ fn sigint_during_a_long_press_exits_130_with_nothing_held() {
     let tmp = tempfile::tempdir().unwrap();
     let runs = tmp.path().join("runs");
     let stderr_path = tmp.path().join("stderr.txt");
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_franz"));
-    for (k, _) in std::env::vars() {
-        if k.starts_with("FRANZ_") {
-            cmd.env_remove(k);
-        }
-    }
+    let mut cmd = common::franz_command();
+    common::no_franz_env(&mut cmd);
     let url = server.url();
-    let args = [
-        "run",
-        "--strategy",
-        "tools",
-        "--api-url",
-        &url,
-        "--model",
-        "scripted",
-        "--motion",
-        "fast",
-        "--step-delay",
-        "0",
-        "--max-steps",
-        "10",
-        "--runs-dir",
-        runs.to_str().unwrap(),
-        "Hold the icon until its menu opens.",
-    ];
     let mut child = cmd
-        .args(args)
+        .args(common::run_args(&url, &runs))
+        .args([
+            "--strategy",
+            "tools",
+            "--model",
+            "scripted",
+            "--motion",
+            "fast",
+        ])
+        .args(["--max-steps", "10", "Hold the icon until its menu opens."])
         .env("DISPLAY", sb.display())
         .stdin(Stdio::null())
         .stdout(Stdio::null())

@@ -2,17 +2,14 @@
 //! a dry run where the command's result is what its input did, settings out of their range.
 //! The real binary, no display needed.
 
+use crate::common;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
 /// Runs franz with `args` and no FRANZ_ variables but `env`.
 fn franz_env(args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_franz"));
-    for (k, _) in std::env::vars() {
-        if k.starts_with("FRANZ_") || k.starts_with("AGENT_") || k.starts_with("LMSTUDIO_") {
-            cmd.env_remove(k);
-        }
-    }
+    let mut cmd = common::franz_command();
+    common::no_franz_env(&mut cmd);
     cmd.env_remove("DISPLAY").envs(env.iter().copied());
     cmd.args(args).stdin(Stdio::null()).output().unwrap()
 }

@@ -16,7 +16,6 @@ use franz_desktop::sandbox::Sandbox;
 use franz_desktop::witness::{Witness, WitnessKind};
 use serde_json::{Value, json};
 use std::path::Path;
-use std::process::Command;
 use std::time::Duration;
 
 const STRATEGIES: [&str; 4] = ["narrative", "vision", "tools", "commander"];
@@ -274,12 +273,8 @@ fn an_unchanged_screen_is_not_encoded_again_and_the_same_bytes_are_sent() {
 
 #[test]
 fn bench_observe_reports_the_unchanged_frame_path_apart() {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_franz"));
-    for (k, _) in std::env::vars() {
-        if k.starts_with("FRANZ_") {
-            cmd.env_remove(k);
-        }
-    }
+    let mut cmd = common::franz_command();
+    common::no_franz_env(&mut cmd);
     let out = cmd
         .env_remove("DISPLAY")
         .args(["--sandbox=640x480", "bench", "observe", "--turns", "3"])

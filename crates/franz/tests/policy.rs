@@ -391,12 +391,11 @@ fn run_scripted(
         std::fs::write(&file, p).unwrap();
         args.extend(["--policy", file.to_str().unwrap()]);
     }
-    args.extend(["run", "--api-url", &url, "--model", "gemma-3-12b-it"]);
-    args.extend(["--runs-dir", runs.to_str().unwrap(), "--motion", "fast"]);
-    args.extend(["--step-delay", "0"]);
+    args.extend(common::run_args(&url, &runs));
+    args.extend(["--model", "gemma-3-12b-it", "--motion", "fast"]);
     args.extend(rest);
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_franz"));
-    cmd.args(&args).env_remove("FRANZ_LOG");
+    let mut cmd = common::franz_command();
+    cmd.args(&args);
     if let Some(d) = display {
         cmd.env("DISPLAY", d);
     }
@@ -587,24 +586,14 @@ fn in_a_run_a_confirm_rule_asks_on_the_terminal_without_approve() {
     let file = tmp.path().join("policy.toml");
     std::fs::write(&file, "[confirm]\nregions = [[0, 0, 1000, 1000]]\n").unwrap();
     let runs = tmp.path().join("runs");
+    let url = server.url();
     let out = common::output_with_stdin(
-        Command::new(env!("CARGO_BIN_EXE_franz"))
+        common::franz_command()
             .arg("--policy")
             .arg(&file)
-            .args([
-                "run",
-                "x",
-                "--api-url",
-                &server.url(),
-                "--max-steps",
-                "1",
-                "--motion",
-                "fast",
-            ])
-            .arg("--runs-dir")
-            .arg(&runs)
-            .env("DISPLAY", sb.display())
-            .env_remove("FRANZ_LOG"),
+            .args(common::run_args(&url, &runs))
+            .args(["x", "--max-steps", "1", "--motion", "fast"])
+            .env("DISPLAY", sb.display()),
         "n\nnot now\n",
     );
     let err = String::from_utf8_lossy(&out.stderr);

@@ -6,15 +6,11 @@
 use crate::common;
 
 use serde_json::{Value, json};
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn franz(args: &[&str], env: &[(&str, &str)], stdin: &str) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_franz"));
-    for (k, _) in std::env::vars() {
-        if k.starts_with("FRANZ_") {
-            cmd.env_remove(k);
-        }
-    }
+    let mut cmd = common::franz_command();
+    common::no_franz_env(&mut cmd);
     common::output_with_stdin(cmd.envs(env.iter().copied()).args(args), stdin)
 }
 

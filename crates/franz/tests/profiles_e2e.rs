@@ -211,22 +211,16 @@ fn every_family_clicks_its_exact_pixels_on_a_cropped_sandbox() {
         let runs = tmp.path().join("runs");
         let url = server.url();
         witness.clear();
-        let mut args = vec![
-            "run",
+        let mut args = common::run_args(&url, &runs).to_vec();
+        args.extend([
             "click twice",
-            "--api-url",
-            &url,
-            "--runs-dir",
-            runs.to_str().unwrap(),
             "--crop",
             CROP,
             "--motion",
             "fast",
-            "--step-delay",
-            "0",
             "--max-steps",
             "2",
-        ];
+        ]);
         args.extend_from_slice(&f.selector);
         let out = franz(Some(sb.display()), &args);
         let stderr = String::from_utf8_lossy(&out.stderr).to_string();
@@ -315,21 +309,18 @@ fn with_no_model_named_auto_picks_the_profile_by_the_one_model_the_server_lists(
     let run = |server: &ScriptedServer| {
         let url = server.url();
         let args = [
-            "run",
-            "click once",
-            "--api-url",
-            &url,
-            "--runs-dir",
-            runs.to_str().unwrap(),
-            "--crop",
-            CROP,
-            "--motion",
-            "fast",
-            "--step-delay",
-            "0",
-            "--max-steps",
-            "1",
-        ];
+            &common::run_args(&url, &runs)[..],
+            &[
+                "click once",
+                "--crop",
+                CROP,
+                "--motion",
+                "fast",
+                "--max-steps",
+                "1",
+            ],
+        ]
+        .concat();
         let out = franz(Some(sb.display()), &args);
         String::from_utf8_lossy(&out.stderr).to_string()
     };

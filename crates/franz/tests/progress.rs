@@ -26,36 +26,14 @@ fn three_turns() -> ScriptedServer {
     .unwrap()
 }
 
-fn run_args(url: &str, runs: &Path) -> Vec<String> {
+fn run_args<'a>(url: &'a str, runs: &'a Path) -> Vec<&'a str> {
     [
-        "--sandbox=320x200",
-        "run",
-        "--strategy",
-        "narrative",
-        "--api-url",
-        url,
-        "--model",
-        "qwen3-vl-8b-instruct",
-        "--runs-dir",
-        runs.to_str().unwrap(),
-        "--motion",
-        "fast",
-        "--step-delay",
-        "0",
-        "--max-steps",
-        "200",
-        "Click twice.",
+        &["--sandbox=320x200"][..],
+        &common::run_args(url, runs),
+        &["--strategy", "narrative", "--model", "qwen3-vl-8b-instruct"],
+        &["--motion", "fast", "--max-steps", "200", "Click twice."],
     ]
-    .map(String::from)
-    .to_vec()
-}
-
-/// A command line for `script`, every argument quoted.
-fn shell_line(program: &str, args: &[String]) -> String {
-    std::iter::once(program.to_string())
-        .chain(args.iter().map(|a| format!("'{a}'")))
-        .collect::<Vec<_>>()
-        .join(" ")
+    .concat()
 }
 
 #[test]
@@ -90,8 +68,8 @@ fn in_a_pipe_a_long_run_prints_turn_n_of_max_as_plain_lines() {
 fn on_a_terminal_a_run_draws_a_bar_of_turns() {
     let server = three_turns();
     let tmp = tempfile::tempdir().unwrap();
-    let args = run_args(&server.url(), &tmp.path().join("runs"));
-    let line = shell_line(env!("CARGO_BIN_EXE_franz"), &args);
+    let (url, runs) = (server.url(), tmp.path().join("runs"));
+    let line = common::shell_line(&run_args(&url, &runs));
     let mut child = common::on_a_terminal(&format!("env -u FRANZ_LOG -u DISPLAY {line}"));
     drop(child.stdin.take());
     let shown = common::read_pipe(child.stdout.take());
@@ -113,7 +91,7 @@ fn on_a_terminal_a_run_draws_a_bar_of_turns() {
 fn on_a_terminal_bench_tasks_draws_a_bar_with_the_tally() {
     let tmp = tempfile::tempdir().unwrap();
     let tasks = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/bench-wrong");
-    let args: Vec<String> = [
+    let line = common::shell_line(&[
         "bench",
         "tasks",
         "--model",
@@ -122,10 +100,7 @@ fn on_a_terminal_bench_tasks_draws_a_bar_with_the_tally() {
         tasks.to_str().unwrap(),
         "--out",
         tmp.path().join("bench").to_str().unwrap(),
-    ]
-    .map(String::from)
-    .to_vec();
-    let line = shell_line(env!("CARGO_BIN_EXE_franz"), &args);
+    ]);
     // NO_COLOR keeps the bar (it is no colour) and drops its colours
     let mut child = common::on_a_terminal(&format!("env -u FRANZ_LOG NO_COLOR=1 {line}"));
     drop(child.stdin.take());

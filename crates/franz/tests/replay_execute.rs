@@ -142,11 +142,7 @@ fn one_click_run(root: &Path, screen: ImageSize, x: i32, y: i32) -> PathBuf {
 /// Runs franz on `display` with `env` added; FRANZ_* settings of the caller are removed.
 fn franz_on(display: &str, env: &[(&str, &str)], args: &[&str]) -> Output {
     let mut cmd = franz();
-    for (k, _) in std::env::vars() {
-        if k.starts_with("FRANZ_") {
-            cmd.env_remove(k);
-        }
-    }
+    common::no_franz_env(&mut cmd);
     cmd.env("DISPLAY", display).envs(env.iter().copied());
     cmd.args(args).output().unwrap()
 }

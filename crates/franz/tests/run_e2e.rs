@@ -31,16 +31,12 @@ struct Franz {
 impl Franz {
     /// Starts franz with `args`, on `display` if given (else only `--sandbox` gives it one).
     fn spawn(args: &[&str], display: Option<&str>, extra_env: &[(&str, &str)]) -> Franz {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_franz"));
-        cmd.args(args)
+        let mut cmd = common::franz_command();
+        common::no_franz_env(&mut cmd)
+            .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        for (k, _) in std::env::vars() {
-            if k.starts_with("FRANZ_") {
-                cmd.env_remove(k);
-            }
-        }
         cmd.env_remove("DISPLAY");
         // these runs repeat one move on a still screen on purpose: no loop breaker
         // (tested in loop_breaker.rs)
@@ -128,25 +124,13 @@ impl Drop for Franz {
     }
 }
 
-/// The common flags of a scripted run.
+/// The common flags of a scripted run: [`common::run_args`] with the scripted model, `strategy`
+/// and fast motion.
 fn run_args<'a>(server: &'a str, runs: &'a str, strategy: &'a str) -> Vec<&'a str> {
-    vec![
-        "run",
-        "--strategy",
-        strategy,
-        "--api-url",
-        server,
-        "--model",
-        "scripted",
-        "--runs-dir",
-        runs,
-        "--motion",
-        "fast",
-        "--step-delay",
-        "0",
-        "--max-steps",
-        "10",
-    ]
+    let mut args = common::run_args(server, Path::new(runs)).to_vec();
+    args.extend(["--strategy", strategy, "--model", "scripted"]);
+    args.extend(["--motion", "fast", "--max-steps", "10"]);
+    args
 }
 
 /// The one run directory under `runs`.

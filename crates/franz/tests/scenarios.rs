@@ -38,26 +38,12 @@ fn run_scenario(name: &str, url: &str, runs: &Path) -> Output {
 
 fn run_scenario_with(name: &str, url: &str, runs: &Path, extra: &[&str]) -> Output {
     let file = shipped().join(format!("{name}.toml"));
-    let (file, runs) = (file.display().to_string(), runs.display().to_string());
-    let mut args = vec![
-        "--sandbox=1024x768",
-        "--no-cursor",
-        "run",
-        // the screenshots the steps read show only the windows
-        "--no-feedback",
-        "--scenario",
-        &file,
-        "--api-url",
-        url,
-        "--model",
-        "scripted-model",
-        "--runs-dir",
-        &runs,
-        "--step-delay",
-        "0",
-        "--motion",
-        "fast",
-    ];
+    let file = file.display().to_string();
+    let mut args = vec!["--sandbox=1024x768", "--no-cursor"];
+    args.extend(common::run_args(url, runs));
+    // the screenshots the steps read show only the windows
+    args.extend(["--no-feedback", "--scenario", &file]);
+    args.extend(["--model", "scripted-model", "--motion", "fast"]);
     args.extend_from_slice(extra);
     franz(&args)
 }

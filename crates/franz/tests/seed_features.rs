@@ -3,36 +3,20 @@
 //! empty `done` goes back to the model while the final answer reaches `run_finished` and the
 //! terminal (docs/seeds.md (commander): completion needs evidence).
 
+use crate::common;
 use franz_core::model::ScriptedReply;
 use franz_core::model::scripted_server::{Script, ScriptedServer};
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn run(strategy: &str, url: &str, runs: &Path, extra: &[&str]) -> Output {
-    let runs = runs.display().to_string();
-    let mut args = vec![
-        "--sandbox=640x480",
-        "run",
-        "--strategy",
-        strategy,
-        "--api-url",
-        url,
-        "--model",
-        "scripted-model",
-        "--runs-dir",
-        &runs,
-        "--step-delay",
-        "0",
-        "--motion",
-        "fast",
-        "--max-steps",
-        "4",
-    ];
-    args.extend_from_slice(extra);
-    args.push("the task");
-    Command::new(env!("CARGO_BIN_EXE_franz"))
-        .args(&args)
-        .env_remove("FRANZ_LOG")
+    common::franz_command()
+        .arg("--sandbox=640x480")
+        .args(common::run_args(url, runs))
+        .args(["--strategy", strategy, "--model", "scripted-model"])
+        .args(["--motion", "fast", "--max-steps", "4"])
+        .args(extra)
+        .arg("the task")
         .output()
         .expect("run franz")
 }

@@ -23,28 +23,15 @@ fn franz_env(args: &[String], env: &[(&str, &str)]) -> Output {
 
 fn run_args(strategy: &str, url: &str, runs: &Path, launch: &str, task: &str) -> Vec<String> {
     [
-        "--sandbox=1024x768",
-        "--launch",
-        launch,
-        "run",
-        "--strategy",
-        strategy,
-        "--api-url",
-        url,
-        "--model",
-        "scripted-model",
-        "--runs-dir",
-        &runs.display().to_string(),
-        "--step-delay",
-        "0",
-        "--max-steps",
-        "12",
-        "--motion",
-        "fast",
-        task,
+        &["--sandbox=1024x768", "--launch", launch][..],
+        &common::run_args(url, runs),
+        &["--strategy", strategy, "--model", "scripted-model"],
+        &["--max-steps", "12", "--motion", "fast", task],
     ]
+    .concat()
+    .into_iter()
     .map(String::from)
-    .to_vec()
+    .collect()
 }
 
 /// The chat requests (POSTs) as JSON.

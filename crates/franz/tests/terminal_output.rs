@@ -8,7 +8,8 @@
 use crate::common;
 
 use franz_core::model::{Script, ScriptedReply, ScriptedServer};
-use std::process::{Command, Stdio};
+use std::path::Path;
+use std::process::Stdio;
 
 /// The escapes a hostile reply carries: clipboard write, title change, a C1 OSC, bell.
 const OSC52: &str = "\x1b]52;c;cm0gLXJmIH4vKg==\x07";
@@ -39,28 +40,14 @@ fn hostile_server() -> ScriptedServer {
     .unwrap()
 }
 
-fn run_args(url: &str, runs: &str) -> Vec<String> {
+fn run_args<'a>(url: &'a str, runs: &'a Path) -> Vec<&'a str> {
     [
-        "--sandbox=640x400",
-        "run",
-        "--strategy",
-        "narrative",
-        "--api-url",
-        url,
-        "--model",
-        "qwen3-vl-8b-instruct",
-        "--runs-dir",
-        runs,
-        "--motion",
-        "fast",
-        "--step-delay",
-        "0",
-        "--max-steps",
-        "4",
-        "Look around.",
+        &["--sandbox=640x400"][..],
+        &common::run_args(url, runs),
+        &["--strategy", "narrative", "--model", "qwen3-vl-8b-instruct"],
+        &["--motion", "fast", "--max-steps", "4", "Look around."],
     ]
-    .map(String::from)
-    .to_vec()
+    .concat()
 }
 
 /// Every byte that would act on a terminal: ESC, BEL and the C1 controls (as UTF-8).
@@ -76,10 +63,9 @@ fn acting_bytes(bytes: &[u8]) -> Vec<String> {
 fn escape_sequences_in_a_reply_never_reach_a_pipe() {
     let server = hostile_server();
     let tmp = tempfile::tempdir().unwrap();
-    let runs = tmp.path().join("runs").display().to_string();
-    let out = Command::new(env!("CARGO_BIN_EXE_franz"))
-        .args(run_args(&server.url(), &runs))
-        .env_remove("FRANZ_LOG")
+    let (url, runs) = (server.url(), tmp.path().join("runs"));
+    let out = common::franz_command()
+        .args(run_args(&url, &runs))
         .env_remove("DISPLAY")
         .stdin(Stdio::null())
         .output()
@@ -99,10 +85,9 @@ fn escape_sequences_in_a_reply_never_reach_a_pipe() {
         .unwrap()
         .unwrap()
         .path();
-    let replay = Command::new(env!("CARGO_BIN_EXE_franz"))
+    let replay = common::franz_command()
         .arg("replay")
         .arg(&dir)
-        .env_remove("FRANZ_LOG")
         .output()
         .unwrap();
     assert!(replay.status.success());
@@ -117,15 +102,9 @@ fn escape_sequences_in_a_reply_never_reach_a_pipe() {
 fn on_a_terminal_only_franz_own_colours_arrive() {
     let server = hostile_server();
     let tmp = tempfile::tempdir().unwrap();
-    let runs = tmp.path().join("runs").display().to_string();
-    let line = std::iter::once(env!("CARGO_BIN_EXE_franz").to_string())
-        .chain(
-            run_args(&server.url(), &runs)
-                .into_iter()
-                .map(|a| format!("'{a}'")),
-        )
-        .collect::<Vec<_>>()
-        .join(" ");
+    let runs = tmp.path().join("runs");
+    let url = server.url();
+    let line = common::shell_line(&run_args(&url, &runs));
     let mut child = common::on_a_terminal(&format!("env -u FRANZ_LOG -u DISPLAY {line}"));
     drop(child.stdin.take());
     let shown = common::read_pipe(child.stdout.take());
@@ -144,9 +123,8 @@ fn on_a_terminal_only_franz_own_colours_arrive() {
 fn with_no_reader(args: &[&str]) -> std::process::Output {
     let (reader, writer) = std::io::pipe().unwrap();
     drop(reader);
-    let child = Command::new(env!("CARGO_BIN_EXE_franz"))
+    let child = common::franz_command()
         .args(args)
-        .env_remove("FRANZ_LOG")
         .env_remove("DISPLAY")
         .stdin(Stdio::null())
         .stdout(writer)

@@ -163,25 +163,41 @@ pub fn franz_command() -> Command {
     cmd
 }
 
-/// Removes every `FRANZ_` variable of this process's environment from `cmd`'s, for tests that
-/// check franz's own defaults.
+/// Removes every variable of this process's environment that franz reads as a setting from
+/// `cmd`'s (`FRANZ_*` and the designs' `AGENT_*` and `LMSTUDIO_*`), for tests that check
+/// franz's own defaults.
 pub fn no_franz_env(cmd: &mut Command) -> &mut Command {
     for (k, _) in std::env::vars() {
-        if k.starts_with("FRANZ_") {
+        if ["FRANZ_", "AGENT_", "LMSTUDIO_"]
+            .iter()
+            .any(|p| k.starts_with(p))
+        {
             cmd.env_remove(k);
         }
     }
     cmd
 }
 
-/// `franz run` against the model server at `api_url`, writing its runs under `runs`, with no
-/// pause between steps: the argument vector the end-to-end runs start from. The test adds the
-/// task, the screen (`--sandbox=WxH` or `DISPLAY`), `--model` and its own flags.
+/// The argument vector of `franz run` against the model server at `api_url`, writing its runs
+/// under `runs`, with no pause between steps: what every end-to-end run starts from. The test
+/// adds the task, the screen (`--sandbox=WxH` or `DISPLAY`), `--model` and its own flags.
+pub fn run_args<'a>(api_url: &'a str, runs: &'a Path) -> [&'a str; 7] {
+    let runs = runs.to_str().expect("a UTF-8 runs directory");
+    [
+        "run",
+        "--api-url",
+        api_url,
+        "--runs-dir",
+        runs,
+        "--step-delay",
+        "0",
+    ]
+}
+
+/// `franz run` with [`run_args`], as a command.
 pub fn franz_run(api_url: &str, runs: &Path) -> Command {
     let mut cmd = franz_command();
-    cmd.args(["run", "--api-url", api_url, "--runs-dir"])
-        .arg(runs)
-        .args(["--step-delay", "0"]);
+    cmd.args(run_args(api_url, runs));
     cmd
 }
 
@@ -274,6 +290,15 @@ pub fn events_in(dir: &Path) -> Vec<serde_json::Value> {
         .lines()
         .filter_map(|l| serde_json::from_str(l).ok())
         .collect()
+}
+
+/// The franz binary with `args` as one shell command line, each argument quoted, for
+/// [`on_a_terminal`].
+pub fn shell_line(args: &[&str]) -> String {
+    std::iter::once(env!("CARGO_BIN_EXE_franz").to_string())
+        .chain(args.iter().map(|a| format!("'{a}'")))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Starts the command line `franz` under util-linux `script`, which gives it a real
