@@ -25,9 +25,12 @@
 
 mod golden;
 pub mod miniwob;
+/// Replies of the scripted model (the `scripted` feature, as the model's doubles).
+#[cfg(any(test, feature = "scripted"))]
 pub mod render;
 
 pub use golden::{GoldenStep, Locator, PointKind};
+#[cfg(any(test, feature = "scripted"))]
 pub use render::{Renderer, renderer_for};
 
 use crate::geometry::ImageSize;

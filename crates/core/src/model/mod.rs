@@ -2,7 +2,12 @@
 //! exchange-log sanitizer, and the scripted model server that tests and `franz demo` use.
 //!
 //! A strategy builds a [`ChatRequest`]; the engine asks a [`Model`] (the HTTP [`ModelClient`]
-//! or the in-memory [`MemoryModel`]) and hands the [`Reply`] to the strategy's parser.
+//! or the in-memory `MemoryModel`) and hands the [`Reply`] to the strategy's parser.
+//!
+//! The doubles (the scripted server, its responder and server shapes, the in-memory model)
+//! are built only with the `scripted` feature (docs/testing.md): the tests turn it on, and so
+//! does the `franz` binary, whose `demo` and benchmarks play them; a library user who embeds
+//! the engine does not get them.
 
 pub mod adapt;
 pub mod backend;
@@ -14,13 +19,18 @@ pub mod context_probe;
 pub mod error;
 pub mod honours;
 pub mod learned;
+#[cfg(any(test, feature = "scripted"))]
 pub mod memory;
 pub mod refusal;
+#[cfg(any(test, feature = "scripted"))]
 pub mod responder;
 pub mod sanitize;
+#[cfg(any(test, feature = "scripted"))]
 pub mod scripted_server;
+#[cfg(any(test, feature = "scripted"))]
 mod scripted_wire;
 pub mod server_info;
+#[cfg(any(test, feature = "scripted"))]
 pub mod server_shapes;
 pub mod shape;
 pub mod sse;
@@ -34,8 +44,10 @@ pub use constrain::{Constrain, Mode, ReplyFormat};
 pub use context::{ContextInfo, ImageCost, ImageTokens, Overflow, RequestCost};
 pub use error::ModelError;
 pub use learned::Learned;
+#[cfg(any(test, feature = "scripted"))]
 pub use memory::{Canned, MemoryModel};
 pub use refusal::Refusal;
+#[cfg(any(test, feature = "scripted"))]
 pub use scripted_server::{
     ContextReport, Fault, OverflowStyle, RecordedRequest, Route, Script, ScriptedReply,
     ScriptedServer, ServerOptions, Step,
