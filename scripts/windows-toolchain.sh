@@ -1,5 +1,5 @@
 # Sourced by scripts/windows.sh and scripts/dist.sh: the one way franz is built for Windows
-# here (../shared/windows/README.md): Debian's Rust 1.96 and mingw, the standard library built
+# here (docs/testing.md, "Windows"): Debian's Rust 1.96 and mingw, the standard library built
 # from source (-Zbuild-std, allowed on a stable compiler by RUSTC_BOOTSTRAP=1), into its own
 # target dir (target/windows), so the Linux build is not disturbed.
 # Needs: $root, the repository root.
