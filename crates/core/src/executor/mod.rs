@@ -18,9 +18,9 @@
 mod elements;
 pub mod failsafe;
 pub mod fence;
-mod guard;
 pub mod held;
 pub mod motion;
+mod policy_state;
 pub mod secret;
 mod windows;
 
@@ -36,8 +36,8 @@ use serde::{Deserialize, Serialize};
 use std::time::{Duration, Instant};
 
 pub use failsafe::Tripped;
-pub use guard::Confirmer;
 pub use motion::MotionProfile;
+pub use policy_state::Confirmer;
 
 /// The designs (docs/seeds.md) cap the actions one model reply may ask for (`max_actions` in the
 /// configuration, default 8); the rest are refused with `too_many_actions`.
@@ -158,8 +158,8 @@ pub struct Executor {
     cancel: Option<Cancel>,
     /// The exact target of the action being performed (docs/coordinates.md, "Exact targets").
     exact: Option<crate::exact::Exact>,
-    /// The safety policy, its state and who confirms ([`guard`]).
-    guard: guard::Guard,
+    /// The safety policy, its state and who confirms ([`policy_state`]).
+    policy_state: policy_state::PolicyState,
     /// Test only (`franz calibrate --test-offset`): every pixel an action acts at is shifted
     /// by this much, a deliberately wrong mapping.
     pixel_offset: PixelPoint,
@@ -177,7 +177,7 @@ impl Executor {
             held: Held::default(),
             cancel: None,
             exact: None,
-            guard: guard::Guard::default(),
+            policy_state: policy_state::PolicyState::default(),
             pixel_offset: PixelPoint::new(0, 0),
             marks: Vec::new(),
         }
@@ -408,7 +408,7 @@ impl Executor {
                 match performed {
                     Ok(mut warnings) => {
                         touched_os |= touches_os(&action.kind);
-                        self.guard.performed(&action.kind);
+                        self.policy_state.performed(&action.kind);
                         if let Some(note) = &action.clamped {
                             warnings.insert(0, clamped_warning(note));
                         }

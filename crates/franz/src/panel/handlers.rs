@@ -1,4 +1,4 @@
-//! The panel's endpoints and its guard (Host, token, origin). Bodies are read as bytes and
+//! The panel's endpoints and its access check (Host, token, origin). Bodies are read as bytes and
 //! parsed here so that malformed JSON gets 400 with serde's message, and oversized bodies 413.
 
 use super::state::PanelState;
@@ -98,7 +98,7 @@ fn refusal(s: &PanelState, allow_remote: bool, req: &Request) -> Option<Response
 
 /// Every request passes [`refusal`]; every response is `no-store` (unless it says otherwise),
 /// `nosniff` and sends no referrer.
-pub async fn guard(
+pub async fn check_access(
     State((s, allow_remote)): State<(Arc<PanelState>, bool)>,
     req: Request,
     next: Next,

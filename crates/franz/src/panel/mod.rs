@@ -42,7 +42,7 @@ pub fn app(state: Arc<PanelState>, allow_remote: bool) -> Router {
         .route("/answer", post(handlers::answer))
         .layer(axum::middleware::from_fn_with_state(
             (state.clone(), allow_remote),
-            handlers::guard,
+            handlers::check_access,
         ))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .with_state(state)

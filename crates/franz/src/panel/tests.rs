@@ -1,4 +1,4 @@
-//! The router on 127.0.0.1:0 with a session handle and no engine: the guard, the body cap, JSON
+//! The router on 127.0.0.1:0 with a session handle and no engine: the access check, the body cap, JSON
 //! errors and the seq checks, over real HTTP with reqwest.
 
 use super::{BODY_LIMIT, PanelState, app, new_token};

@@ -75,12 +75,14 @@ pub fn loopback_origin(origin: &str) -> bool {
         .is_some_and(crate::panel::loopback_host)
 }
 
-struct Guard {
+/// Who may call the HTTP transport: the token every request carries, and whether requests
+/// from another origin are let through.
+struct Access {
     token: String,
     allow_remote: bool,
 }
 
-async fn guard(State(g): State<Arc<Guard>>, req: Request, next: Next) -> Response {
+async fn check_access(State(g): State<Arc<Access>>, req: Request, next: Next) -> Response {
     if !g.allow_remote
         && let Some(origin) = req.headers().get(header::ORIGIN)
         && !origin.to_str().is_ok_and(loopback_origin)
@@ -133,7 +135,7 @@ pub async fn http(
         LocalSessionManager::default().into(),
         config,
     );
-    let g = Arc::new(Guard {
+    let g = Arc::new(Access {
         token: crate::panel::new_token(),
         allow_remote,
     });
@@ -154,9 +156,9 @@ pub async fn http(
         "mcp token: {} (send it as Authorization: Bearer TOKEN)",
         g.token
     );
-    let router = axum::Router::new()
-        .nest_service("/mcp", service)
-        .layer(axum::middleware::from_fn_with_state(g.clone(), guard));
+    let router = axum::Router::new().nest_service("/mcp", service).layer(
+        axum::middleware::from_fn_with_state(g.clone(), check_access),
+    );
     let stop = interrupted();
     axum::serve(listener, router)
         .with_graceful_shutdown(async move {

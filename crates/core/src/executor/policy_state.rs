@@ -17,7 +17,7 @@ pub type Confirmer = Box<dyn FnMut(&Action, &str) -> bool + Send>;
 
 /// The policy, the focused field as typing left it and the refusals counted.
 #[derive(Default)]
-pub(super) struct Guard {
+pub(super) struct PolicyState {
     policy: Policy,
     /// The focused field's text as the actions so far left it.
     field: Field,
@@ -27,7 +27,7 @@ pub(super) struct Guard {
     confirmed: bool,
 }
 
-impl Guard {
+impl PolicyState {
     /// Notes an action that ran (what it did to the focused field).
     pub(super) fn performed(&mut self, kind: &ActionKind) {
         self.field = self.field.after(kind);
@@ -40,42 +40,42 @@ type Refusal = (ActionError, Option<ExecError>);
 impl Executor {
     /// The executor with a safety policy (the default allows everything).
     pub fn with_policy(mut self, policy: Policy) -> Self {
-        self.guard.policy = policy;
+        self.policy_state.policy = policy;
         self
     }
 
     /// The executor with someone to ask about actions a `confirm` rule matches; without one
     /// (and without [`set_confirmed`](Self::set_confirmed)) they are not performed.
     pub fn with_confirmer(mut self, confirmer: Confirmer) -> Self {
-        self.guard.confirmer = Some(confirmer);
+        self.policy_state.confirmer = Some(confirmer);
         self
     }
 
     pub fn policy(&self) -> &Policy {
-        &self.guard.policy
+        &self.policy_state.policy
     }
 
     /// Whether the executor asks about `confirm` matches itself (a [`Confirmer`]), so that the
     /// engine need not hold the turn for an approval.
     pub fn has_confirmer(&self) -> bool {
-        self.guard.confirmer.is_some()
+        self.policy_state.confirmer.is_some()
     }
 
     /// Whether a person approved the coming actions (the engine's approval of a turn):
     /// `confirm` rules then let them through.
     pub fn set_confirmed(&mut self, yes: bool) {
-        self.guard.confirmed = yes;
+        self.policy_state.confirmed = yes;
     }
 
     /// The policy's verdict on each action of a turn, in order, the focused field carried
     /// along as if each ran; nothing is performed.
     pub fn verdicts(&mut self, desktop: &mut dyn Desktop, actions: &[Action]) -> Vec<Verdict> {
-        let mut field = self.guard.field.clone();
+        let mut field = self.policy_state.field.clone();
         let mut out = Vec::with_capacity(actions.len());
         for a in actions {
             let verdict = if self.judges(a) {
                 let ctx = self.policy_context(desktop, a, field.clone());
-                self.guard.policy.check(a, &ctx)
+                self.policy_state.policy.check(a, &ctx)
             } else {
                 Verdict::Allow
             };
@@ -91,7 +91,7 @@ impl Executor {
         // an invalid action (e.g. `[-1, -1]`) gets its own error, not a refusal
         touches_os(&action.kind)
             && action.validate().is_ok()
-            && (!self.guard.policy.is_empty()
+            && (!self.policy_state.policy.is_empty()
                 || action.kind.is_pointer()
                 || action.element.is_some())
     }
@@ -102,7 +102,7 @@ impl Executor {
     fn policy_context(&self, desktop: &mut dyn Desktop, action: &Action, field: Field) -> Context {
         let area = self.fence.area;
         // the screen is what configured regions are boxes of; `work_area` needs only the area
-        let screen = if self.guard.policy.is_empty() {
+        let screen = if self.policy_state.policy.is_empty() {
             area.rect
         } else {
             desktop.monitor().rect
@@ -120,7 +120,7 @@ impl Executor {
         }
         let mut ctx = ctx.shifted(self.pixel_offset, area, action.kind.name());
         ctx.field = field;
-        if self.guard.policy.needs_windows() {
+        if self.policy_state.policy.needs_windows() {
             ctx.windows = ctx
                 .points
                 .iter()
@@ -140,14 +140,14 @@ impl Executor {
         if !self.judges(action) {
             return None;
         }
-        let ctx = self.policy_context(desktop, action, self.guard.field.clone());
+        let ctx = self.policy_context(desktop, action, self.policy_state.field.clone());
         let name = action.kind.name();
-        match self.guard.policy.check(action, &ctx) {
+        match self.policy_state.policy.check(action, &ctx) {
             Verdict::Allow => None,
-            Verdict::Confirm { .. } if self.guard.confirmed => None,
+            Verdict::Confirm { .. } if self.policy_state.confirmed => None,
             Verdict::Confirm { rule } => {
                 let yes = self
-                    .guard
+                    .policy_state
                     .confirmer
                     .as_mut()
                     .is_some_and(|c| c(action, &rule));
@@ -163,8 +163,8 @@ impl Executor {
                 Some((e, None))
             }
             Verdict::Deny { rule } => {
-                self.guard.violations += 1;
-                let count = self.guard.violations;
+                self.policy_state.violations += 1;
+                let count = self.policy_state.violations;
                 tracing::warn!(action = name, %rule, count, "refused by the safety policy");
                 let e = ActionError::new(
                     ErrorKind::PolicyDenied,
@@ -172,7 +172,7 @@ impl Executor {
                         "{name}: refused by the safety policy ({rule}); it was not performed: do it another way, or not at all"
                     ),
                 );
-                let stop = (count >= self.guard.policy.violations_max())
+                let stop = (count >= self.policy_state.policy.violations_max())
                     .then_some(ExecError::Policy { count, rule });
                 Some((e, stop))
             }
