@@ -132,7 +132,7 @@ fn script(strategy: &str) -> (String, Vec<Canned>) {
 /// The requests one strategy sends under one profile.
 fn run(strategy_name: &str, profile: &Profile) -> Vec<ChatRequest> {
     let mut eff = ConfigBuilder::new().build().unwrap();
-    let applied = profile::apply(profile, &mut eff);
+    let applied = franz_core::config::apply_profile(profile, &mut eff);
     // pruning: one screenshot kept, and a budget that drops the oldest turns
     eff.config.keep_last_screenshots = 1;
     eff.config.history_max_chars = 9000;
@@ -140,7 +140,7 @@ fn run(strategy_name: &str, profile: &Profile) -> Vec<ChatRequest> {
         dialect: eff.config.dialect,
         pixel_coords: applied.pixel_coords,
         exact_space: applied.exact_space,
-        ..ReadOptions::default().with_config(&eff.config)
+        ..eff.config.read_options(None)
     };
     let desktop = FakeDesktop::new(W, H);
     let pipeline = Pipeline::new(ObserveConfig {

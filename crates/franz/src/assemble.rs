@@ -9,10 +9,10 @@ use crate::exit::usage;
 use anyhow::Context;
 use franz_core::config::{Chosen, Config, Effective};
 use franz_core::engine::SessionConfig;
-use franz_core::executor::{ExecConfig, Executor};
+use franz_core::executor::Executor;
 use franz_core::geometry::{ImageSize, WorkArea};
 use franz_core::grounding::{Grounding, GroundingSource};
-use franz_core::model::{ClientConfig, ModelClient};
+use franz_core::model::ModelClient;
 use franz_core::observe::Pipeline;
 use franz_core::overlay::Overlay;
 use franz_core::runlog::{RunMeta, RunWriter};
@@ -51,7 +51,7 @@ pub fn session(
     inputs: Inputs,
 ) -> anyhow::Result<Assembled> {
     let mut effective = effective.clone();
-    let client = ModelClient::new(ClientConfig::from_config(&effective.config))
+    let client = ModelClient::new(effective.config.client())
         .map_err(|e| usage(e.to_string()))?;
     let served = crate::profiles::served(&mut effective, &client);
     let (settings, chosen) = crate::profiles::choose(effective, served)?;
@@ -61,7 +61,7 @@ pub fn session(
     let work_area = pipeline
         .work_area(desktop)
         .map_err(|e| usage(e.to_string()))?;
-    let executor = Executor::new(work_area, ExecConfig::from_config(c), c.dry_run)
+    let executor = Executor::new(work_area, c.exec(), c.dry_run)
         .with_policy(settings.policy.clone());
     let strategy = c.strategy.create(read_options(c, &chosen, &inputs)?);
     let writer = run_writer(&settings.effective, desktop)?;
@@ -95,7 +95,7 @@ fn read_options(c: &Config, chosen: &Chosen, inputs: &Inputs) -> anyhow::Result<
     Ok(ReadOptions {
         system_prompt,
         boot_reply: inputs.boot_reply.clone(),
-        ..ReadOptions::for_profile(c, &chosen.applied)
+        ..c.read_options(Some(&chosen.applied))
     })
 }
 

@@ -23,7 +23,7 @@ mod settings;
 pub use choice::{Choice, Coords, by_name};
 pub use doc::markdown;
 pub use parts::context;
-pub use resolved::{Chosen, Settings, SettingsError, model_ids};
+pub use resolved::{Chosen, Settings, SettingsError, apply_profile, model_ids};
 pub use settings::{Flag, Group, Kind, SETTINGS, Setting};
 
 use crate::executor::MotionProfile;

@@ -18,7 +18,7 @@ use franz_core::executor::MotionProfile;
 use franz_core::model::{
     ClientConfig, ModelClient, Script, ScriptedReply, ScriptedServer, ServerOptions,
 };
-use franz_core::strategy::{self, ReadOptions};
+use franz_core::strategy;
 use franz_desktop::witness::Witness;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -87,7 +87,7 @@ fn first_inputs(g: &GlobalArgs, server: &ScriptedServer, early: bool) -> anyhow:
     let config = SessionConfig {
         pipeline: pipeline(&c),
         executor: executor(&c, rect)?,
-        strategy: strategy::create("narrative", ReadOptions::default().with_config(c.config()))
+        strategy: strategy::create("narrative", c.config().read_options(None))
             .ok_or_else(|| anyhow::anyhow!("the narrative strategy is missing"))?,
         overlay: None,
         writer: None,

@@ -18,7 +18,7 @@ use franz_core::model::{Canned, MemoryModel};
 use franz_core::observe::Pipeline;
 use franz_core::overlay::Overlay;
 use franz_core::runlog::{Layout, LogImages, RunWriter};
-use franz_core::strategy::{self, ReadOptions};
+use franz_core::strategy;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -219,7 +219,7 @@ fn run(
     let config = SessionConfig {
         pipeline: pipeline(&c),
         executor: exec,
-        strategy: strategy::create("narrative", ReadOptions::default().with_config(c.config()))
+        strategy: strategy::create("narrative", c.config().read_options(None))
             .ok_or_else(|| anyhow::anyhow!("the narrative strategy is missing"))?,
         overlay: Overlay::new(c.config().overlay.clone()).ok(),
         writer: Some(writer),
