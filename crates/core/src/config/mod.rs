@@ -96,6 +96,7 @@ pub struct Config {
     pub timeout: f64,
     pub connect_timeout: f64,
     pub retries: u64,
+    pub retry_backoff: f64,
     pub max_response_bytes: u64,
     pub stream: bool,
     pub early_exec: bool,

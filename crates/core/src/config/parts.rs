@@ -59,7 +59,7 @@ impl Config {
         }
     }
 
-    /// The model client's settings (`api_url`, `api_key`, timeouts, retries,
+    /// The model client's settings (`api_url`, `api_key`, timeouts, retries and their backoff,
     /// `max_response_bytes`, `message_shape`, `constrain`).
     pub fn client(&self) -> ClientConfig {
         ClientConfig {
@@ -68,7 +68,7 @@ impl Config {
             connect_timeout: Duration::from_secs_f64(self.connect_timeout),
             timeout: Duration::from_secs_f64(self.timeout),
             retries: u32_of(self.retries),
-            backoff: Duration::from_millis(500),
+            backoff: Duration::from_secs_f64(self.retry_backoff),
             max_response_bytes: self.max_response_bytes,
             message_shape: self.message_shape,
             constrain: self.constrain,
@@ -219,5 +219,18 @@ mod tests {
         };
         assert_eq!(o.context.image_tokens.pixels_per_token_side, rule.factor);
         assert_eq!(s.observe().crop, s.crop);
+    }
+
+    #[test]
+    fn the_retry_backoff_is_the_clients_first_wait() {
+        let e = ConfigBuilder::new()
+            .flag("retry_backoff", "--retry-backoff", "2.5")
+            .build()
+            .expect("valid settings");
+        assert_eq!(e.config.client().backoff, Duration::from_millis(2500));
+        let bad = ConfigBuilder::new()
+            .flag("retry_backoff", "--retry-backoff", "61")
+            .build();
+        assert!(bad.is_err(), "over 60 s");
     }
 }
