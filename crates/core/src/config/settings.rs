@@ -257,7 +257,10 @@ pub const SETTINGS: &[Setting] = &[
     s(
         Group::Model,
         "retry_backoff",
-        Kind::Float { min: 0.0, max: 60.0 },
+        Kind::Float {
+            min: 0.0,
+            max: 60.0,
+        },
         "0.5",
         "seconds before the first retry of a request; each next retry waits twice as long, at most 10 s",
     ),

@@ -419,10 +419,7 @@ fn defaults_exist_once_in_the_table() {
     use crate::model::ClientConfig;
     use crate::strategy::{CommanderSettings, ReadOptions};
     let c = Config::defaults();
-    assert_eq!(
-        CommanderSettings::default(),
-        c.commander()
-    );
+    assert_eq!(CommanderSettings::default(), c.commander());
     let client = ClientConfig::new("http://localhost:1/v1");
     assert_eq!(client.timeout.as_secs_f64(), c.timeout);
     assert_eq!(client.connect_timeout.as_secs_f64(), c.connect_timeout);

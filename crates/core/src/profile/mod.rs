@@ -405,9 +405,7 @@ impl Applied {
     pub fn coord_mode(&self, image: ImageSize) -> crate::parser::CoordMode {
         use crate::parser::CoordMode;
         match self.exact_space {
-            Some(Space::Norm1000) => {
-                CoordMode::Exact(ImageSize::new(self.norm_max, self.norm_max))
-            }
+            Some(Space::Norm1000) => CoordMode::Exact(ImageSize::new(self.norm_max, self.norm_max)),
             Some(space) => CoordMode::Exact(space.extent(image)),
             None if self.pixel_coords => CoordMode::Pixels(image),
             None => CoordMode::Norm,

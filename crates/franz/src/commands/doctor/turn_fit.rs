@@ -106,9 +106,7 @@ fn need(settings: &Settings, chosen: &Chosen, screen: PixelRect) -> anyhow::Resu
     let image = settings.size.resolve(area.rect.width, area.rect.height);
     let rule = franz_core::config::context(Some(chosen.profile()), None).image_tokens;
     let shot = screenshot(area, image)?;
-    let mut strategy = c
-        .strategy
-        .create(c.read_options(Some(&chosen.applied)));
+    let mut strategy = c.strategy.create(c.read_options(Some(&chosen.applied)));
     let prompt = strategy.prompt(&TurnContext {
         task: TASK,
         turn: 1,
