@@ -102,6 +102,16 @@ impl Settings {
         Ok(settings)
     }
 
+    /// Every setting at the table's default, without the environment or any file, and no
+    /// profile: what a bench or a test starts from.
+    pub fn defaults() -> Settings {
+        let effective = super::ConfigBuilder::new()
+            .build()
+            .unwrap_or_else(|e| panic!("the settings table's defaults are invalid: {e}"));
+        Settings::new(effective)
+            .unwrap_or_else(|e| panic!("the settings table's defaults are invalid: {e}"))
+    }
+
     /// The typed configuration.
     pub fn config(&self) -> &Config {
         &self.effective.config
