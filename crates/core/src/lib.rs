@@ -8,6 +8,7 @@
 #![deny(clippy::too_many_lines)]
 
 pub mod action;
+pub mod agent;
 pub mod bench_task;
 pub mod cancel;
 pub mod config;

@@ -26,25 +26,13 @@ impl Default for LoopSettings {
     }
 }
 
-/// The run's guard rails of this module (`loop_warn`, `loop_stop`, `unchanged_note`).
+/// The run's guard rails of this module (`loop_warn`, `loop_stop`, `unchanged_note`); the
+/// default is the settings table's, the mapping `Config::guard` (`config/parts.rs`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Guard {
     pub loops: LoopSettings,
     /// Tell the model when nothing changed on screen after its last action.
     pub unchanged_note: bool,
-}
-
-impl Guard {
-    pub fn from_config(c: &crate::config::Config) -> Self {
-        let u32_of = |v: u64| v.min(u32::MAX as u64) as u32;
-        Self {
-            loops: LoopSettings {
-                warn: u32_of(c.loop_warn),
-                stop: u32_of(c.loop_stop),
-            },
-            unchanged_note: c.unchanged_note,
-        }
-    }
 }
 
 /// What the model is told with `unchanged_note`.

@@ -25,13 +25,15 @@
 //! template may refuse the shaped request, nor the request in the strictest shape (`strict`). Gemma 3's template refuses the tools strategy's
 //! request as the strategy builds it: the test would fail without the shaping.
 
+use franz_core::agent::Agent;
 use franz_core::config::ConfigBuilder;
-use franz_core::engine::{Op, RunOptions, Session, SessionConfig, SessionHandle};
-use franz_core::executor::{ExecConfig, Executor, MotionProfile};
+use franz_core::config::Settings;
+use franz_core::engine::{Op, RunOptions, SessionHandle};
+use franz_core::executor::{ExecConfig, MotionProfile};
 use franz_core::model::{Canned, ChatRequest, MemoryModel, Reply, Shape, ToolCall, shape};
-use franz_core::observe::{ObserveConfig, Pipeline};
+use franz_core::observe::ObserveConfig;
 use franz_core::profile::{self, Profile};
-use franz_core::strategy::{self, ReadOptions};
+use franz_core::strategy::ReadOptions;
 use franz_desktop::fake::FakeDesktop;
 use minijinja::{Environment, Error, ErrorKind, Value as J};
 use serde_json::{Value, json};
@@ -44,23 +46,12 @@ const W: u32 = 320;
 const H: u32 = 200;
 const MARKER: &str = "<__media__>";
 
-fn options() -> RunOptions {
-    RunOptions {
-        task: "open the file menu and save the document as notes.txt".into(),
-        model: "qwen3-vl-8b-instruct".into(),
-        temperature: 0.0,
-        top_p: 1.0,
-        max_tokens: 256,
-        stream: false,
-        early_exec: false,
-        max_steps: 7,
-        max_time: Some(Duration::from_secs(60)),
-        step_delay: Duration::ZERO,
-        max_empty_turns: 7,
-        feedback: true,
-        context: Default::default(),
-        guard: Default::default(),
-    }
+/// Seven turns at most, at temperature 0, without pauses.
+fn options(o: &mut RunOptions) {
+    (o.temperature, o.top_p, o.max_tokens) = (0.0, 1.0, 256);
+    (o.stream, o.early_exec, o.feedback) = (false, false, true);
+    (o.max_steps, o.max_time) = (7, Some(Duration::from_secs(60)));
+    (o.step_delay, o.max_empty_turns) = (Duration::ZERO, 7);
 }
 
 fn call(name: &str, args: Value) -> ToolCall {
@@ -132,7 +123,7 @@ fn script(strategy: &str) -> (String, Vec<Canned>) {
 /// The requests one strategy sends under one profile.
 fn run(strategy_name: &str, profile: &Profile) -> Vec<ChatRequest> {
     let mut eff = ConfigBuilder::new().build().unwrap();
-    let applied = profile::apply(profile, &mut eff);
+    let applied = franz_core::config::apply_profile(profile, &mut eff);
     // pruning: one screenshot kept, and a budget that drops the oldest turns
     eff.config.keep_last_screenshots = 1;
     eff.config.history_max_chars = 9000;
@@ -140,28 +131,30 @@ fn run(strategy_name: &str, profile: &Profile) -> Vec<ChatRequest> {
         dialect: eff.config.dialect,
         pixel_coords: applied.pixel_coords,
         exact_space: applied.exact_space,
-        ..ReadOptions::default().with_config(&eff.config)
+        ..eff.config.read_options(None)
     };
-    let desktop = FakeDesktop::new(W, H);
-    let pipeline = Pipeline::new(ObserveConfig {
-        cursor: false,
-        ..ObserveConfig::default()
-    });
-    let area = pipeline.work_area(&desktop).unwrap();
     let (injected, answers) = script(strategy_name);
     let model = Arc::new(MemoryModel::new(answers));
-    let config = SessionConfig {
-        pipeline,
-        executor: Executor::new(area, ExecConfig::with_profile(MotionProfile::Fast), false),
-        strategy: strategy::create(strategy_name, read).unwrap(),
-        overlay: None,
-        writer: None,
-        options: options(),
-        grounding: None,
-    };
     let handle = SessionHandle::new(Default::default());
     handle.submit(Op::Inject(injected)).unwrap();
-    let stream = Session::spawn_with(&handle, config, Box::new(desktop), model.clone()).unwrap();
+    let task = "open the file menu and save the document as notes.txt";
+    let (_, stream) = Agent::builder(&Settings::defaults(), task)
+        .desktop(Box::new(FakeDesktop::new(W, H)))
+        .model(model.clone())
+        .handle(handle)
+        .strategy(strategy_name.parse().unwrap())
+        .observing(|o| {
+            *o = ObserveConfig {
+                cursor: false,
+                ..ObserveConfig::default()
+            }
+        })
+        .overlay(None)
+        .executor(|e| *e = ExecConfig::with_profile(MotionProfile::Fast))
+        .reading(|r| *r = read)
+        .options(options)
+        .spawn()
+        .unwrap();
     stream.finish().unwrap();
     model.requests()
 }

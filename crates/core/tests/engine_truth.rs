@@ -6,16 +6,18 @@
 #![cfg(target_os = "linux")]
 
 use crate::common;
-use franz_core::engine::{Decision, Modes, Op, RunOptions, Session, SessionConfig, SessionHandle};
+use franz_core::agent::Agent;
+use franz_core::config::Settings;
+use franz_core::engine::{Decision, Modes, Op, SessionHandle};
 use franz_core::event::{Event, EventKind};
-use franz_core::executor::{ExecConfig, Executor};
+use franz_core::executor::ExecConfig;
 use franz_core::model::{
     ClientConfig, ModelClient, RecordedRequest, Script, ScriptedReply, ScriptedServer,
 };
-use franz_core::observe::{ObserveConfig, Pipeline};
+use franz_core::observe::ObserveConfig;
 use franz_core::overlay::{Overlay, OverlayConfig};
 use franz_core::runlog::{EXCHANGE_FILE, Layout, RunWriter};
-use franz_core::strategy::{self, ReadOptions};
+use franz_core::strategy::{ReadOptions, StrategyName};
 use franz_desktop::DesktopOptions;
 use franz_desktop::sandbox::{Sandbox, SandboxOptions};
 use std::path::Path;
@@ -40,50 +42,42 @@ fn run(
         monitor: None,
     })
     .unwrap();
-    let pipeline = Pipeline::new(ObserveConfig {
-        cursor: false,
-        ..ObserveConfig::default()
-    });
-    let area = pipeline.work_area(desktop.as_ref()).unwrap();
     let mut client = ClientConfig::new(server.url());
     client.api_key = None;
-    let config = SessionConfig {
-        pipeline,
-        executor: Executor::new(
-            area,
-            ExecConfig {
-                max_actions_per_turn,
-                ..ExecConfig::default()
-            },
-            false,
-        ),
-        strategy: strategy::create(strategy, ReadOptions::default()).unwrap(),
-        overlay: Some(Overlay::new(OverlayConfig::default()).unwrap()),
-        writer: Some(writer),
-        options: RunOptions {
-            task: "click".into(),
-            model: "scripted".into(),
-            temperature: 0.0,
-            top_p: 1.0,
-            max_tokens: 100,
-            stream: false,
-            early_exec: false,
-            max_steps: turns,
-            max_time: None,
-            step_delay: Duration::ZERO,
-            max_empty_turns: 10,
-            feedback: true,
-            context: Default::default(),
-            guard: Default::default(),
-        },
-        grounding: None,
-    };
     let model = Arc::new(ModelClient::new(client).unwrap());
     let handle = SessionHandle::new(Modes {
         approve: reject_first,
         ..Modes::default()
     });
-    let mut stream = Session::spawn_with(&handle, config, desktop, model).unwrap();
+    let strategy = strategy.parse::<StrategyName>().unwrap();
+    let (_, mut stream) = Agent::builder(&Settings::defaults(), "click")
+        .desktop(desktop)
+        .model(model)
+        .writer(writer)
+        .handle(handle.clone())
+        .strategy(strategy)
+        .observing(|o| {
+            *o = ObserveConfig {
+                cursor: false,
+                ..ObserveConfig::default()
+            }
+        })
+        .overlay(Some(Overlay::new(OverlayConfig::default()).unwrap()))
+        .executor(|e| {
+            *e = ExecConfig {
+                max_actions_per_turn,
+                ..ExecConfig::default()
+            }
+        })
+        .reading(|r| *r = ReadOptions::default())
+        .options(|o| {
+            (o.model, o.temperature, o.top_p, o.max_tokens) = ("scripted".into(), 0.0, 1.0, 100);
+            (o.stream, o.early_exec, o.feedback) = (false, false, true);
+            (o.max_steps, o.max_time, o.max_empty_turns) = (turns, None, 10);
+            o.step_delay = Duration::ZERO;
+        })
+        .spawn()
+        .unwrap();
     // rejects the actions of turn 1 and approves every later turn's
     let mut events = Vec::new();
     for e in stream.by_ref() {

@@ -3,13 +3,15 @@
 //! section or tool schema (not franz's own), and a reply written in that grammar is executed:
 //! the fake desktop records the click on its target pixel.
 
-use franz_core::engine::{RunOptions, RunSummary, Session, SessionConfig};
+use franz_core::agent::Agent;
+use franz_core::config::Settings;
+use franz_core::engine::RunSummary;
 use franz_core::event::Outcome;
-use franz_core::executor::{ExecConfig, Executor};
+use franz_core::executor::ExecConfig;
 use franz_core::model::{ClientConfig, ModelClient, Script, ScriptedReply, ScriptedServer};
-use franz_core::observe::{ObserveConfig, Pipeline};
+use franz_core::observe::ObserveConfig;
 use franz_core::parser::Dialect;
-use franz_core::strategy::{self, ReadOptions};
+use franz_core::strategy::ReadOptions;
 use franz_desktop::fake::{FakeDesktop, Sent};
 use franz_desktop::{Button, Press};
 use serde_json::{Value, json};
@@ -143,11 +145,6 @@ fn run_task(
     let server = ScriptedServer::start(script(reply)).unwrap();
     let desktop = FakeDesktop::new(W, H);
     let log = desktop.log();
-    let pipeline = Pipeline::new(ObserveConfig {
-        cursor: false,
-        ..ObserveConfig::default()
-    });
-    let area = pipeline.work_area(&desktop).unwrap();
     let mut client = ClientConfig::new(server.url());
     client.api_key = None;
     let read = ReadOptions {
@@ -155,36 +152,28 @@ fn run_task(
         pixel_coords: f.pixels,
         ..ReadOptions::default()
     };
-    let config = SessionConfig {
-        pipeline,
-        executor: Executor::new(
-            area,
-            ExecConfig::with_profile(franz_core::executor::MotionProfile::Fast),
-            false,
-        ),
-        strategy: strategy::create(strategy, read).unwrap(),
-        overlay: None,
-        writer: None,
-        options: RunOptions {
-            task: task.into(),
-            model: "scripted".into(),
-            temperature: 0.0,
-            top_p: 1.0,
-            max_tokens: 100,
-            stream: false,
-            early_exec: false,
-            max_steps: 1,
-            max_time: None,
-            step_delay: Duration::ZERO,
-            max_empty_turns: 1,
-            feedback: false,
-            context: Default::default(),
-            guard: Default::default(),
-        },
-        grounding: None,
-    };
     let model = Arc::new(ModelClient::new(client).unwrap());
-    let (_handle, events) = Session::spawn(config, Box::new(desktop), model).unwrap();
+    let (_handle, events) = Agent::builder(&Settings::defaults(), task)
+        .desktop(Box::new(desktop))
+        .model(model)
+        .strategy(strategy.parse().unwrap())
+        .observing(|o| {
+            *o = ObserveConfig {
+                cursor: false,
+                ..ObserveConfig::default()
+            }
+        })
+        .overlay(None)
+        .executor(|e| *e = ExecConfig::with_profile(franz_core::executor::MotionProfile::Fast))
+        .reading(|r| *r = read)
+        .options(|o| {
+            (o.model, o.temperature, o.top_p, o.max_tokens) = ("scripted".into(), 0.0, 1.0, 100);
+            (o.stream, o.early_exec, o.feedback) = (false, false, false);
+            (o.max_steps, o.max_time, o.max_empty_turns) = (1, None, 1);
+            o.step_delay = Duration::ZERO;
+        })
+        .spawn()
+        .unwrap();
     let summary = events.finish().unwrap();
     let acting = server
         .requests()

@@ -15,6 +15,7 @@ mod held_input;
 mod human_input;
 mod keys_x11;
 mod module_cycles;
+mod one_builder;
 mod overlay_golden;
 mod parser_fuzz;
 mod parser_linear;

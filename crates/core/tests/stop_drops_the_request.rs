@@ -3,14 +3,16 @@
 //! connection closed within 2 s, whether it never answered or its stream stalled midway. The
 //! request is dropped, not left running on a thread until the timeout.
 
-use franz_core::engine::{Op, RunOptions, Session, SessionConfig};
+use franz_core::agent::Agent;
+use franz_core::config::Settings;
+use franz_core::engine::Op;
 use franz_core::event::{EventKind, Outcome};
-use franz_core::executor::{ExecConfig, Executor};
+use franz_core::executor::ExecConfig;
 use franz_core::model::{
     ClientConfig, Fault, ModelClient, Script, ScriptedReply, ScriptedServer, Step,
 };
-use franz_core::observe::{ObserveConfig, Pipeline};
-use franz_core::strategy::{self, ReadOptions};
+use franz_core::observe::ObserveConfig;
+use franz_core::strategy::{ReadOptions, StrategyName};
 use franz_desktop::fake::FakeDesktop;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -19,41 +21,33 @@ use std::time::{Duration, Instant};
 /// and checks the stop, the outcome and the closed connection.
 fn stop_during_the_model_call(server: &ScriptedServer, stream: bool) {
     let desktop = Box::new(FakeDesktop::new(640, 480));
-    let pipeline = Pipeline::new(ObserveConfig {
-        cursor: false,
-        ..ObserveConfig::default()
-    });
-    let area = pipeline.work_area(desktop.as_ref()).unwrap();
     let mut client = ClientConfig::new(server.url());
     client.api_key = None;
     // far beyond the test's deadlines: only the stop can end the call
     client.timeout = Duration::from_secs(120);
-    let config = SessionConfig {
-        pipeline,
-        executor: Executor::new(area, ExecConfig::default(), true),
-        strategy: strategy::create("narrative", ReadOptions::default()).unwrap(),
-        overlay: None,
-        writer: None,
-        options: RunOptions {
-            task: "wait for the model".into(),
-            model: "scripted".into(),
-            temperature: 0.0,
-            top_p: 1.0,
-            max_tokens: 100,
-            stream,
-            early_exec: false,
-            max_steps: 1,
-            max_time: None,
-            step_delay: Duration::ZERO,
-            max_empty_turns: 1,
-            feedback: false,
-            context: Default::default(),
-            guard: Default::default(),
-        },
-        grounding: None,
-    };
     let model = Arc::new(ModelClient::new(client).unwrap());
-    let (handle, mut events) = Session::spawn(config, desktop, model).unwrap();
+    let (handle, mut events) = Agent::builder(&Settings::defaults(), "wait for the model")
+        .desktop(desktop)
+        .model(model)
+        .strategy(StrategyName::Narrative)
+        .observing(|o| {
+            *o = ObserveConfig {
+                cursor: false,
+                ..ObserveConfig::default()
+            }
+        })
+        .overlay(None)
+        .executor(|e| *e = ExecConfig::default())
+        .dry_run(true)
+        .reading(|r| *r = ReadOptions::default())
+        .options(|o| {
+            (o.model, o.temperature, o.top_p, o.max_tokens) = ("scripted".into(), 0.0, 1.0, 100);
+            (o.stream, o.early_exec, o.feedback) = (stream, false, false);
+            (o.max_steps, o.max_time, o.max_empty_turns) = (1, None, 1);
+            o.step_delay = Duration::ZERO;
+        })
+        .spawn()
+        .unwrap();
     assert!(server.wait_for_requests(1, Duration::from_secs(20)));
     if stream {
         // the stream is under way before the stop

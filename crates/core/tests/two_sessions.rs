@@ -13,13 +13,15 @@
 use crate::common;
 
 use common::{TIMEOUT, sandbox};
-use franz_core::engine::{Decision, Modes, Op, RunOptions, Session, SessionConfig, SessionHandle};
+use franz_core::agent::Agent;
+use franz_core::config::Settings;
+use franz_core::engine::{Decision, Modes, Op, RunOptions, SessionHandle};
 use franz_core::event::{Event, EventKind, Outcome};
-use franz_core::executor::{ExecConfig, Executor, MotionProfile};
+use franz_core::executor::{ExecConfig, MotionProfile};
 use franz_core::model::MemoryModel;
-use franz_core::observe::{ObserveConfig, Pipeline};
+use franz_core::observe::ObserveConfig;
 use franz_core::runlog::{Layout, RunWriter, read_run};
-use franz_core::strategy::{self, ReadOptions};
+use franz_core::strategy::{ReadOptions, StrategyName};
 use franz_core::{ActionKind, ActionResult};
 use franz_desktop::witness::{Witness, WitnessEvent, WitnessKind};
 use franz_desktop::{DesktopOptions, PixelPoint, PixelRect};
@@ -38,23 +40,12 @@ struct Finished {
     run_dir: PathBuf,
 }
 
-fn options(task: &str) -> RunOptions {
-    RunOptions {
-        task: task.into(),
-        model: "memory".into(),
-        temperature: 0.0,
-        top_p: 1.0,
-        max_tokens: 100,
-        stream: false,
-        early_exec: false,
-        max_steps: 5,
-        max_time: Some(TIMEOUT),
-        step_delay: Duration::ZERO,
-        max_empty_turns: 1,
-        feedback: false,
-        context: Default::default(),
-        guard: Default::default(),
-    }
+/// Five turns of the memory model at most, without pauses or markers.
+fn options(o: &mut RunOptions) {
+    (o.model, o.temperature, o.top_p, o.max_tokens) = ("memory".into(), 0.0, 1.0, 100);
+    (o.stream, o.early_exec, o.feedback) = (false, false, false);
+    (o.max_steps, o.max_time, o.max_empty_turns) = (5, Some(TIMEOUT), 1);
+    o.step_delay = Duration::ZERO;
 }
 
 /// Starts a session on `display` that clicks normalized `(x, y)` and then is done, logging to
@@ -72,19 +63,8 @@ fn start(
         monitor: None,
     })
     .unwrap();
-    let pipeline = Pipeline::new(ObserveConfig::default());
-    let area = pipeline.work_area(desktop.as_ref()).unwrap();
     let writer = RunWriter::create(runs, Layout::Flat).unwrap();
     let run_dir = writer.dir().to_path_buf();
-    let config = SessionConfig {
-        pipeline,
-        executor: Executor::new(area, ExecConfig::with_profile(MotionProfile::Fast), false),
-        strategy: strategy::create("narrative", ReadOptions::default()).unwrap(),
-        overlay: None,
-        writer: Some(writer),
-        options: options(task),
-        grounding: None,
-    };
     let model = Arc::new(MemoryModel::texts([
         format!("click({x}, {y})\nclicking"),
         "done(\"clicked\")\ndone".to_string(),
@@ -93,7 +73,19 @@ fn start(
         approve: true,
         ..Modes::default()
     });
-    let mut stream = Session::spawn_with(&handle, config, desktop, model).unwrap();
+    let (_, mut stream) = Agent::builder(&Settings::defaults(), task)
+        .desktop(desktop)
+        .model(model)
+        .writer(writer)
+        .handle(handle.clone())
+        .strategy(StrategyName::Narrative)
+        .observing(|o| *o = ObserveConfig::default())
+        .overlay(None)
+        .executor(|e| *e = ExecConfig::with_profile(MotionProfile::Fast))
+        .reading(|r| *r = ReadOptions::default())
+        .options(options)
+        .spawn()
+        .unwrap();
     std::thread::spawn(move || {
         let mut events = Vec::new();
         let mut first = true;

@@ -61,7 +61,7 @@ pub fn executor(s: &Settings, desktop_rect: franz_desktop::PixelRect) -> anyhow:
         .map_err(|e| Exit(exit::USAGE, e.to_string()))?;
     let config = ExecConfig {
         max_actions_per_turn: usize::MAX,
-        ..ExecConfig::from_config(c)
+        ..c.exec()
     };
     Ok(Executor::new(area, config, c.dry_run)
         .with_cancel(setup::interrupt_flag())

@@ -1,23 +1,20 @@
-//! The engine session of a resolved configuration, built one way for every command that runs a
-//! task (`franz run`, `franz demo`, MCP's `run_task`): the model profile (chosen, applied and
-//! said on stderr), the observation pipeline (crop, size rule, cursor, privacy masks), the
-//! executor with the safety policy, the strategy, the overlay, the run directory (with
-//! `keep_runs`), the run options and the grounding source. What differs between the commands
-//! (approval, annotation in the panel, answers to `ask_user`) they set on the result.
+//! The CLI's side of building a run (`franz run`, `franz demo`, MCP's `run_task`): the model
+//! profile (chosen, applied and said on stderr), the run directory (with `keep_runs`) and the
+//! grounding source, given to the core's agent builder (`franz_core::agent`), which makes the
+//! parts from the settings. What differs between the commands (approval, annotation in the
+//! panel, answers to `ask_user`, a confirmer) they set on the builder.
 
 use crate::exit::usage;
 use anyhow::Context;
-use franz_core::config::{Chosen, Config, Effective};
-use franz_core::engine::SessionConfig;
-use franz_core::executor::{ExecConfig, Executor};
-use franz_core::geometry::{ImageSize, WorkArea};
+use franz_core::agent::{Agent, AgentBuilder, AgentError, Built};
+use franz_core::config::{Config, Effective};
+use franz_core::geometry::ImageSize;
 use franz_core::grounding::{Grounding, GroundingSource};
-use franz_core::model::{ClientConfig, ModelClient};
-use franz_core::observe::Pipeline;
-use franz_core::overlay::Overlay;
+use franz_core::model::ModelClient;
 use franz_core::runlog::{RunMeta, RunWriter};
-use franz_core::strategy::ReadOptions;
+use franz_desktop::{Desktop, PixelRect};
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// What a command adds to the configuration: the task and the first turn's inputs.
@@ -30,81 +27,68 @@ pub struct Inputs {
     pub boot_reply: Option<String>,
 }
 
-/// A session ready to spawn, with what its commands look at besides.
+/// A run ready to build, with what its commands look at besides.
 pub struct Assembled {
     /// Approval, annotation and answers are off; the command turns on what it offers.
-    pub config: SessionConfig,
-    /// The one client of the run: the profile's probe and the session share it, so the
-    /// server's model list is asked once.
-    pub client: ModelClient,
-    pub work_area: WorkArea,
+    pub agent: AgentBuilder,
     /// The run directory the session writes.
     pub run_dir: PathBuf,
     /// The configuration with the profile applied.
     pub effective: Effective,
 }
 
-/// Builds the session of `effective` on `desktop` for `inputs`.
+/// The agent of `effective` on `desktop` for `inputs`, with the one client of the run: the
+/// profile's probe and the session share it, so the server's model list is asked once.
 pub fn session(
     effective: &Effective,
-    desktop: &dyn franz_desktop::Desktop,
+    desktop: Box<dyn Desktop + Send>,
     inputs: Inputs,
 ) -> anyhow::Result<Assembled> {
     let mut effective = effective.clone();
-    let client = ModelClient::new(ClientConfig::from_config(&effective.config))
-        .map_err(|e| usage(e.to_string()))?;
+    let client = ModelClient::new(effective.config.client()).map_err(|e| usage(e.to_string()))?;
     let served = crate::profiles::served(&mut effective, &client);
     let (settings, chosen) = crate::profiles::choose(effective, served)?;
     crate::profiles::announce(&chosen);
     let c = settings.config();
-    let pipeline = Pipeline::new(settings.observe());
-    let work_area = pipeline
-        .work_area(desktop)
-        .map_err(|e| usage(e.to_string()))?;
-    let executor = Executor::new(work_area, ExecConfig::from_config(c), c.dry_run)
-        .with_policy(settings.policy.clone());
-    let strategy = c.strategy.create(read_options(c, &chosen, &inputs)?);
-    let writer = run_writer(&settings.effective, desktop)?;
+    let screen = desktop.monitor().rect;
+    let prompt = system_prompt(&inputs)?;
+    let agent = Agent::builder(&settings, inputs.task)
+        .desktop(desktop)
+        .model(Arc::new(client))
+        .system_prompt(prompt)
+        .boot_reply(inputs.boot_reply);
+    // a crop the screen cannot hold is refused before a run directory is made
+    agent.work_area().map_err(|e| usage(e.to_string()))?;
+    let writer = run_writer(&settings.effective, screen)?;
     let run_dir = writer.dir().to_path_buf();
-    let config = SessionConfig {
-        pipeline,
-        executor,
-        strategy,
-        overlay: Overlay::new(c.overlay.clone()).ok(),
-        writer: Some(writer),
-        options: settings.run_options(inputs.task),
-        grounding: grounding_source(c)?,
-    };
+    let agent = agent.writer(writer).grounding(grounding_source(c)?);
     Ok(Assembled {
-        config,
-        client,
-        work_area,
+        agent,
         run_dir,
         effective: settings.effective,
     })
 }
 
-/// How the strategy reads replies: the dialect, the profile's coordinate space, the prompt.
-fn read_options(c: &Config, chosen: &Chosen, inputs: &Inputs) -> anyhow::Result<ReadOptions> {
-    let system_prompt = match &inputs.system_prompt {
-        Some(p) => Some(
-            franz_core::files::read_settings(p).map_err(|e| crate::exit::usage(e.to_string()))?,
-        ),
-        None => None,
-    };
-    Ok(ReadOptions {
-        system_prompt,
-        boot_reply: inputs.boot_reply.clone(),
-        ..ReadOptions::for_profile(c, &chosen.applied)
+/// Builds the agent; a working area the screen cannot hold is a usage error.
+pub fn build(agent: AgentBuilder) -> anyhow::Result<Built> {
+    agent.build().map_err(|e| match e {
+        AgentError::WorkArea(_) => usage(e.to_string()),
+        e => anyhow::Error::new(e),
     })
+}
+
+/// `--system-prompt FILE`, read.
+fn system_prompt(inputs: &Inputs) -> anyhow::Result<Option<String>> {
+    let Some(p) = &inputs.system_prompt else {
+        return Ok(None);
+    };
+    let text = franz_core::files::read_settings(p).map_err(|e| usage(e.to_string()))?;
+    Ok(Some(text))
 }
 
 /// A new run directory (then old ones beyond `keep_runs` deleted) with the configuration and
 /// the screen written.
-fn run_writer(
-    effective: &Effective,
-    desktop: &dyn franz_desktop::Desktop,
-) -> anyhow::Result<RunWriter> {
+fn run_writer(effective: &Effective, screen: PixelRect) -> anyhow::Result<RunWriter> {
     let c = &effective.config;
     let writer = RunWriter::create(&c.runs_dir, c.log_layout)
         .with_context(|| format!("cannot create a run directory in {}", c.runs_dir.display()))?
@@ -123,7 +107,6 @@ fn run_writer(
     writer
         .write_config(&effective.masked_table())
         .context("cannot write config.toml")?;
-    let screen = desktop.monitor().rect;
     writer
         .write_meta(&RunMeta {
             screen: Some(ImageSize::new(screen.width, screen.height)),

@@ -7,12 +7,10 @@ use crate::cli::RunArgs;
 use crate::exit::usage;
 use crate::terminal::errln;
 use crate::{printer, setup};
+use franz_core::agent::Built;
 use franz_core::config::Effective;
-use franz_core::engine::{EventStream, Modes, Op, RunSummary, Session, SessionHandle};
+use franz_core::engine::{EventStream, Modes, Op, RunSummary, SessionHandle};
 use franz_core::event::EventKind;
-use franz_core::geometry::WorkArea;
-use franz_core::observe::Pipeline;
-use franz_core::overlay::Overlay;
 use std::io::IsTerminal;
 use std::sync::Arc;
 use std::time::Duration;
@@ -26,9 +24,18 @@ pub fn run_engine(
     task: String,
     a: &RunArgs,
 ) -> anyhow::Result<(RunSummary, setup::Keep)> {
+    // the model's questions are asked on the terminal, else on the panel; with neither,
+    // ask_user ends the run
+    let terminal_answers = a.panel.is_none() && std::io::stdin().is_terminal();
+    let handle = SessionHandle::new(Modes {
+        annotate: a.annotate_in_panel && a.panel.is_some(),
+        approve: a.approve,
+        answers: terminal_answers || a.panel.is_some(),
+    });
+    let (desktop, keep) = session.into_parts();
     let assembled = crate::assemble::session(
         effective,
-        session.desktop.as_ref(),
+        desktop,
         crate::assemble::Inputs {
             task,
             system_prompt: a.system_prompt.clone(),
@@ -36,7 +43,8 @@ pub fn run_engine(
         },
     )?;
     let c = &assembled.effective.config;
-    let confirms = assembled.config.executor.policy().has_confirm();
+    let built = crate::assemble::build(assembled.agent.handle(handle.clone()))?;
+    let confirms = built.executor().policy().has_confirm();
     if c.timeout == 0.0 {
         tracing::warn!("timeout is 0: a model server that never answers will hang the run");
     }
@@ -47,30 +55,10 @@ pub fn run_engine(
             "--approve needs a terminal to ask on, or --panel to approve in the browser",
         ));
     }
-    // the model's questions are asked on the terminal, else on the panel; with neither,
-    // ask_user ends the run
-    let terminal_answers = a.panel.is_none() && std::io::stdin().is_terminal();
-    let handle = SessionHandle::new(Modes {
-        annotate: a.annotate_in_panel && a.panel.is_some(),
-        approve: a.approve,
-        answers: terminal_answers || a.panel.is_some(),
-    });
-    let panel = panel(
-        a,
-        &assembled.config.pipeline,
-        assembled.work_area,
-        &assembled.config.overlay,
-        &handle,
-    )?;
+    let panel = panel(a, &built, &handle)?;
     // a signal (Ctrl+C) stops this session at once, naming the signal
     setup::interrupt_flag().forward_to(handle.cancel_token().clone());
-    let (desktop, keep) = session.into_parts();
-    let events = Session::spawn_with(
-        &handle,
-        assembled.config,
-        desktop,
-        Arc::new(assembled.client),
-    )?;
+    let (_, events) = built.spawn()?;
     let summary = follow(
         events,
         printer::subscriber(c.max_steps),
@@ -133,20 +121,20 @@ fn follow(
 /// The panel's state for `--panel`, served on its own thread; `None` without `--panel`.
 fn panel(
     a: &RunArgs,
-    pipeline: &Pipeline,
-    work_area: WorkArea,
-    overlay: &Option<Overlay>,
+    built: &Built,
     handle: &SessionHandle,
 ) -> anyhow::Result<Option<Arc<crate::panel::PanelState>>> {
     let Some(addr) = &a.panel else {
         return Ok(None);
     };
-    let image = pipeline
+    let (work_area, overlay) = (built.work_area(), built.overlay());
+    let image = built
+        .pipeline()
         .config()
         .size
         .resolve(work_area.rect.width, work_area.rect.height);
     let config = serde_json::json!({
-        "overlay": overlay.as_ref().map(|o| o.config().clone()).unwrap_or_default(),
+        "overlay": overlay.map(|o| o.config().clone()).unwrap_or_default(),
         "capture": {"width": work_area.rect.width, "height": work_area.rect.height},
         "image": {"width": image.width, "height": image.height},
         "annotate_in_panel": a.annotate_in_panel,

@@ -23,7 +23,7 @@ mod settings;
 pub use choice::{Choice, Coords, by_name};
 pub use doc::markdown;
 pub use parts::context;
-pub use resolved::{Chosen, Settings, SettingsError, model_ids};
+pub use resolved::{Chosen, Settings, SettingsError, apply_profile, model_ids};
 pub use settings::{Flag, Group, Kind, SETTINGS, Setting};
 
 use crate::executor::MotionProfile;
@@ -96,6 +96,7 @@ pub struct Config {
     pub timeout: f64,
     pub connect_timeout: f64,
     pub retries: u64,
+    pub retry_backoff: f64,
     pub max_response_bytes: u64,
     pub stream: bool,
     pub early_exec: bool,

@@ -1,15 +1,142 @@
-//! The one mapping from the typed settings to the engine's parts (docs/architecture.md): the
-//! observation pipeline's settings, the run's options and how its requests stay inside the
-//! model's context. A new run setting is a row of the table (`settings.rs`), a field of its
-//! part's settings struct, a line here, and its use.
+//! The one mapping from the typed settings to the engine's parts (docs/architecture.md): each
+//! part owns a small settings struct whose `Default` is the settings table's (the executor's
+//! [`ExecConfig`], the model client's [`ClientConfig`], the strategies' [`ReadOptions`], the
+//! commander's [`CommanderSettings`], the loop breaker's [`Guard`], the observation pipeline's
+//! [`ObserveConfig`] and the run's [`RunOptions`]); only this file knows both the configuration
+//! and the parts, so no part imports `config`. A new run setting is a row of the table
+//! (`settings.rs`) with its field of [`Config`], a field of its part's settings struct, a line
+//! here, and its use.
 
-use super::Settings;
+use super::{Config, Settings};
 use crate::engine::{ContextOptions, RunOptions};
+use crate::executor::{ExecConfig, MotionProfile, motion::Motion};
+use crate::loops::{Guard, LoopSettings};
+use crate::model::client::ClientConfig;
 use crate::observe::ObserveConfig;
-use crate::profile::Profile;
+use crate::profile::{Applied, Profile};
+use crate::strategy::{CommanderSettings, ReadOptions};
 use std::time::Duration;
 
+fn u32_of(v: u64) -> u32 {
+    u32::try_from(v).unwrap_or(u32::MAX)
+}
+
+fn usize_of(v: u64) -> usize {
+    usize::try_from(v).unwrap_or(usize::MAX)
+}
+
+fn ms(secs: f64) -> u64 {
+    (secs * 1000.0).round() as u64
+}
+
+impl Config {
+    /// The executor's settings (`motion` and its delays, `max_actions`, `failsafe`, `secrets`).
+    pub fn exec(&self) -> ExecConfig {
+        ExecConfig {
+            motion: self.motion_timing(),
+            max_actions_per_turn: usize_of(self.max_actions),
+            failsafe: self.failsafe,
+            secrets: self.secrets.clone(),
+        }
+    }
+
+    /// The input timing of `motion`: the `human` profile with the designs' delays
+    /// (`action_delay`, `settle_delay`, `drag_steps`, `drag_step_delay`, `typing_cadence`,
+    /// `typing_jitter`); `fast` stays exact.
+    pub fn motion_timing(&self) -> Motion {
+        let m = Motion::of(self.motion);
+        if self.motion != MotionProfile::Human {
+            return m;
+        }
+        Motion {
+            action_delay_ms: ms(self.action_delay),
+            ui_settle_ms: ms(self.settle_delay),
+            drag_steps: u32_of(self.drag_steps),
+            drag_step_delay_ms: ms(self.drag_step_delay),
+            char_delay_ms: ms(self.typing_cadence),
+            char_jitter_ms: ms(self.typing_jitter),
+            ..m
+        }
+    }
+
+    /// The model client's settings (`api_url`, `api_key`, timeouts, retries and their backoff,
+    /// `max_response_bytes`, `message_shape`, `constrain`).
+    pub fn client(&self) -> ClientConfig {
+        ClientConfig {
+            api_url: self.api_url.clone(),
+            api_key: (!self.api_key.is_empty()).then(|| self.api_key.clone()),
+            connect_timeout: Duration::from_secs_f64(self.connect_timeout),
+            timeout: Duration::from_secs_f64(self.timeout),
+            retries: u32_of(self.retries),
+            backoff: Duration::from_secs_f64(self.retry_backoff),
+            max_response_bytes: self.max_response_bytes,
+            message_shape: self.message_shape,
+            constrain: self.constrain,
+        }
+    }
+
+    /// The commander strategy's numbers (docs/seeds.md).
+    pub fn commander(&self) -> CommanderSettings {
+        CommanderSettings {
+            review_interval: u32_of(self.review_interval),
+            compression_threshold: usize_of(self.compression_threshold),
+            leader_temperature: self.leader_temperature,
+            leader_max_tokens: u32_of(self.leader_max_tokens),
+            operator_temperature: self.operator_temperature,
+            operator_max_tokens: u32_of(self.operator_max_tokens),
+            loop_recovery: self.loop_recovery,
+            loop_recovery_cooldown: u32_of(self.loop_recovery_cooldown),
+            min_evidence: usize_of(self.min_evidence),
+            summary_chars: usize_of(self.snapshot_summary_chars),
+            loop_chars: usize_of(self.snapshot_loop_chars),
+        }
+    }
+
+    /// The loop breaker's thresholds and the unchanged-screen note.
+    pub fn guard(&self) -> Guard {
+        Guard {
+            loops: LoopSettings {
+                warn: u32_of(self.loop_warn),
+                stop: u32_of(self.loop_stop),
+            },
+            unchanged_note: self.unchanged_note,
+        }
+    }
+
+    /// How the strategies read replies and keep histories: the history and commander
+    /// settings, and, under a chosen profile (`applied`, [`super::apply_profile`]), the
+    /// dialect (the profile's unless one was given) and the coordinate space. `franz run` and
+    /// `franz parse` both build their options here, so that they read a reply alike.
+    pub fn read_options(&self, applied: Option<&Applied>) -> ReadOptions {
+        let history = ReadOptions {
+            keep_last_screenshots: usize_of(self.keep_last_screenshots),
+            keep_last_thinks: usize_of(self.keep_last_thinks),
+            history_max_chars: usize_of(self.history_max_chars),
+            commander: self.commander(),
+            ..ReadOptions::default()
+        };
+        let Some(applied) = applied else {
+            return history;
+        };
+        ReadOptions {
+            dialect: self.dialect,
+            // prompts say "pixels" for every pixel space; `exact_space` says how they are mapped
+            pixel_coords: applied.pixel_coords
+                || applied.exact_space == Some(crate::exact::Space::Pixels),
+            exact_space: applied.exact_space,
+            norm_max: applied.norm_max,
+            ..history
+        }
+    }
+}
+
 impl Settings {
+    /// The strategies' reading options under the chosen profile (none: franz's own rule).
+    pub fn read_options(&self) -> ReadOptions {
+        let applied = self.profile.as_ref().map(|p| &p.applied);
+        self.config().read_options(applied)
+    }
+
     /// The observation pipeline's settings: the crop, the size rule, the cursor and the
     /// privacy masks.
     pub fn observe(&self) -> ObserveConfig {
@@ -42,7 +169,7 @@ impl Settings {
                 self.profile.as_ref().map(|p| p.profile()),
                 (c.context_tokens > 0).then_some(c.context_tokens),
             ),
-            guard: crate::loops::Guard::from_config(c),
+            guard: c.guard(),
         }
     }
 }
@@ -92,5 +219,18 @@ mod tests {
         };
         assert_eq!(o.context.image_tokens.pixels_per_token_side, rule.factor);
         assert_eq!(s.observe().crop, s.crop);
+    }
+
+    #[test]
+    fn the_retry_backoff_is_the_clients_first_wait() {
+        let e = ConfigBuilder::new()
+            .flag("retry_backoff", "--retry-backoff", "2.5")
+            .build()
+            .expect("valid settings");
+        assert_eq!(e.config.client().backoff, Duration::from_millis(2500));
+        let bad = ConfigBuilder::new()
+            .flag("retry_backoff", "--retry-backoff", "61")
+            .build();
+        assert!(bad.is_err(), "over 60 s");
     }
 }

@@ -95,11 +95,21 @@ impl Settings {
         let ids = model_ids(&effective, served);
         let selection =
             profile::select(&effective.config.profile, &ids).map_err(SettingsError::Profile)?;
-        let applied = profile::apply(&selection.profile, &mut effective);
+        let applied = apply_profile(&selection.profile, &mut effective);
         let mut settings = Settings::new(effective)?;
         settings.size = profile_size(settings.config(), &selection.profile)?;
         settings.profile = Some(Chosen { selection, applied });
         Ok(settings)
+    }
+
+    /// Every setting at the table's default, without the environment or any file, and no
+    /// profile: what a bench or a test starts from.
+    pub fn defaults() -> Settings {
+        let effective = super::ConfigBuilder::new()
+            .build()
+            .unwrap_or_else(|e| panic!("the settings table's defaults are invalid: {e}"));
+        Settings::new(effective)
+            .unwrap_or_else(|e| panic!("the settings table's defaults are invalid: {e}"))
     }
 
     /// The typed configuration.
@@ -144,6 +154,55 @@ fn profile_size(c: &Config, profile: &Profile) -> Result<SizeRule, SettingsError
         }),
         Some(rule) => Ok(rule),
         None => Ok(profile.size_rule(c.pixel_budget)),
+    }
+}
+
+/// Applies `profile` to `effective`: its dialect, `keep_last_screenshots` and sampling
+/// defaults replace the settings' defaults (never a value given explicitly), and returns how
+/// coordinates are read (an explicit `coords` wins: `norm`, `pixels` or `relative` of the
+/// profile's kind of mapping).
+pub fn apply_profile(profile: &Profile, effective: &mut Effective) -> Applied {
+    use super::Coords as Setting;
+    use crate::exact::Space;
+    use crate::profile::Coords;
+    let given = |key: &str| {
+        effective
+            .values
+            .get(key)
+            .is_some_and(|r| r.source != Source::Default)
+    };
+    let (dialect_given, keep_given) = (given("dialect"), given("keep_last_screenshots"));
+    let (t_given, p_given, coords_given) = (given("temperature"), given("top_p"), given("coords"));
+    let c = &mut effective.config;
+    if !dialect_given && let Ok(d) = profile.dialect() {
+        c.dialect = d;
+    }
+    if let (false, Some(k)) = (keep_given, profile.keep_last_screenshots) {
+        c.keep_last_screenshots = k;
+    }
+    if let (false, Some(t)) = (t_given, profile.sampling.temperature) {
+        c.temperature = t;
+    }
+    if let (false, Some(p)) = (p_given, profile.sampling.top_p) {
+        c.top_p = p;
+    }
+    let franz = profile.coords == Coords::Franz;
+    let exact_space = match (coords_given, c.coords) {
+        (true, Setting::Relative) => Some(Space::Relative),
+        (true, _) if franz => None,
+        (true, Setting::Norm) => Some(Space::Norm1000),
+        (true, Setting::Pixels) => Some(Space::Pixels),
+        (false, _) if franz => (c.coords == Setting::Relative).then_some(Space::Relative),
+        (false, _) => profile.coords.space(),
+    };
+    let norm_max = match (coords_given, profile.space_max()) {
+        (false, Some(m)) if profile.coords == Coords::Norm1000 => m,
+        _ => crate::geometry::NORM_MAX as u32,
+    };
+    Applied {
+        exact_space,
+        pixel_coords: exact_space.is_none() && c.coords == Setting::Pixels,
+        norm_max,
     }
 }
 

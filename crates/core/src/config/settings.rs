@@ -256,6 +256,16 @@ pub const SETTINGS: &[Setting] = &[
     ),
     s(
         Group::Model,
+        "retry_backoff",
+        Kind::Float {
+            min: 0.0,
+            max: 60.0,
+        },
+        "0.5",
+        "seconds before the first retry of a request; each next retry waits twice as long, at most 10 s",
+    ),
+    s(
+        Group::Model,
         "max_response_bytes",
         Kind::Int {
             min: 1024,

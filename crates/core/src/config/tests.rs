@@ -386,15 +386,40 @@ fn the_overlay_table_reaches_the_overlay_config() {
     }
 }
 
+/// Each part's settings struct has its own `Default` (so a part needs no configuration), and
+/// the mapping (`parts.rs`) of the table's defaults gives exactly those defaults.
+#[test]
+fn each_parts_default_is_the_mapping_of_the_tables_defaults() {
+    use crate::engine::RunOptions;
+    use crate::executor::ExecConfig;
+    use crate::loops::Guard;
+    use crate::model::ClientConfig;
+    use crate::strategy::ReadOptions;
+    let c = Config::defaults();
+    assert_eq!(c.exec(), ExecConfig::default());
+    assert_eq!(c.guard(), Guard::default());
+    assert_eq!(
+        format!("{:?}", c.read_options(None)),
+        format!("{:?}", ReadOptions::default())
+    );
+    let client = ClientConfig {
+        api_key: None,
+        ..ClientConfig::new(c.api_url.clone())
+    };
+    assert_eq!(format!("{:?}", c.client()), format!("{client:?}"));
+    let s = super::Settings::new(ConfigBuilder::new().build().unwrap()).unwrap();
+    assert_eq!(
+        format!("{:?}", s.run_options(String::new())),
+        format!("{:?}", RunOptions::default())
+    );
+}
+
 #[test]
 fn defaults_exist_once_in_the_table() {
     use crate::model::ClientConfig;
     use crate::strategy::{CommanderSettings, ReadOptions};
     let c = Config::defaults();
-    assert_eq!(
-        CommanderSettings::default(),
-        CommanderSettings::from_config(c)
-    );
+    assert_eq!(CommanderSettings::default(), c.commander());
     let client = ClientConfig::new("http://localhost:1/v1");
     assert_eq!(client.timeout.as_secs_f64(), c.timeout);
     assert_eq!(client.connect_timeout.as_secs_f64(), c.connect_timeout);
@@ -467,10 +492,10 @@ fn max_tokens_sets_the_commanders_limits_unless_they_are_given() {
         (d.leader_max_tokens, d.operator_max_tokens)
     );
     assert_eq!(
-        crate::strategy::CommanderSettings::from_config(
-            &built(&[("max_tokens", "77")], &[]).config
-        )
-        .leader_max_tokens,
+        built(&[("max_tokens", "77")], &[])
+            .config
+            .commander()
+            .leader_max_tokens,
         77
     );
 }

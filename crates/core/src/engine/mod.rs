@@ -68,6 +68,29 @@ pub struct RunOptions {
     pub guard: crate::loops::Guard,
 }
 
+/// The settings table's defaults (`config/settings.rs`) with an empty task; the mapping from
+/// the configuration is `Settings::run_options` (`config/parts.rs`).
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            task: String::new(),
+            model: "qwen3-vl-8b-instruct".into(),
+            temperature: 0.6,
+            top_p: 1.0,
+            max_tokens: 2048,
+            stream: false,
+            early_exec: true,
+            max_steps: 100,
+            max_time: Some(Duration::from_secs(30 * 60)),
+            step_delay: Duration::from_secs_f64(0.4),
+            max_empty_turns: 5,
+            feedback: true,
+            context: ContextOptions::default(),
+            guard: crate::loops::Guard::default(),
+        }
+    }
+}
+
 /// How a run ended.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunSummary {

@@ -1122,7 +1122,7 @@ fn tuned(env: &[(&str, &str)]) -> ExecConfig {
         .env(env.iter().map(|(k, v)| (k.to_string(), v.to_string())))
         .build()
         .unwrap();
-    ExecConfig::from_config(&e.config)
+    e.config.exec()
 }
 
 fn event_ms(ran: &Ran, turn: u32, name: &str) -> u64 {

@@ -59,25 +59,19 @@ pub struct ExecConfig {
 }
 
 /// The settings table's defaults (`config/settings.rs`): human motion, 8 actions a turn, the
-/// failsafe on.
+/// failsafe on. The mapping from the configuration is `Config::exec` (`config/parts.rs`).
 impl Default for ExecConfig {
     fn default() -> Self {
-        Self::from_config(crate::config::Config::defaults())
+        ExecConfig {
+            motion: Motion::human(),
+            max_actions_per_turn: DEFAULT_MAX_ACTIONS_PER_TURN,
+            failsafe: true,
+            secrets: Vec::new(),
+        }
     }
 }
 
 impl ExecConfig {
-    /// The executor settings of the effective configuration (`motion`, `max_actions`,
-    /// `failsafe`); the configuration has validated them already.
-    pub fn from_config(c: &crate::config::Config) -> Self {
-        ExecConfig {
-            motion: Motion::of(c.motion).tuned(c),
-            max_actions_per_turn: usize::try_from(c.max_actions).unwrap_or(usize::MAX),
-            failsafe: c.failsafe,
-            secrets: c.secrets.clone(),
-        }
-    }
-
     /// The defaults with the given motion profile.
     pub fn with_profile(profile: MotionProfile) -> Self {
         ExecConfig {

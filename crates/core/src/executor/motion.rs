@@ -112,23 +112,6 @@ impl Motion {
         }
     }
 
-    /// The `human` profile with the configured delays of the designs (`action_delay`,
-    /// `settle_delay`, `drag_steps`, `drag_step_delay`, `typing_cadence`, `typing_jitter`);
-    /// `fast` stays exact.
-    pub fn tuned(mut self, c: &crate::config::Config) -> Self {
-        if c.motion != MotionProfile::Human {
-            return self;
-        }
-        let ms = |secs: f64| (secs * 1000.0).round() as u64;
-        self.action_delay_ms = ms(c.action_delay);
-        self.ui_settle_ms = ms(c.settle_delay);
-        self.drag_steps = u32::try_from(c.drag_steps).unwrap_or(u32::MAX);
-        self.drag_step_delay_ms = ms(c.drag_step_delay);
-        self.char_delay_ms = ms(c.typing_cadence);
-        self.char_jitter_ms = ms(c.typing_jitter);
-        self
-    }
-
     /// One typed character's pause: the cadence, varied at random by up to the jitter.
     pub fn char_pause_ms(&self) -> u64 {
         if self.char_jitter_ms == 0 {

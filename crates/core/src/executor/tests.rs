@@ -107,12 +107,12 @@ fn config_maps_to_the_executor() {
         ])
         .build()
         .unwrap();
-    let c = ExecConfig::from_config(&eff.config);
+    let c = eff.config.exec();
     assert_eq!(c.motion, Motion::fast());
     assert!(!c.failsafe);
     assert_eq!(c.max_actions_per_turn, DEFAULT_MAX_ACTIONS_PER_TURN);
     assert_eq!(
-        ExecConfig::from_config(&ConfigBuilder::new().build().unwrap().config),
+        ConfigBuilder::new().build().unwrap().config.exec(),
         ExecConfig::default()
     );
 }

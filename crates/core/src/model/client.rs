@@ -106,34 +106,20 @@ impl std::fmt::Debug for ClientConfig {
 impl ClientConfig {
     /// The settings table's defaults (`config/settings.rs`, the designs' numbers of
     /// docs/seeds.md): 240 s per request, 10 s to connect, 3 retries from 500 ms, replies up
-    /// to 32 MiB; the key from the environment.
+    /// to 32 MiB; the key from the environment. The mapping from the configuration is
+    /// `Config::client` (`config/parts.rs`).
     pub fn new(api_url: impl Into<String>) -> Self {
         Self {
+            api_url: api_url.into(),
             api_key: api_key_from_env(),
-            ..Self::from_config(crate::config::Config::defaults())
-        }
-        .with_url(api_url)
-    }
-
-    /// The client settings of a configuration (`api_url`, `api_key`, timeouts, retries,
-    /// `max_response_bytes`).
-    pub fn from_config(c: &crate::config::Config) -> Self {
-        Self {
-            api_url: c.api_url.clone(),
-            api_key: (!c.api_key.is_empty()).then(|| c.api_key.clone()),
-            connect_timeout: Duration::from_secs_f64(c.connect_timeout),
-            timeout: Duration::from_secs_f64(c.timeout),
-            retries: u32::try_from(c.retries).unwrap_or(u32::MAX),
+            connect_timeout: Duration::from_secs(10),
+            timeout: Duration::from_secs(240),
+            retries: 3,
             backoff: Duration::from_millis(500),
-            max_response_bytes: c.max_response_bytes,
-            message_shape: c.message_shape,
-            constrain: c.constrain,
+            max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
+            message_shape: super::shape::MessageShape::default(),
+            constrain: super::constrain::Constrain::default(),
         }
-    }
-
-    fn with_url(mut self, api_url: impl Into<String>) -> Self {
-        self.api_url = api_url.into();
-        self
     }
 }
 

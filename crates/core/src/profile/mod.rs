@@ -399,58 +399,16 @@ pub struct Applied {
     pub norm_max: u32,
 }
 
-/// Applies `profile` to `effective`: its dialect, `keep_last_screenshots` and sampling
-/// defaults replace the settings' defaults (never a value given explicitly), and returns how
-/// coordinates are read (an explicit `coords` wins: `norm`, `pixels` or `relative` of the
-/// profile's kind of mapping).
-pub fn apply(profile: &Profile, effective: &mut crate::config::Effective) -> Applied {
-    use crate::config::{Coords as Setting, Source};
-    let given = |key: &str| {
-        effective
-            .values
-            .get(key)
-            .is_some_and(|r| r.source != Source::Default)
-    };
-    let (dialect_given, keep_given) = (given("dialect"), given("keep_last_screenshots"));
-    let (t_given, p_given, coords_given) = (given("temperature"), given("top_p"), given("coords"));
-    let c = &mut effective.config;
-    if !dialect_given && let Ok(d) = profile.dialect() {
-        c.dialect = d;
-    }
-    if let (false, Some(k)) = (keep_given, profile.keep_last_screenshots) {
-        c.keep_last_screenshots = k;
-    }
-    if let (false, Some(t)) = (t_given, profile.sampling.temperature) {
-        c.temperature = t;
-    }
-    if let (false, Some(p)) = (p_given, profile.sampling.top_p) {
-        c.top_p = p;
-    }
-    let franz = profile.coords == Coords::Franz;
-    let exact_space = match (coords_given, c.coords) {
-        (true, Setting::Relative) => Some(Space::Relative),
-        (true, _) if franz => None,
-        (true, Setting::Norm) => Some(Space::Norm1000),
-        (true, Setting::Pixels) => Some(Space::Pixels),
-        (false, _) if franz => (c.coords == Setting::Relative).then_some(Space::Relative),
-        (false, _) => profile.coords.space(),
-    };
-    let norm_max = match (coords_given, profile.space_max()) {
-        (false, Some(m)) if profile.coords == Coords::Norm1000 => m,
-        _ => crate::geometry::NORM_MAX as u32,
-    };
-    Applied {
-        exact_space,
-        pixel_coords: exact_space.is_none() && c.coords == Setting::Pixels,
-        norm_max,
-    }
-}
-
 impl Applied {
-    /// The parser's coordinate mode for a model sent an image of `image` (as a run reads it,
-    /// `ReadOptions::coord_mode`).
+    /// The parser's coordinate mode for a model sent an image of `image` (a run reads replies
+    /// so, `ReadOptions::coord_mode`).
     pub fn coord_mode(&self, image: ImageSize) -> crate::parser::CoordMode {
-        let c = crate::config::Config::defaults();
-        crate::strategy::ReadOptions::for_profile(c, self).coord_mode(image)
+        use crate::parser::CoordMode;
+        match self.exact_space {
+            Some(Space::Norm1000) => CoordMode::Exact(ImageSize::new(self.norm_max, self.norm_max)),
+            Some(space) => CoordMode::Exact(space.extent(image)),
+            None if self.pixel_coords => CoordMode::Pixels(image),
+            None => CoordMode::Norm,
+        }
     }
 }

@@ -1,6 +1,7 @@
 //! The built-in profiles read, and auto-selection by model id.
 
 use super::*;
+use crate::config::apply_profile as apply;
 
 #[test]
 fn builtin_profiles_read() {

@@ -37,7 +37,6 @@ pub const KEEP_TURNS: usize = 3;
 /// at 4 characters a token (96,000 characters) keep a margin for the estimate's error. That
 /// holds the system prompt, the task, the two kept screenshots (about 1,200-2,700 tokens each
 /// at common screen sizes) and a few dozen turns of calls and results.
-#[cfg(test)]
 pub const DEFAULT_HISTORY_MAX_CHARS: usize = 96_000;
 
 /// The note's ending, by which it is found again.
@@ -155,7 +154,7 @@ mod tests {
             .build()
             .unwrap()
             .config;
-        let options = crate::strategy::ReadOptions::default().with_config(&c);
+        let options = c.read_options(None);
         assert_eq!(options.history_max_chars, 5000);
         let low = crate::config::ConfigBuilder::new()
             .env([("FRANZ_HISTORY_MAX_CHARS".to_string(), "10".to_string())])

@@ -140,7 +140,8 @@ pub struct ReadOptions {
     pub commander: CommanderSettings,
 }
 
-/// The settings table's defaults (`config/settings.rs`).
+/// The settings table's defaults (`config/settings.rs`); the mapping from the configuration
+/// and the chosen profile is `Config::read_options` (`config/parts.rs`).
 impl Default for ReadOptions {
     fn default() -> Self {
         Self {
@@ -150,44 +151,24 @@ impl Default for ReadOptions {
             norm_max: crate::geometry::NORM_MAX as u32,
             system_prompt: None,
             boot_reply: None,
-            keep_last_screenshots: 0,
-            keep_last_thinks: 0,
-            history_max_chars: 0,
+            keep_last_screenshots: 2,
+            keep_last_thinks: 2,
+            history_max_chars: budget::DEFAULT_HISTORY_MAX_CHARS,
             commander: CommanderSettings::default(),
         }
-        .with_config(crate::config::Config::defaults())
     }
 }
 
 impl ReadOptions {
-    /// How a run reads replies under its chosen profile (`applied`, `profile::apply`): the
-    /// dialect (the profile's unless one was given) and the coordinate space, with the
-    /// configuration's history and commander settings. `franz run` and `franz parse` both build
-    /// their options here, so that they read a reply alike.
-    pub fn for_profile(c: &crate::config::Config, applied: &crate::profile::Applied) -> Self {
-        ReadOptions {
-            dialect: c.dialect,
-            // prompts say "pixels" for every pixel space; `exact_space` says how they are mapped
-            pixel_coords: applied.pixel_coords
-                || applied.exact_space == Some(crate::exact::Space::Pixels),
-            exact_space: applied.exact_space,
-            norm_max: applied.norm_max,
-            ..ReadOptions::default()
-        }
-        .with_config(c)
-    }
-
-    /// How the parser reads the coordinates of a reply to an image of `image`.
+    /// How the parser reads the coordinates of a reply to an image of `image` (as the
+    /// profile's [`Applied::coord_mode`](crate::profile::Applied::coord_mode) reads them).
     pub fn coord_mode(&self, image: crate::geometry::ImageSize) -> crate::parser::CoordMode {
-        use crate::parser::CoordMode;
-        match self.exact_space {
-            Some(crate::exact::Space::Norm1000) => CoordMode::Exact(
-                crate::geometry::ImageSize::new(self.norm_max, self.norm_max),
-            ),
-            Some(space) => CoordMode::Exact(space.extent(image)),
-            None if self.pixel_coords => CoordMode::Pixels(image),
-            None => CoordMode::Norm,
+        crate::profile::Applied {
+            exact_space: self.exact_space,
+            pixel_coords: self.pixel_coords,
+            norm_max: self.norm_max,
         }
+        .coord_mode(image)
     }
 
     /// The parser's options of `strategy` for a reply to an image of `image`: the dialect it
@@ -201,15 +182,6 @@ impl ReadOptions {
             dialect: strategy.dialect(self.dialect),
             coords: self.coord_mode(image),
         }
-    }
-
-    /// The history and commander settings of a configuration (the rest stays as it is).
-    pub fn with_config(mut self, c: &crate::config::Config) -> Self {
-        self.keep_last_screenshots = c.keep_last_screenshots as usize;
-        self.keep_last_thinks = c.keep_last_thinks as usize;
-        self.history_max_chars = usize::try_from(c.history_max_chars).unwrap_or(usize::MAX);
-        self.commander = CommanderSettings::from_config(c);
-        self
     }
 }
 

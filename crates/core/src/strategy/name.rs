@@ -73,8 +73,16 @@ impl fmt::Display for StrategyName {
 impl std::str::FromStr for StrategyName {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
-        use crate::config::Choice;
-        Self::parse_choice(s).map_err(|e| format!("unknown strategy {s:?}: {e}"))
+        let t = s.trim();
+        Self::ALL
+            .into_iter()
+            .find(|n| n.as_str().eq_ignore_ascii_case(t))
+            .ok_or_else(|| {
+                format!(
+                    "unknown strategy {s:?}: expected one of: {}",
+                    Self::NAMES.join(", ")
+                )
+            })
     }
 }
 

@@ -1,5 +1,5 @@
 //! Prompt and parser agree, as a property: for every strategy, every built-in profile and every
-//! `--coords` (`ReadOptions::for_profile`, as a run builds its options), the request's prompt
+//! `--coords` (`Config::read_options`, as a run builds its options), the request's prompt
 //! states the space the parser reads, no example it shows holds a real value, each example
 //! repeated as it stands acts nowhere, and each example with values in place of its
 //! placeholders (`placeholder::fill`) reads back, under the run's parser (`strategy::parse`
@@ -32,8 +32,8 @@ fn combos() -> Vec<Combo> {
                 b = b.flag("coords", "--coords", c);
             }
             let mut effective = b.build().expect("a configuration");
-            let applied = crate::profile::apply(&profile, &mut effective);
-            let options = ReadOptions::for_profile(&effective.config, &applied);
+            let applied = crate::config::apply_profile(&profile, &mut effective);
+            let options = effective.config.read_options(Some(&applied));
             for strategy in StrategyName::ALL {
                 out.push(Combo {
                     strategy,

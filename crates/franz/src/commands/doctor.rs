@@ -327,7 +327,7 @@ fn model_client(c: &Config) -> Result<ModelClient, franz_core::model::ModelError
         timeout: Duration::from_secs_f64(timeout),
         retries: 0,
         backoff: Duration::from_millis(200),
-        ..ClientConfig::from_config(c)
+        ..c.client()
     })
 }
 

@@ -2,7 +2,7 @@
 //! response) and prints what the parser makes of it as one JSON object:
 //! `{"dialect", "actions", "text", "errors", "norm_max"}` (`norm_max`: the largest value of the
 //! normalized space the reply is read in, 1000, 999 or 1; null for pixels), read as a run of the `strategy` setting reads it
-//! under the chosen profile (`ReadOptions::for_profile` and `parse_options`, shared with
+//! under the chosen profile (`Config::read_options` and `parse_options`, shared with
 //! `franz run`). With `--screen WxH` each pointer action also
 //! gets `"screen": [X, Y]` (and `"screen_to"` for a drag's end): the exact pixels the executor
 //! would use, under the profile (`--profile`) and crop (`--crop`), and the object gets
@@ -18,7 +18,6 @@ use franz_core::executor::fence::Fence;
 use franz_core::geometry::{ImageSize, WorkArea};
 use franz_core::model::Reply;
 use franz_core::parser::{self, CoordMode, ParseOptions};
-use franz_core::strategy::ReadOptions;
 use franz_desktop::PixelRect;
 use serde_json::{Value, json};
 use std::io::Write;
@@ -53,7 +52,7 @@ pub fn run(global: &GlobalArgs, args: &ParseArgs) -> anyhow::Result<ExitCode> {
     };
     let image = image_size(&settings, args, area.as_ref());
     // read as a run reads (strategy/mod.rs): one place builds the options of both
-    let read = ReadOptions::for_profile(c, &chosen.applied);
+    let read = c.read_options(Some(&chosen.applied));
     let options = read.parse_options(c.strategy, image.unwrap_or(ImageSize::new(1, 1)));
     let coords = match (options.coords, image) {
         (CoordMode::Pixels(_) | CoordMode::Exact(_), None)

@@ -63,28 +63,22 @@ pub struct CommanderSettings {
     pub loop_chars: usize,
 }
 
-/// The settings table's defaults (`config/settings.rs`).
+/// The settings table's defaults (`config/settings.rs`); the mapping from the configuration is
+/// `Config::commander` (`config/parts.rs`).
 impl Default for CommanderSettings {
     fn default() -> Self {
-        Self::from_config(crate::config::Config::defaults())
-    }
-}
-
-impl CommanderSettings {
-    pub fn from_config(c: &crate::config::Config) -> Self {
-        let u32_of = |v: u64| v.min(u32::MAX as u64) as u32;
         Self {
-            review_interval: u32_of(c.review_interval),
-            compression_threshold: c.compression_threshold as usize,
-            leader_temperature: c.leader_temperature,
-            leader_max_tokens: u32_of(c.leader_max_tokens),
-            operator_temperature: c.operator_temperature,
-            operator_max_tokens: u32_of(c.operator_max_tokens),
-            loop_recovery: c.loop_recovery,
-            loop_recovery_cooldown: u32_of(c.loop_recovery_cooldown),
-            min_evidence: c.min_evidence as usize,
-            summary_chars: c.snapshot_summary_chars as usize,
-            loop_chars: c.snapshot_loop_chars as usize,
+            review_interval: 5,
+            compression_threshold: 8,
+            leader_temperature: 0.35,
+            leader_max_tokens: 1200,
+            operator_temperature: 0.5,
+            operator_max_tokens: 1024,
+            loop_recovery: true,
+            loop_recovery_cooldown: 3,
+            min_evidence: 100,
+            summary_chars: 180,
+            loop_chars: 120,
         }
     }
 }

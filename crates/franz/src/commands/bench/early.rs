@@ -4,21 +4,19 @@
 //! display whose screen is the witness window, and prints the median time from each turn's
 //! request (its `model_request` event) to the first input event the witness saw.
 
-use super::turn::{median_p95, options, pipeline};
-use crate::acting::executor;
+use super::turn::{acts, median_p95};
 use crate::cli::{BenchTurnArgs, GlobalArgs};
 use crate::exit::{self, Exit};
 use crate::flags::InputSettings;
 use crate::setup;
 use crate::terminal::outln;
+use franz_core::agent::Agent;
 use franz_core::config::Choice;
-use franz_core::engine::{Session, SessionConfig, SessionHandle};
 use franz_core::event::EventKind;
 use franz_core::executor::MotionProfile;
 use franz_core::model::{
     ClientConfig, ModelClient, Script, ScriptedReply, ScriptedServer, ServerOptions,
 };
-use franz_core::strategy::{self, ReadOptions};
 use franz_desktop::witness::Witness;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -82,22 +80,15 @@ fn first_inputs(g: &GlobalArgs, server: &ScriptedServer, early: bool) -> anyhow:
     };
     let rect = session.desktop.monitor().rect;
     let witness = Witness::open(&display, rect)?;
-    let mut opts = options(TURNS);
-    (opts.model, opts.stream, opts.early_exec) = ("scripted-model".into(), true, early);
-    let config = SessionConfig {
-        pipeline: pipeline(&c),
-        executor: executor(&c, rect)?,
-        strategy: strategy::create("narrative", ReadOptions::default().with_config(c.config()))
-            .ok_or_else(|| anyhow::anyhow!("the narrative strategy is missing"))?,
-        overlay: None,
-        writer: None,
-        options: opts,
-        grounding: None,
-    };
     let client = ModelClient::new(ClientConfig::new(server.url()))?;
-    let handle = SessionHandle::new(Default::default());
     let (desktop, _keep) = session.into_parts();
-    let mut stream = Session::spawn_with(&handle, config, desktop, Arc::new(client))?;
+    let agent = Agent::builder(&c, "benchmark: click the empty desktop")
+        .desktop(desktop)
+        .model(Arc::new(client))
+        .overlay(None);
+    let (_handle, mut stream) = acts(agent, TURNS)
+        .options(|o| (o.model, o.stream, o.early_exec) = ("scripted-model".into(), true, early))
+        .spawn()?;
     let mut requests = Vec::new();
     for e in stream.by_ref() {
         if let EventKind::ModelRequest { attempt: 1, .. } = e.kind {

@@ -5,12 +5,12 @@
 
 use crate::cli::BenchStopArgs;
 use crate::terminal::outln;
-use franz_core::engine::{Op, RunOptions, Session, SessionConfig};
+use franz_core::agent::Agent;
+use franz_core::config::Settings;
+use franz_core::engine::{Op, RunOptions};
 use franz_core::event::EventKind;
-use franz_core::executor::{ExecConfig, Executor, motion::Motion};
 use franz_core::model::{Canned, MemoryModel};
-use franz_core::observe::{ObserveConfig, Pipeline};
-use franz_core::strategy::{self, ReadOptions};
+use franz_core::strategy::StrategyName;
 use franz_desktop::fake::FakeDesktop;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -48,34 +48,19 @@ pub fn bench(args: &BenchStopArgs) -> anyhow::Result<ExitCode> {
 fn once(answer: Canned) -> anyhow::Result<Duration> {
     let hangs = answer == Canned::Hang;
     let model = Arc::new(MemoryModel::new([answer]));
-    let desktop = Box::new(FakeDesktop::new(1000, 1000));
-    let pipeline = Pipeline::new(ObserveConfig {
-        cursor: false,
-        ..ObserveConfig::default()
-    });
-    let area = pipeline.work_area(desktop.as_ref())?;
     // human typing, and a drag of 3000 steps of 10 ms: each is busy far longer than measured
-    let motion = Motion {
-        drag_steps: 3000,
-        drag_step_delay_ms: 10,
-        ..Motion::human()
-    };
-    let exec = ExecConfig {
-        motion,
-        failsafe: false,
-        ..ExecConfig::default()
-    };
-    let config = SessionConfig {
-        pipeline,
-        executor: Executor::new(area, exec, false),
-        strategy: strategy::create("narrative", ReadOptions::default())
-            .ok_or_else(|| anyhow::anyhow!("the narrative strategy is missing"))?,
-        overlay: None,
-        writer: None,
-        options: options(),
-        grounding: None,
-    };
-    let (handle, mut events) = Session::spawn(config, desktop, model.clone())?;
+    let (handle, mut events) = Agent::builder(&Settings::defaults(), "benchmark")
+        .desktop(Box::new(FakeDesktop::new(1000, 1000)))
+        .model(model.clone())
+        .strategy(StrategyName::Narrative)
+        .observing(|o| o.cursor = false)
+        .overlay(None)
+        .executor(|e| {
+            (e.motion.drag_steps, e.motion.drag_step_delay_ms) = (3000, 10);
+            e.failsafe = false;
+        })
+        .options(options)
+        .spawn()?;
     // busy: the model call has begun, or the reply was read and its action begun
     if hangs {
         model.wait_requests(1, Duration::from_secs(10));
@@ -105,21 +90,12 @@ fn once(answer: Canned) -> anyhow::Result<Duration> {
     Ok(took)
 }
 
-fn options() -> RunOptions {
-    RunOptions {
-        task: "benchmark".into(),
-        model: "memory".into(),
-        temperature: 0.0,
-        top_p: 1.0,
-        max_tokens: 100,
-        stream: false,
-        early_exec: false,
-        max_steps: 1,
-        max_time: None,
-        step_delay: Duration::ZERO,
-        max_empty_turns: 1,
-        feedback: false,
-        context: Default::default(),
-        guard: Default::default(),
-    }
+/// One turn of the memory model, no pause, nothing drawn.
+fn options(o: &mut RunOptions) {
+    (o.model, o.temperature, o.top_p, o.max_tokens) = ("memory".into(), 0.0, 1.0, 100);
+    (o.stream, o.early_exec, o.feedback) = (false, false, false);
+    (o.max_steps, o.max_time) = (1, None);
+    (o.step_delay, o.max_empty_turns) = (Duration::ZERO, 1);
+    o.context = Default::default();
+    o.guard = Default::default();
 }

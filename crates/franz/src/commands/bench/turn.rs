@@ -4,21 +4,19 @@
 //! outside the model, by stage (the engine reports it per turn, engine/overhead.rs); `soak`
 //! runs many turns and checks that memory and the request size stay flat.
 
-use crate::acting::executor;
 use crate::cli::{BenchSoakArgs, BenchTurnArgs, GlobalArgs};
 use crate::exit::{self, Exit};
 use crate::flags::InputSettings;
 use crate::setup;
 use crate::terminal::outln;
-use franz_core::config::{Choice, Settings};
-use franz_core::engine::{RunOptions, Session, SessionConfig, SessionHandle, TurnOverhead};
+use franz_core::agent::{Agent, AgentBuilder};
+use franz_core::config::Choice;
+use franz_core::engine::{RunOptions, SessionHandle, TurnOverhead};
 use franz_core::event::{Event, EventKind};
 use franz_core::executor::MotionProfile;
 use franz_core::model::{Canned, MemoryModel};
-use franz_core::observe::Pipeline;
-use franz_core::overlay::Overlay;
 use franz_core::runlog::{Layout, LogImages, RunWriter};
-use franz_core::strategy::{self, ReadOptions};
+use franz_core::strategy::StrategyName;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -210,22 +208,11 @@ fn run(
         )
         .into());
     }
-    let exec = executor(&c, session.desktop.monitor().rect)?;
     let writer = RunWriter::create(root, Layout::Flat)?
         .with_log_images(images)
         .with_image_pool(pool);
     let dir: PathBuf = writer.dir().to_path_buf();
     let model = MemoryModel::new((0..turns).map(|i| Canned::text(reply(i)))).forgetting();
-    let config = SessionConfig {
-        pipeline: pipeline(&c),
-        executor: exec,
-        strategy: strategy::create("narrative", ReadOptions::default().with_config(c.config()))
-            .ok_or_else(|| anyhow::anyhow!("the narrative strategy is missing"))?,
-        overlay: Overlay::new(c.config().overlay.clone()).ok(),
-        writer: Some(writer),
-        options: options(turns),
-        grounding: None,
-    };
     let handle = SessionHandle::new(Default::default());
     let (tx, rx) = mpsc::channel();
     // a soak does not ask: unread reports would grow the RSS it watches
@@ -233,7 +220,12 @@ fn run(
         handle.report_overhead_to(tx);
     }
     let (desktop, _keep) = session.into_parts();
-    let mut stream = Session::spawn_with(&handle, config, desktop, Arc::new(model))?;
+    let agent = Agent::builder(&c, "benchmark: click the empty desktop")
+        .desktop(desktop)
+        .model(Arc::new(model))
+        .writer(writer)
+        .handle(handle.clone());
+    let (_, mut stream) = acts(agent, turns).spawn()?;
     let interrupt = setup::interrupt_flag();
     let mut requests = Requests::default();
     let mut rss = Vec::new();
@@ -257,31 +249,27 @@ fn run(
     })
 }
 
-pub(super) fn pipeline(s: &Settings) -> Pipeline {
-    Pipeline::new(s.observe())
+/// A bench's agent of `turns` narrative turns that act as `franz act` does: every action of a
+/// reply performed, the input stopped by Ctrl+C, a `confirm` rule asked on the terminal.
+pub(super) fn acts(agent: AgentBuilder, turns: usize) -> AgentBuilder {
+    agent
+        .strategy(StrategyName::Narrative)
+        .executor(|e| e.max_actions_per_turn = usize::MAX)
+        .cancel(setup::interrupt_flag())
+        .confirmer(Box::new(crate::approve::confirm))
+        .options(|o| options(o, turns))
 }
 
-pub(super) fn options(turns: usize) -> RunOptions {
-    RunOptions {
-        task: "benchmark: click the empty desktop".into(),
-        model: "memory".into(),
-        temperature: 0.0,
-        top_p: 1.0,
-        max_tokens: 100,
-        stream: false,
-        early_exec: false,
-        max_steps: turns as u64,
-        max_time: None,
-        step_delay: Duration::ZERO,
-        max_empty_turns: turns as u64,
-        feedback: true,
-        context: Default::default(),
-        // the clicks repeat on purpose: no loop breaker, no unchanged-screen note
-        guard: franz_core::loops::Guard {
-            loops: franz_core::loops::LoopSettings { warn: 0, stop: 0 },
-            unchanged_note: false,
-        },
-    }
+/// A bench's run options: `turns` turns of the memory model, no pause between them.
+pub(super) fn options(o: &mut RunOptions, turns: usize) {
+    (o.model, o.temperature, o.top_p, o.max_tokens) = ("memory".into(), 0.0, 1.0, 100);
+    (o.stream, o.early_exec, o.feedback) = (false, false, true);
+    (o.max_steps, o.max_time) = (turns as u64, None);
+    (o.step_delay, o.max_empty_turns) = (Duration::ZERO, turns as u64);
+    o.context = Default::default();
+    // the clicks repeat on purpose: no loop breaker, no unchanged-screen note
+    o.guard.loops = franz_core::loops::LoopSettings { warn: 0, stop: 0 };
+    o.guard.unchanged_note = false;
 }
 
 /// Median and 95th percentile (nearest rank) of a sample (sorted in place).

@@ -10,7 +10,7 @@ use franz_core::model::ChatRequest;
 use franz_core::model::context::estimate;
 use franz_core::model::server_info::{OLLAMA_DEFAULT_CONTEXT, ServerInfo, ServerKind};
 use franz_core::observe::{ImageFormat, RgbaImage, Screenshot, encode_image};
-use franz_core::strategy::{ReadOptions, TurnContext};
+use franz_core::strategy::TurnContext;
 use franz_core::turn_tokens::thousands;
 use franz_desktop::PixelRect;
 
@@ -106,9 +106,7 @@ fn need(settings: &Settings, chosen: &Chosen, screen: PixelRect) -> anyhow::Resu
     let image = settings.size.resolve(area.rect.width, area.rect.height);
     let rule = franz_core::config::context(Some(chosen.profile()), None).image_tokens;
     let shot = screenshot(area, image)?;
-    let mut strategy = c
-        .strategy
-        .create(ReadOptions::for_profile(c, &chosen.applied));
+    let mut strategy = c.strategy.create(c.read_options(Some(&chosen.applied)));
     let prompt = strategy.prompt(&TurnContext {
         task: TASK,
         turn: 1,

@@ -11,7 +11,7 @@ use super::shared::{Shared, TaskArgs, TaskSetup};
 use crate::flags::Given;
 use crate::settings::resolve;
 use franz_core::config::Effective;
-use franz_core::engine::{Op, Session, SessionHandle};
+use franz_core::engine::{Op, SessionHandle};
 use franz_core::event::{EventKind, Outcome};
 use rmcp::RoleServer;
 use rmcp::model::{CallToolResult, ContentBlock, ProgressNotificationParam};
@@ -204,18 +204,17 @@ fn start_and_follow(
     // terminal, so actions a `confirm` rule matches are not performed (the model is told)
     let assembled = crate::assemble::session(
         &effective,
-        desktop.as_ref(),
+        desktop,
         crate::assemble::Inputs {
             task: a.task,
             ..Default::default()
         },
     )?;
     let run_dir = assembled.run_dir.display().to_string();
-    let mut config = assembled.config;
-    config.executor = config
-        .executor
-        .with_confirmer(Box::new(super::hands::nobody_to_ask));
-    let (handle, mut events) = Session::spawn(config, desktop, Arc::new(assembled.client))?;
+    let agent = assembled
+        .agent
+        .confirmer(Box::new(super::hands::nobody_to_ask));
+    let (handle, mut events) = crate::assemble::build(agent)?.spawn()?;
     // a signal to the server (Ctrl+C) stops the task too
     crate::setup::interrupt_flag().forward_to(handle.cancel_token().clone());
     stopper.started(handle.clone());

@@ -1,0 +1,270 @@
+//! One way from settings to a running agent (docs/architecture.md), for every client: `franz
+//! run`, `franz demo`, MCP's `run_task`, the benches and the tests. [`Agent::builder`] takes
+//! the typed [`Settings`] and the task; the client gives the model, the desktop and, where it
+//! keeps a log, the run writer; the builder makes the parts from the settings' one mapping
+//! (`config/parts.rs`): the observation pipeline, the executor with the safety policy, the
+//! strategy with its reading options, the overlay and the run options. A client that must look
+//! at the session before it starts (the panel, a confirmer) [`AgentBuilder::build`]s it, else
+//! it [`AgentBuilder::spawn`]s it. The core prints nothing and opens no desktop: the client
+//! chooses the desktop backend, the model and the writer.
+
+use crate::cancel::Cancel;
+use crate::config::Settings;
+use crate::engine::{EventStream, RunOptions, Session, SessionConfig, SessionError, SessionHandle};
+use crate::executor::{Confirmer, ExecConfig, Executor};
+use crate::geometry::WorkArea;
+use crate::grounding::GroundingSource;
+use crate::model::Model;
+use crate::observe::{ObserveConfig, ObserveError, Pipeline};
+use crate::overlay::Overlay;
+use crate::runlog::RunWriter;
+use crate::strategy::{ReadOptions, StrategyName};
+use franz_desktop::Desktop;
+use std::sync::Arc;
+
+/// Why an agent cannot be built or started; each says what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum AgentError {
+    #[error("the agent has no {0}: give it with AgentBuilder::{0}")]
+    Missing(&'static str),
+    /// The working area (`crop`) does not fit the desktop's screen.
+    #[error("{0}")]
+    WorkArea(ObserveError),
+    #[error(transparent)]
+    Session(#[from] SessionError),
+}
+
+/// The agent's entry point: [`Agent::builder`].
+pub struct Agent;
+
+impl Agent {
+    /// A builder of the run of `task` under `settings`.
+    pub fn builder(settings: &Settings, task: impl Into<String>) -> AgentBuilder {
+        AgentBuilder {
+            options: settings.run_options(task.into()),
+            read: settings.read_options(),
+            exec: settings.config().exec(),
+            dry_run: settings.config().dry_run,
+            strategy: settings.config().strategy,
+            observe: settings.observe(),
+            overlay: Overlay::new(settings.config().overlay.clone()).ok(),
+            policy: settings.policy.clone(),
+            writer: None,
+            grounding: None,
+            confirmer: None,
+            cancel: None,
+            model: None,
+            desktop: None,
+            handle: None,
+        }
+    }
+}
+
+/// The parts of one run, made from the settings, with what the client gives.
+pub struct AgentBuilder {
+    options: RunOptions,
+    read: ReadOptions,
+    exec: ExecConfig,
+    dry_run: bool,
+    strategy: StrategyName,
+    observe: ObserveConfig,
+    overlay: Option<Overlay>,
+    policy: crate::policy::Policy,
+    writer: Option<RunWriter>,
+    grounding: Option<GroundingSource>,
+    confirmer: Option<Confirmer>,
+    cancel: Option<Cancel>,
+    model: Option<Arc<dyn Model>>,
+    desktop: Option<Box<dyn Desktop + Send>>,
+    handle: Option<SessionHandle>,
+}
+
+impl AgentBuilder {
+    /// The model the run asks.
+    pub fn model(mut self, model: Arc<dyn Model>) -> Self {
+        self.model = Some(model);
+        self
+    }
+
+    /// The desktop the run sees and acts on.
+    pub fn desktop(mut self, desktop: Box<dyn Desktop + Send>) -> Self {
+        self.desktop = Some(desktop);
+        self
+    }
+
+    /// The run directory's writer; without one the run keeps no log.
+    pub fn writer(mut self, writer: RunWriter) -> Self {
+        self.writer = Some(writer);
+        self
+    }
+
+    /// Elements from the accessibility tree each turn (the `grounding` setting).
+    pub fn grounding(mut self, source: Option<GroundingSource>) -> Self {
+        self.grounding = source;
+        self
+    }
+
+    /// Asks about the actions a `confirm` rule of the policy matches.
+    pub fn confirmer(mut self, confirmer: Confirmer) -> Self {
+        self.confirmer = Some(confirmer);
+        self
+    }
+
+    /// Stops every wait and hold of the executor when `cancel` fires (a client's Ctrl+C).
+    pub fn cancel(mut self, cancel: Cancel) -> Self {
+        self.cancel = Some(cancel);
+        self
+    }
+
+    /// Runs under this handle (made with [`SessionHandle::new`], steered as its modes say)
+    /// rather than a new one.
+    pub fn handle(mut self, handle: SessionHandle) -> Self {
+        self.handle = Some(handle);
+        self
+    }
+
+    /// Replaces the built-in system prompt (`--system-prompt`).
+    pub fn system_prompt(mut self, prompt: Option<String>) -> Self {
+        self.read.system_prompt = prompt;
+        self
+    }
+
+    /// The first turn's reply, read as a model's (`--boot-reply`).
+    pub fn boot_reply(mut self, reply: Option<String>) -> Self {
+        self.read.boot_reply = reply;
+        self
+    }
+
+    /// Another strategy than the `strategy` setting's.
+    pub fn strategy(mut self, name: StrategyName) -> Self {
+        self.strategy = name;
+        self
+    }
+
+    /// Another overlay than the settings' (`None`: nothing is drawn onto the screenshots).
+    pub fn overlay(mut self, overlay: Option<Overlay>) -> Self {
+        self.overlay = overlay;
+        self
+    }
+
+    /// Changes the run options the settings gave (a bench's or a test's own limits).
+    pub fn options(mut self, change: impl FnOnce(&mut RunOptions)) -> Self {
+        change(&mut self.options);
+        self
+    }
+
+    /// Performs no input (`dry_run`) or does, whatever the settings say.
+    pub fn dry_run(mut self, dry: bool) -> Self {
+        self.dry_run = dry;
+        self
+    }
+
+    /// Changes the executor's settings the settings gave.
+    pub fn executor(mut self, change: impl FnOnce(&mut ExecConfig)) -> Self {
+        change(&mut self.exec);
+        self
+    }
+
+    /// Changes the observation pipeline's settings.
+    pub fn observing(mut self, change: impl FnOnce(&mut ObserveConfig)) -> Self {
+        change(&mut self.observe);
+        self
+    }
+
+    /// Changes how the strategy reads replies.
+    pub fn reading(mut self, change: impl FnOnce(&mut ReadOptions)) -> Self {
+        change(&mut self.read);
+        self
+    }
+
+    /// The working area (`crop`) on the desktop given.
+    pub fn work_area(&self) -> Result<WorkArea, AgentError> {
+        let desktop = self
+            .desktop
+            .as_ref()
+            .ok_or(AgentError::Missing("desktop"))?;
+        Pipeline::new(self.observe.clone())
+            .work_area(desktop.as_ref())
+            .map_err(AgentError::WorkArea)
+    }
+
+    /// The session, ready to start, with its working area on the desktop.
+    pub fn build(self) -> Result<Built, AgentError> {
+        let work_area = self.work_area()?;
+        let desktop = self.desktop.ok_or(AgentError::Missing("desktop"))?;
+        let model = self.model.ok_or(AgentError::Missing("model"))?;
+        let mut executor =
+            Executor::new(work_area, self.exec, self.dry_run).with_policy(self.policy);
+        if let Some(c) = self.confirmer {
+            executor = executor.with_confirmer(c);
+        }
+        if let Some(c) = self.cancel {
+            executor = executor.with_cancel(c);
+        }
+        let config = SessionConfig {
+            pipeline: Pipeline::new(self.observe),
+            executor,
+            strategy: self.strategy.create(self.read),
+            overlay: self.overlay,
+            writer: self.writer,
+            options: self.options,
+            grounding: self.grounding,
+        };
+        Ok(Built {
+            config,
+            work_area,
+            desktop,
+            model,
+            handle: self
+                .handle
+                .unwrap_or_else(|| SessionHandle::new(Default::default())),
+        })
+    }
+
+    /// Builds the session and starts it.
+    pub fn spawn(self) -> Result<(SessionHandle, EventStream), AgentError> {
+        self.build()?.spawn()
+    }
+}
+
+/// A session built and not started: what a client looks at before it starts it.
+pub struct Built {
+    config: SessionConfig,
+    work_area: WorkArea,
+    desktop: Box<dyn Desktop + Send>,
+    model: Arc<dyn Model>,
+    handle: SessionHandle,
+}
+
+impl Built {
+    /// The working area on the desktop (`crop`).
+    pub fn work_area(&self) -> WorkArea {
+        self.work_area
+    }
+
+    /// The observation pipeline.
+    pub fn pipeline(&self) -> &Pipeline {
+        &self.config.pipeline
+    }
+
+    /// The overlay (`None`: nothing is drawn).
+    pub fn overlay(&self) -> Option<&Overlay> {
+        self.config.overlay.as_ref()
+    }
+
+    /// The executor (its policy says whether a person is asked).
+    pub fn executor(&self) -> &Executor {
+        &self.config.executor
+    }
+
+    /// The handle the session runs under.
+    pub fn handle(&self) -> &SessionHandle {
+        &self.handle
+    }
+
+    /// Starts the session on its engine thread.
+    pub fn spawn(self) -> Result<(SessionHandle, EventStream), AgentError> {
+        let events = Session::spawn_with(&self.handle, self.config, self.desktop, self.model)?;
+        Ok((self.handle, events))
+    }
+}
