@@ -83,10 +83,12 @@ pub const VISION_ACTIONS: &[(&str, &[(&str, Arg)])] = {
 
 /// The longest quoted string and story line the grammars allow (a bound also ends a reply
 /// that would otherwise run to max_tokens).
-const TEXT_MAX: u32 = 80;
+pub(super) const TEXT_MAX: u32 = 80;
 const STORY_MAX: u32 = 160;
 /// At most this many actions in a constrained vision reply.
 const VISION_MAX_ACTIONS: u32 = 2;
+/// The largest count (scroll notches, seconds to wait).
+const COUNT_MAX: u32 = 99;
 
 /// A grammar tree: renders to GBNF and to a regular expression.
 #[derive(Debug, Clone)]
@@ -101,7 +103,7 @@ pub enum G {
     Rep(Box<G>, u32, u32),
 }
 
-fn lit(s: &str) -> G {
+pub(super) fn lit(s: &str) -> G {
     G::Lit(s.to_string())
 }
 
@@ -141,75 +143,140 @@ fn gbnf_escape(s: &str) -> String {
         .replace('\n', "\\n")
 }
 
-/// A whole number from 0 to the largest coordinate of `space`.
-fn coord(space: Space) -> G {
-    match space {
-        Space::Norm1000 => up_to(1000),
-        Space::Pixels(s) => up_to(s.width.max(s.height).saturating_sub(1)),
-        // a fraction 0..1 written as a decimal: 0, 1, 0.25, 1.0
-        Space::Relative => G::Alt(vec![
-            G::Seq(vec![lit("0."), G::Rep(Box::new(G::Digit(0, 9)), 1, 4)]),
-            G::Seq(vec![lit("1."), G::Rep(Box::new(lit("0")), 1, 4)]),
-            G::Digit(0, 1),
-        ]),
+/// Which axis a coordinate is on: pixel coordinates are bounded by the image's width or height.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Axis {
+    X,
+    Y,
+}
+
+impl Axis {
+    /// The axis of the `i`th coordinate of a call (x, y, x, y).
+    fn nth(i: usize) -> Axis {
+        if i % 2 == 0 { Axis::X } else { Axis::Y }
+    }
+
+    /// The axis a field is named for (`x1`, `y`, ...).
+    fn of_field(name: &str) -> Axis {
+        if name.starts_with('y') {
+            Axis::Y
+        } else {
+            Axis::X
+        }
     }
 }
 
-/// A whole number from 0 to `top`, without a leading zero: the numbers with fewer digits, then
-/// those with as many that are smaller at their first differing digit, then `top` itself.
-fn up_to(top: u32) -> G {
-    let s = top.to_string();
-    let digits: Vec<u8> = s.bytes().map(|b| b - b'0').collect();
-    let k = digits.len();
-    if k == 1 {
-        return G::Digit(0, digits[0]);
+/// The largest whole coordinate on `axis` of `space` (1 for the relative space).
+pub fn top(space: Space, axis: Axis) -> u32 {
+    match (space, axis) {
+        (Space::Norm1000, _) => 1000,
+        (Space::Pixels(s), Axis::X) => s.width.saturating_sub(1),
+        (Space::Pixels(s), Axis::Y) => s.height.saturating_sub(1),
+        (Space::Relative, _) => 1,
     }
-    let mut alts = vec![number(k as u32 - 1)];
-    for (i, d) in digits.iter().enumerate() {
-        let lo = u8::from(i == 0);
-        if *d > lo {
-            let rest = (k - i - 1) as u32;
-            alts.push(G::Seq(vec![
-                lit(&s[..i]),
-                G::Digit(lo, d - 1),
-                G::Rep(Box::new(G::Digit(0, 9)), rest, rest),
-            ]));
+}
+
+/// A coordinate on `axis` of `space`: a whole number from 0 to its [`top`], or a fraction 0..1.
+pub fn coord_grammar(space: Space, axis: Axis) -> G {
+    match space {
+        Space::Norm1000 | Space::Pixels(_) => up_to(top(space, axis)),
+        Space::Relative => relative(),
+    }
+}
+
+/// A fraction 0..1 written as a decimal: 0, 1, 0.25, 1.0.
+pub(super) fn relative() -> G {
+    G::Alt(vec![
+        G::Seq(vec![lit("0."), G::Rep(Box::new(G::Digit(0, 9)), 1, 4)]),
+        G::Seq(vec![lit("1."), G::Rep(Box::new(lit("0")), 1, 4)]),
+        G::Digit(0, 1),
+    ])
+}
+
+/// A whole number from 0 to `top`, without a leading zero.
+fn up_to(top: u32) -> G {
+    between(0, top)
+}
+
+/// A whole number from `lo` to `hi`, without a leading zero: for each count of digits, the
+/// numbers of that length inside the range ([`same_length`]).
+pub(super) fn between(lo: u32, hi: u32) -> G {
+    let (lo_len, hi_len) = (lo.to_string().len() as u32, hi.to_string().len() as u32);
+    let mut alts = Vec::new();
+    for len in lo_len..=hi_len {
+        let first = if len == 1 { 0 } else { 10u32.pow(len - 1) };
+        let last = 10u32.saturating_pow(len).saturating_sub(1);
+        let (a, b) = (lo.max(first), hi.min(last));
+        if a <= b {
+            alts.push(same_length(&a.to_string(), &b.to_string()));
         }
     }
-    alts.push(lit(&s));
+    match alts.len() {
+        1 => alts.remove(0),
+        _ => G::Alt(alts),
+    }
+}
+
+/// The numbers from `a` to `b`, both written with the same number of digits: `a`'s first digit
+/// followed by anything from the rest of `a` up, the digits between followed by anything, and
+/// `b`'s first digit followed by anything up to the rest of `b`.
+fn same_length(a: &str, b: &str) -> G {
+    let (x, y) = (a.as_bytes()[0] - b'0', b.as_bytes()[0] - b'0');
+    let rest = (a.len() - 1) as u32;
+    if rest == 0 {
+        return G::Digit(x, y);
+    }
+    let any = |n: u32| G::Rep(Box::new(G::Digit(0, 9)), n, n);
+    if x == y {
+        return G::Seq(vec![lit(&a[..1]), same_length(&a[1..], &b[1..])]);
+    }
+    let nines = "9".repeat(rest as usize);
+    let zeros = "0".repeat(rest as usize);
+    let mut alts = vec![G::Seq(vec![lit(&a[..1]), same_length(&a[1..], &nines)])];
+    if y > x + 1 {
+        alts.push(G::Seq(vec![G::Digit(x + 1, y - 1), any(rest)]));
+    }
+    alts.push(G::Seq(vec![lit(&b[..1]), same_length(&zeros, &b[1..])]));
     G::Alt(alts)
 }
 
 /// 0, or up to `digits` digits without a leading zero.
-fn number(digits: u32) -> G {
+pub(super) fn number(digits: u32) -> G {
     let more = G::Rep(Box::new(G::Class("[0-9]")), 0, digits.saturating_sub(1));
     G::Alt(vec![G::Seq(vec![G::Class("[1-9]"), more]), lit("0")])
 }
 
 fn quoted(max: u32) -> G {
+    quoted_between(1, max)
+}
+
+/// A quoted string of `min` to `max` characters, each plain or escaped.
+pub(super) fn quoted_between(min: u32, max: u32) -> G {
     let ch = G::Alt(vec![
         G::Class("[^\"\\\\\\n]"),
         G::Seq(vec![lit("\\"), G::Class("[\"\\\\nt]")]),
     ]);
-    G::Seq(vec![lit("\""), G::Rep(Box::new(ch), 1, max), lit("\"")])
+    G::Seq(vec![lit("\""), G::Rep(Box::new(ch), min, max), lit("\"")])
 }
 
-fn arg(a: Arg, space: Space) -> G {
+fn arg(a: Arg, space: Space, axis: Axis) -> G {
     match a {
-        Arg::Coord => coord(space),
+        Arg::Coord => coord_grammar(space, axis),
         Arg::Direction => G::Alt(
             ["up", "down", "left", "right"]
                 .iter()
                 .map(|d| lit(&format!("\"{d}\"")))
                 .collect(),
         ),
-        Arg::Count => G::Seq(vec![
-            G::Class("[1-9]"),
-            G::Rep(Box::new(G::Class("[0-9]")), 0, 1),
-        ]),
+        Arg::Count => between(1, COUNT_MAX),
         Arg::Text => quoted(TEXT_MAX),
         Arg::Key => G::Seq(vec![lit("\""), combo(), lit("\"")]),
     }
+}
+
+/// The JSON-schema `pattern` of a key or combination ([`combo`]).
+pub fn key_pattern() -> String {
+    format!("^{}$", combo().regex())
 }
 
 /// One key of `keys.rs`: a named key, f1-f24, a letter or a digit.
@@ -228,7 +295,7 @@ fn key() -> G {
 }
 
 /// Up to four keys joined by `+`.
-fn combo() -> G {
+pub(super) fn combo() -> G {
     G::Seq(vec![
         key(),
         G::Rep(Box::new(G::Seq(vec![lit("+"), key()])), 0, 3),
@@ -238,11 +305,13 @@ fn combo() -> G {
 /// One call of [`CALLS`], `name(a, b)`.
 fn call(name: &str, args: &[Arg], space: Space) -> G {
     let mut items = vec![lit(&format!("{name}("))];
+    let mut coords = 0;
     for (i, a) in args.iter().enumerate() {
         if i > 0 {
             items.push(lit(", "));
         }
-        items.push(arg(*a, space));
+        items.push(arg(*a, space, Axis::nth(coords)));
+        coords += usize::from(*a == Arg::Coord);
     }
     items.push(lit(")"));
     G::Seq(items)
@@ -266,21 +335,22 @@ pub fn narrative(options: &ReadOptions, space: Space) -> Option<ReplyFormat> {
     })
 }
 
-fn schema_of(a: Arg, space: Space) -> Value {
-    let top = match space {
-        Space::Norm1000 => 1000,
-        Space::Pixels(s) => s.width.max(s.height).saturating_sub(1),
-        Space::Relative => 1,
-    };
+/// A coordinate on `axis` of `space` as a JSON schema.
+pub fn coord_schema(space: Space, axis: Axis) -> Value {
+    let top = top(space, axis);
+    match space {
+        Space::Relative => json!({"type": "number", "minimum": 0, "maximum": top}),
+        _ => json!({"type": "integer", "minimum": 0, "maximum": top}),
+    }
+}
+
+fn schema_of(a: Arg, space: Space, axis: Axis) -> Value {
     match a {
-        Arg::Coord if space == Space::Relative => {
-            json!({"type": "number", "minimum": 0, "maximum": top})
-        }
-        Arg::Coord => json!({"type": "integer", "minimum": 0, "maximum": top}),
+        Arg::Coord => coord_schema(space, axis),
         Arg::Direction => json!({"type": "string", "enum": ["up", "down", "left", "right"]}),
-        Arg::Count => json!({"type": "integer", "minimum": 1, "maximum": 99}),
+        Arg::Count => json!({"type": "integer", "minimum": 1, "maximum": COUNT_MAX}),
         Arg::Text => json!({"type": "string", "minLength": 1, "maxLength": TEXT_MAX}),
-        Arg::Key => json!({"type": "string", "pattern": format!("^{}$", combo().regex())}),
+        Arg::Key => json!({"type": "string", "pattern": key_pattern()}),
     }
 }
 
@@ -293,15 +363,15 @@ pub fn vision_schema(space: Space) -> Value {
             let mut props = serde_json::Map::new();
             props.insert("name".into(), json!({"const": name}));
             for (f, a) in *fields {
-                props.insert((*f).into(), schema_of(*a, space));
+                props.insert((*f).into(), schema_of(*a, space, Axis::of_field(f)));
             }
             let mut required = vec!["name"];
             required.extend(fields.iter().map(|(f, _)| *f));
             json!({"type": "object", "properties": props, "required": required, "additionalProperties": false})
         })
         .collect();
-    let c = schema_of(Arg::Coord, space);
-    let bbox = json!({"type": "object", "properties": {"x1": c, "y1": c, "x2": c, "y2": c},
+    let (x, y) = (coord_schema(space, Axis::X), coord_schema(space, Axis::Y));
+    let bbox = json!({"type": "object", "properties": {"x1": x, "y1": y, "x2": x, "y2": y},
         "required": ["x1", "y1", "x2", "y2"], "additionalProperties": false});
     json!({
         "type": "object",
@@ -320,15 +390,17 @@ pub fn vision(options: &ReadOptions, space: Space) -> Option<ReplyFormat> {
     if options.system_prompt.is_some() || options.dialect != Some(Dialect::Json) {
         return None;
     }
+    let schema = vision_schema(space);
     Some(ReplyFormat::Json {
         name: "vision_reply".into(),
-        schema: vision_schema(space),
+        gbnf: super::json_grammar::gbnf(&schema),
+        schema,
     })
 }
 
 /// One call of one of `tools`, as the JSON object `{"name", "arguments"}` with each tool's own
-/// parameters; `None` without tools.
-pub fn of_tools(tools: &[Tool]) -> Option<ReplyFormat> {
+/// parameters, positions bounded to `space`; `None` without tools.
+pub fn of_tools(tools: &[Tool], space: Space) -> Option<ReplyFormat> {
     if tools.is_empty() {
         return None;
     }
@@ -339,14 +411,16 @@ pub fn of_tools(tools: &[Tool]) -> Option<ReplyFormat> {
                 "type": "object",
                 "properties": {
                     "name": {"const": t.function.name},
-                    "arguments": every_argument(&t.function.parameters),
+                    "arguments": every_argument(&t.function.parameters, space),
                 },
                 "required": ["name", "arguments"],
             })
         })
         .collect();
+    let schema = json!({"anyOf": calls});
     Some(ReplyFormat::Call {
-        schema: json!({"anyOf": calls}),
+        gbnf: super::json_grammar::gbnf(&schema),
+        schema,
     })
 }
 
@@ -355,7 +429,7 @@ pub fn of_tools(tools: &[Tool]) -> Option<ReplyFormat> {
 /// actions ("Required only by ..."), since a call without an argument the tool needs is not
 /// readable (a click without its box); strings and lists bounded, and a list of anything made a
 /// list of numbers (a box), so that a small model cannot write on until max_tokens.
-fn every_argument(params: &Value) -> Value {
+fn every_argument(params: &Value, space: Space) -> Value {
     let mut out = params.clone();
     let Some(props) = params.get("properties").and_then(Value::as_object) else {
         return out;
@@ -369,8 +443,10 @@ fn every_argument(params: &Value) -> Value {
         .filter(|(_, p)| !optional(p))
         .map(|(k, _)| k)
         .collect();
-    let bounded: serde_json::Map<String, Value> =
-        props.iter().map(|(k, p)| (k.clone(), bounded(p))).collect();
+    let bounded: serde_json::Map<String, Value> = props
+        .iter()
+        .map(|(k, p)| (k.clone(), bounded(k, p, space)))
+        .collect();
     if let Some(map) = out.as_object_mut() {
         map.insert("required".into(), json!(required));
         map.insert("properties".into(), Value::Object(bounded));
@@ -378,22 +454,46 @@ fn every_argument(params: &Value) -> Value {
     out
 }
 
-/// One argument's schema with its length bounded (see [`every_argument`]).
-fn bounded(p: &Value) -> Value {
+/// One argument's schema bounded (see [`every_argument`]): strings in length, a `key` to the
+/// keys franz knows, `x` and `y` to `space`, and a position or box (a list of numbers, or of
+/// anything) to a point `[x, y]` or, where the list may be anything (a box), a box
+/// `[x1, y1, x2, y2]`.
+fn bounded(name: &str, p: &Value, space: Space) -> Value {
     let mut p = p.clone();
     let Some(map) = p.as_object_mut() else {
         return p;
     };
+    let axis = |a| coord_schema(space, a);
     match map.get("type").and_then(Value::as_str) {
+        Some("string") if name == "key" => {
+            map.insert("pattern".into(), json!(key_pattern()));
+        }
         Some("string") if !map.contains_key("enum") => {
             map.entry("maxLength").or_insert(json!(TEXT_MAX));
         }
+        Some("number") if name == "x" || name == "y" => {
+            let a = Axis::of_field(name);
+            map.extend(axis(a).as_object().cloned().unwrap_or_default());
+        }
         Some("array") => {
-            let any = map
-                .get("items")
-                .is_none_or(|i| i.as_object().is_some_and(|o| o.is_empty()));
-            if any {
-                map.insert("items".into(), json!({"type": "number"}));
+            let items = map.get("items");
+            let any = items.is_none_or(|i| i.as_object().is_some_and(|o| o.is_empty()));
+            let numbers = items.and_then(|i| i.get("type")) == Some(&json!("number"));
+            let tuple = |n: usize| {
+                let each: Vec<Value> = (0..n).map(|i| axis(Axis::nth(i))).collect();
+                json!({"type": "array", "prefixItems": each, "minItems": n, "maxItems": n})
+            };
+            if any || numbers {
+                let description = map.remove("description");
+                let mut shapes = vec![tuple(2)];
+                if any {
+                    shapes.push(tuple(4));
+                }
+                let mut one = json!({"anyOf": shapes});
+                if let (Some(d), Some(o)) = (description, one.as_object_mut()) {
+                    o.insert("description".into(), d);
+                }
+                return one;
             }
             map.entry("maxItems").or_insert(json!(4));
         }
@@ -403,22 +503,27 @@ fn bounded(p: &Value) -> Value {
 }
 
 /// The tools strategy's reply: one call of one of `tools` as the JSON object
-/// `{"name", "arguments"}`, or `{"answer": "..."}`, its plain final answer (docs/seeds.md (tool
-/// calling)), which a forced tool call would not allow; `None` without tools.
-pub fn tools_reply(tools: &[Tool]) -> Option<ReplyFormat> {
-    let Some(ReplyFormat::Call { schema }) = of_tools(tools) else {
+/// `{"name", "arguments"}`, or, where an answer may end the run (`answer`, see
+/// `finish.rs`), `{"answer": "..."}`, its plain final answer (docs/seeds.md (tool calling)),
+/// which a forced tool call would not allow; `None` without tools.
+pub fn tools_reply(tools: &[Tool], space: Space, answer: bool) -> Option<ReplyFormat> {
+    let Some(ReplyFormat::Call { schema, .. }) = of_tools(tools, space) else {
         return None;
     };
     let mut alts = schema["anyOf"].as_array().cloned().unwrap_or_default();
-    alts.push(json!({
-        "type": "object",
-        "properties": {"answer": {"type": "string", "minLength": 1, "maxLength": STORY_MAX}},
-        "required": ["answer"],
-        "additionalProperties": false,
+    alts.extend(answer.then(|| {
+        json!({
+            "type": "object",
+            "properties": {"answer": {"type": "string", "minLength": 1, "maxLength": STORY_MAX}},
+            "required": ["answer"],
+            "additionalProperties": false,
+        })
     }));
+    let schema = json!({"anyOf": alts});
     Some(ReplyFormat::Json {
         name: "tool_call_or_answer".into(),
-        schema: json!({"anyOf": alts}),
+        gbnf: super::json_grammar::gbnf(&schema),
+        schema,
     })
 }
 

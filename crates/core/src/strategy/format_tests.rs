@@ -293,7 +293,7 @@ fn a_call_format_accepts_each_tool_with_its_own_arguments_only() {
         schema::leader(),
     ]
     .concat();
-    let Some(ReplyFormat::Call { schema: s }) = of_tools(&tools) else {
+    let Some(ReplyFormat::Call { schema: s, .. }) = of_tools(&tools, Space::Norm1000) else {
         panic!("tools give a call format");
     };
     let ok = json!({"name": "press_key", "arguments": {"key": "enter"}});
@@ -304,11 +304,10 @@ fn a_call_format_accepts_each_tool_with_its_own_arguments_only() {
     assert!(!valid(&unknown, &s));
     for t in &tools {
         let name = &t.function.name;
-        let one =
-            json!({"name": name, "arguments": minimal(&every_argument(&t.function.parameters))});
+        let one = json!({"name": name, "arguments": minimal(&every_argument(&t.function.parameters, Space::Norm1000))});
         assert!(valid(&one, &s), "{one}");
     }
-    assert_eq!(of_tools(&[]), None);
+    assert_eq!(of_tools(&[], Space::Norm1000), None);
 }
 
 /// The required arguments of a parameters schema, each with a value of its type.
@@ -368,12 +367,13 @@ fn only_franz_own_dialects_and_prompts_are_constrained() {
 #[test]
 fn the_tools_strategy_reads_each_call_and_the_answer_its_format_allows() {
     let tools = schema::tools_strategy(Space::Norm1000);
-    let Some(ReplyFormat::Json { schema: s, .. }) = tools_reply(&tools) else {
+    let Some(ReplyFormat::Json { schema: s, .. }) = tools_reply(&tools, Space::Norm1000, true)
+    else {
         panic!("the tools strategy has a format");
     };
     for t in &tools {
         let name = &t.function.name;
-        let mut args = minimal(&every_argument(&t.function.parameters));
+        let mut args = minimal(&every_argument(&t.function.parameters, Space::Norm1000));
         if name == "move_mouse" {
             args = json!({"x": 500, "y": 300});
         }
@@ -387,7 +387,7 @@ fn the_tools_strategy_reads_each_call_and_the_answer_its_format_allows() {
     // the client hands the strategy the answer's text (`model/adapt.rs`), as a server's plain
     // answer would come
     let mut request = crate::model::ChatRequest::new("m", vec![]);
-    request.format = tools_reply(&tools);
+    request.format = tools_reply(&tools, Space::Norm1000, true);
     let mut reply = Reply::text(answer.to_string());
     crate::model::adapt::read_content_call(&request, &mut reply);
     assert_eq!(reply.content, "The file is saved.");
@@ -443,7 +443,7 @@ fn every_schema_pattern_is_one_a_servers_grammar_converter_reads() {
         schema::leader(),
     ]
     .concat();
-    let Some(ReplyFormat::Call { schema: calls }) = of_tools(&tools) else {
+    let Some(ReplyFormat::Call { schema: calls, .. }) = of_tools(&tools, Space::Norm1000) else {
         panic!("tools give a call format");
     };
     let mut found = Vec::new();
