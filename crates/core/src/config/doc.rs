@@ -133,9 +133,10 @@ cannot write what franz cannot read (`crates/core/src/model/constrain.rs`). The 
 the same tables as the prompts' grammars (`crates/core/src/strategy/format.rs`):
 
 - narrative (franz's call dialect): a GBNF grammar of one call line of the prompt's calls, then
-  one line of story without parentheses;
+  optionally one short line of story without parentheses;
 - vision (franz's JSON dialect): a JSON schema of its object, with one or two of the prompt's
-  actions;
+  actions, then a short observation (the actions first, so that they are written before any
+  free text);
 - tools: one call of the request's tools as a JSON object `{"name", "arguments"}` (every
   argument the tool needs), or `{"answer": "..."}`, the plain final answer;
 - the commander's leader and operator: one call of their tools.
@@ -154,7 +155,10 @@ for the JSON ones), without `response_format` (llama-cpp-python lets a `json_obj
 it). Its numbers are digit rules: a coordinate is a whole number from 0 to 1000 (`--coords
 norm`), from 0 to the sent image's width or height less one (pixels), or a fraction from 0 to 1
 (relative), so the model cannot write one outside the space. Objects are written with their
-required fields only, boxes as `[x, y]` or `[x1, y1, x2, y2]`, keys as the keys franz knows.
+required fields only, in the order the format lists them, a tool's position or box as a point
+`[x, y]` (a box in a grammar could be empty, which franz refuses), texts not empty, keys as the
+keys franz knows. Each repeated part (a number's digits, a quoted text, a key) is one shared
+rule, because llama.cpp turns every bounded repetition it reads into rules of its own.
 `off` (the default) sends none of it. `auto` asks the server what it is before the first
 constrained request (the answers of the context probe, `GET /props` and `GET /v1/models`):
 llama.cpp's and llama-cpp-python's servers get `grammar`, every other server `json_schema`,
@@ -166,8 +170,10 @@ unconstrained, resending the request at once; a server that answers a `"required
 without a call gets the next call requests as JSON content. What it learned is kept for the run.
 A call written as JSON content comes back to the strategy as the tool call it is (and the tools
 strategy's `{"answer": ...}` as its text). Strings and lists in a constrained call are bounded
-(80 characters, 4 items), and so are the story (160 characters) and the vision loop's actions
-and boxes (at most 2 each), so that a small model's reply ends within max_tokens.
+(64 characters, 4 items), and so are the story and the observation (48 characters) and the
+vision loop's actions and boxes (at most 2 each): no format's reply is longer than 512
+characters (`LONGEST_REPLY`), so a constrained turn with `max_tokens` of 512 or more always ends
+with its grammar, never cut off (a token is at least one character).
 
 What each server enforces, as far as franz knows (`-`: not known, use another way):
 

@@ -901,7 +901,7 @@ impl Channel<'_> {
         request: &ChatRequest,
         hook: &mut dyn FnMut(Progress<'_>),
     ) -> Result<Reply, Stop> {
-        let body = request.to_body();
+        let body = self.model.wire_body(request, self.cancel);
         // counted once (every attempt sends the same body), the text not kept for the call
         let (images, bytes) = {
             let text = body.to_string();

@@ -143,10 +143,7 @@ impl ModelClient {
         on_progress: &mut dyn FnMut(Progress<'_>),
     ) -> Result<Reply, ModelError> {
         let mut steps = 0;
-        if request.format.is_some() && !self.learned().known {
-            let takes = self.takes_grammar().await;
-            self.set_learned(self.learned().known(takes));
-        }
+        self.learn_server(request).await;
         loop {
             let learned = self.learned();
             let sent = body(request, learned);
@@ -177,6 +174,16 @@ impl ModelClient {
                 }
             }
         }
+    }
+
+    /// What requests are sent in now, having asked, before the first constrained request of
+    /// `auto`, which server it is (see [`Learned::known`]).
+    pub(super) async fn learn_server(&self, request: &ChatRequest) -> Learned {
+        if request.format.is_some() && !self.learned().known {
+            let takes = self.takes_grammar().await;
+            self.set_learned(self.learned().known(takes));
+        }
+        self.learned()
     }
 
     /// A call request answered without a call, though `"required"` was asked: the server

@@ -307,6 +307,11 @@ impl Model for ModelClient {
         let probed = self.drive(Some(cancel), async { Ok(self.probe_context(model).await) });
         Some(probed.unwrap_or_else(|_| unknown_context()))
     }
+
+    fn wire_body(&self, request: &ChatRequest, cancel: &Cancel) -> Value {
+        let learned = self.drive(Some(cancel), async { Ok(self.learn_server(request).await) });
+        super::adapt::body(request, learned.unwrap_or_else(|_| self.learned()))
+    }
 }
 
 /// The header that marks the context probe's requests, so that the scripted server keeps them

@@ -81,14 +81,22 @@ pub const VISION_ACTIONS: &[(&str, &[(&str, Arg)])] = {
     ]
 };
 
-/// The longest quoted string and story line the grammars allow (a bound also ends a reply
-/// that would otherwise run to max_tokens).
-pub(super) const TEXT_MAX: u32 = 80;
-const STORY_MAX: u32 = 160;
+/// The longest quoted string the grammars allow (text to type, a done's or an answer's words):
+/// a bound also ends a reply that would otherwise run to max_tokens.
+pub(super) const TEXT_MAX: u32 = 64;
+/// The longest free text after the action (the narrative's story line, the vision loop's
+/// observation): short, and written after the action, so that the action is whole however
+/// soon the reply ends.
+const NOTE_MAX: u32 = 48;
+/// The most characters of a reply any format allows (its grammar's longest text): a constrained
+/// turn's `max_tokens` at least this ends every reply with its grammar (docs/config.md,
+/// "Constrained output").
+pub const LONGEST_REPLY: u32 = 512;
 /// At most this many actions in a constrained vision reply.
 const VISION_MAX_ACTIONS: u32 = 2;
-/// The largest count (scroll notches, seconds to wait).
-const COUNT_MAX: u32 = 99;
+/// The largest count (scroll notches, seconds to wait): the longest wait franz performs, which
+/// is less than the most notches of a scroll.
+const COUNT_MAX: u32 = crate::action::MAX_WAIT_SECONDS as u32;
 
 /// A grammar tree: renders to GBNF and to a regular expression.
 #[derive(Debug, Clone)]
@@ -101,6 +109,23 @@ pub enum G {
     Seq(Vec<G>),
     Alt(Vec<G>),
     Rep(Box<G>, u32, u32),
+    /// A named rule: written once in the GBNF however often it is used (llama.cpp expands each
+    /// bounded repetition it reads into rules of its own, so a repetition written inline at
+    /// every use makes a grammar of thousands of rules), inline in the regex.
+    Rule(String, Box<G>),
+}
+
+/// `g` as the rule `name` (see [`G::Rule`]).
+pub(super) fn rule(name: &str, g: G) -> G {
+    G::Rule(name.to_string(), Box::new(g))
+}
+
+/// `g` as a rule named for what it is (a hash of its language), for a part used twice.
+pub(super) fn shared(g: G) -> G {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    g.regex().hash(&mut h);
+    rule(&format!("part-{:x}", h.finish()), g)
 }
 
 pub(super) fn lit(s: &str) -> G {
@@ -108,17 +133,52 @@ pub(super) fn lit(s: &str) -> G {
 }
 
 impl G {
+    /// The GBNF grammar whose `root` is this tree, each named rule defined once after it.
     pub fn gbnf(&self) -> String {
+        let mut rules = Vec::new();
+        let root = self.gbnf_in(&mut rules);
+        let mut out = format!("root ::= {root}\n");
+        for (name, body) in rules {
+            out.push_str(&format!("{name} ::= {body}\n"));
+        }
+        out
+    }
+
+    /// This tree as a GBNF expression; the rules it names are added to `rules`.
+    fn gbnf_in(&self, rules: &mut Vec<(String, String)>) -> String {
+        let mut each = |items: &[G], sep: &str| {
+            let parts: Vec<String> = items.iter().map(|g| g.gbnf_in(rules)).collect();
+            parts.join(sep)
+        };
         match self {
             G::Lit(s) => format!("\"{}\"", gbnf_escape(s)),
             G::Class(c) => (*c).to_string(),
             G::Digit(a, b) => format!("[{a}-{b}]"),
-            G::Seq(items) => items.iter().map(G::gbnf).collect::<Vec<_>>().join(" "),
-            G::Alt(items) => format!(
-                "({})",
-                items.iter().map(G::gbnf).collect::<Vec<_>>().join(" | ")
-            ),
-            G::Rep(g, min, max) => format!("({}){{{min},{max}}}", g.gbnf()),
+            G::Seq(items) => each(items, " "),
+            G::Alt(items) => format!("({})", each(items, " | ")),
+            G::Rep(g, 0, 1) => format!("({})?", g.gbnf_in(rules)),
+            G::Rep(g, min, max) => format!("({}){{{min},{max}}}", g.gbnf_in(rules)),
+            G::Rule(name, g) => {
+                if !rules.iter().any(|(n, _)| n == name) {
+                    let at = rules.len();
+                    rules.push((name.clone(), String::new()));
+                    let body = g.gbnf_in(rules);
+                    rules[at].1 = body;
+                }
+                name.clone()
+            }
+        }
+    }
+
+    /// The most characters a text of this tree has.
+    pub fn max_chars(&self) -> u32 {
+        match self {
+            G::Lit(s) => u32::try_from(s.chars().count()).unwrap_or(u32::MAX),
+            G::Class(_) | G::Digit(..) => 1,
+            G::Seq(items) => items.iter().map(G::max_chars).sum(),
+            G::Alt(items) => items.iter().map(G::max_chars).max().unwrap_or(0),
+            G::Rep(g, _, max) => g.max_chars().saturating_mul(*max),
+            G::Rule(_, g) => g.max_chars(),
         }
     }
 
@@ -133,6 +193,7 @@ impl G {
                 items.iter().map(G::regex).collect::<Vec<_>>().join("|")
             ),
             G::Rep(g, min, max) => format!("({}){{{min},{max}}}", g.regex()),
+            G::Rule(_, g) => g.regex(),
         }
     }
 }
@@ -186,11 +247,14 @@ pub fn coord_grammar(space: Space, axis: Axis) -> G {
 
 /// A fraction 0..1 written as a decimal: 0, 1, 0.25, 1.0.
 pub(super) fn relative() -> G {
-    G::Alt(vec![
-        G::Seq(vec![lit("0."), G::Rep(Box::new(G::Digit(0, 9)), 1, 4)]),
-        G::Seq(vec![lit("1."), G::Rep(Box::new(lit("0")), 1, 4)]),
-        G::Digit(0, 1),
-    ])
+    rule(
+        "frac",
+        G::Alt(vec![
+            G::Seq(vec![lit("0."), G::Rep(Box::new(G::Digit(0, 9)), 1, 4)]),
+            G::Seq(vec![lit("1."), G::Rep(Box::new(lit("0")), 1, 4)]),
+            G::Digit(0, 1),
+        ]),
+    )
 }
 
 /// A whole number from 0 to `top`, without a leading zero.
@@ -211,10 +275,11 @@ pub(super) fn between(lo: u32, hi: u32) -> G {
             alts.push(same_length(&a.to_string(), &b.to_string()));
         }
     }
-    match alts.len() {
+    let g = match alts.len() {
         1 => alts.remove(0),
         _ => G::Alt(alts),
-    }
+    };
+    rule(&format!("num-{lo}-{hi}"), g)
 }
 
 /// The numbers from `a` to `b`, both written with the same number of digits: `a`'s first digit
@@ -243,20 +308,39 @@ fn same_length(a: &str, b: &str) -> G {
 /// 0, or up to `digits` digits without a leading zero.
 pub(super) fn number(digits: u32) -> G {
     let more = G::Rep(Box::new(G::Class("[0-9]")), 0, digits.saturating_sub(1));
-    G::Alt(vec![G::Seq(vec![G::Class("[1-9]"), more]), lit("0")])
+    let g = G::Alt(vec![G::Seq(vec![G::Class("[1-9]"), more]), lit("0")]);
+    rule(&format!("int-{digits}"), g)
 }
 
 fn quoted(max: u32) -> G {
     quoted_between(1, max)
 }
 
-/// A quoted string of `min` to `max` characters, each plain or escaped.
+/// A quoted string of `min` to `max` characters, each plain or escaped, none a control
+/// character (which JSON does not allow raw in a string); one that is not empty begins with a
+/// character that is not blank (franz refuses a text of blanks: nothing to type, no window).
 pub(super) fn quoted_between(min: u32, max: u32) -> G {
-    let ch = G::Alt(vec![
-        G::Class("[^\"\\\\\\n]"),
-        G::Seq(vec![lit("\\"), G::Class("[\"\\\\nt]")]),
-    ]);
-    G::Seq(vec![lit("\""), G::Rep(Box::new(ch), min, max), lit("\"")])
+    let ch = rule(
+        "char",
+        G::Alt(vec![
+            G::Class("[^\"\\\\\\x00-\\x1f]"),
+            G::Seq(vec![lit("\\"), G::Class("[\"\\\\nt]")]),
+        ]),
+    );
+    let first = rule(
+        "char-first",
+        G::Alt(vec![
+            G::Class("[^\"\\\\\\x00-\\x20]"),
+            G::Seq(vec![lit("\\"), G::Class("[\"\\\\]")]),
+        ]),
+    );
+    let rest = |min: u32| G::Rep(Box::new(ch.clone()), min, max.saturating_sub(1));
+    let body = match min {
+        0 => G::Rep(Box::new(G::Seq(vec![first, rest(0)])), 0, 1),
+        _ => G::Seq(vec![first, rest(min - 1)]),
+    };
+    let g = G::Seq(vec![lit("\""), body, lit("\"")]);
+    rule(&format!("str-{min}-{max}"), g)
 }
 
 fn arg(a: Arg, space: Space, axis: Axis) -> G {
@@ -291,15 +375,16 @@ fn key() -> G {
         ]),
     ]));
     names.push(G::Class("[a-z0-9]"));
-    G::Alt(names)
+    rule("key", G::Alt(names))
 }
 
 /// Up to four keys joined by `+`.
 pub(super) fn combo() -> G {
-    G::Seq(vec![
+    let g = G::Seq(vec![
         key(),
         G::Rep(Box::new(G::Seq(vec![lit("+"), key()])), 0, 3),
-    ])
+    ]);
+    rule("combo", g)
 }
 
 /// One call of [`CALLS`], `name(a, b)`.
@@ -317,12 +402,13 @@ fn call(name: &str, args: &[Arg], space: Space) -> G {
     G::Seq(items)
 }
 
-/// The narrative's reply: one call line, then one line of story without parentheses (the
-/// call parser reads every `name(...)` in a reply, the story's too).
+/// The narrative's reply: one call line, then optionally a short line of story without
+/// parentheses (the call parser reads every `name(...)` in a reply, the story's too).
 pub fn narrative_grammar(space: Space) -> G {
     let calls = CALLS.iter().map(|(n, a)| call(n, a, space)).collect();
-    let story = G::Rep(Box::new(G::Class("[^\\n()]")), 1, STORY_MAX);
-    G::Seq(vec![G::Alt(calls), lit("\n"), story])
+    let story = rule("story", G::Rep(Box::new(G::Class("[^\\n()]")), 1, NOTE_MAX));
+    let after = G::Rep(Box::new(G::Seq(vec![lit("\n"), story])), 0, 1);
+    G::Seq(vec![G::Alt(calls), after])
 }
 
 /// The narrative's format, when its replies are in franz's call dialect.
@@ -331,7 +417,7 @@ pub fn narrative(options: &ReadOptions, space: Space) -> Option<ReplyFormat> {
         return None;
     }
     Some(ReplyFormat::Text {
-        gbnf: format!("root ::= {}\n", narrative_grammar(space).gbnf()),
+        gbnf: narrative_grammar(space).gbnf(),
     })
 }
 
@@ -354,8 +440,9 @@ fn schema_of(a: Arg, space: Space, axis: Axis) -> Value {
     }
 }
 
-/// The vision loop's JSON object: the observation, at most a few actions of
-/// [`VISION_ACTIONS`], and optional boxes.
+/// The vision loop's JSON object: at most a few actions of [`VISION_ACTIONS`], then a short
+/// observation (required in this order, which is the order the grammar writes them in: the
+/// actions first), and optional boxes.
 pub fn vision_schema(space: Space) -> Value {
     let actions: Vec<Value> = VISION_ACTIONS
         .iter()
@@ -376,11 +463,11 @@ pub fn vision_schema(space: Space) -> Value {
     json!({
         "type": "object",
         "properties": {
-            "observation": {"type": "string", "maxLength": STORY_MAX},
+            "observation": {"type": "string", "maxLength": NOTE_MAX},
             "bboxes": {"type": "array", "items": bbox, "maxItems": VISION_MAX_ACTIONS},
             "actions": {"type": "array", "items": {"anyOf": actions}, "minItems": 1, "maxItems": VISION_MAX_ACTIONS},
         },
-        "required": ["observation", "actions"],
+        "required": ["actions", "observation"],
         "additionalProperties": false,
     })
 }
@@ -454,10 +541,10 @@ fn every_argument(params: &Value, space: Space) -> Value {
     out
 }
 
-/// One argument's schema bounded (see [`every_argument`]): strings in length, a `key` to the
+/// One argument's schema bounded (see [`every_argument`]): strings in length (not empty), a `key` to the
 /// keys franz knows, `x` and `y` to `space`, and a position or box (a list of numbers, or of
-/// anything) to a point `[x, y]` or, where the list may be anything (a box), a box
-/// `[x1, y1, x2, y2]`.
+/// anything) to a point `[x, y]` in `space`: a box in a grammar could be empty or all zeros,
+/// which franz refuses as no place to act (`geometry.rs`), and its point is what franz acts on.
 fn bounded(name: &str, p: &Value, space: Space) -> Value {
     let mut p = p.clone();
     let Some(map) = p.as_object_mut() else {
@@ -469,6 +556,8 @@ fn bounded(name: &str, p: &Value, space: Space) -> Value {
             map.insert("pattern".into(), json!(key_pattern()));
         }
         Some("string") if !map.contains_key("enum") => {
+            // an empty text to type is refused (`actions.rs`)
+            map.entry("minLength").or_insert(json!(1));
             map.entry("maxLength").or_insert(json!(TEXT_MAX));
         }
         Some("number") if name == "x" || name == "y" => {
@@ -484,13 +573,8 @@ fn bounded(name: &str, p: &Value, space: Space) -> Value {
                 json!({"type": "array", "prefixItems": each, "minItems": n, "maxItems": n})
             };
             if any || numbers {
-                let description = map.remove("description");
-                let mut shapes = vec![tuple(2)];
-                if any {
-                    shapes.push(tuple(4));
-                }
-                let mut one = json!({"anyOf": shapes});
-                if let (Some(d), Some(o)) = (description, one.as_object_mut()) {
+                let mut one = tuple(2);
+                if let (Some(d), Some(o)) = (map.remove("description"), one.as_object_mut()) {
                     o.insert("description".into(), d);
                 }
                 return one;
@@ -514,7 +598,7 @@ pub fn tools_reply(tools: &[Tool], space: Space, answer: bool) -> Option<ReplyFo
     alts.extend(answer.then(|| {
         json!({
             "type": "object",
-            "properties": {"answer": {"type": "string", "minLength": 1, "maxLength": STORY_MAX}},
+            "properties": {"answer": {"type": "string", "minLength": 1, "maxLength": TEXT_MAX}},
             "required": ["answer"],
             "additionalProperties": false,
         })

@@ -54,8 +54,11 @@ fn every_call_of_the_narrative_grammar_is_accepted_and_read() {
             "{reply:?}: {errors:?}"
         );
     }
+    // the story is optional: the call alone is a whole reply
+    assert!(re.is_match("left_click(500, 300)"));
+    assert_eq!(read("narrative", "left_click(500, 300)"), (1, vec![]));
     for bad in [
-        "left_click(500, 300)",
+        "left_click(500, 300)\n",
         "left_click(1001, 3)\nstory",
         "click_it(5, 5)\nstory",
         "left_click(500, 300)\nstory\nmore",
@@ -453,5 +456,38 @@ fn every_schema_pattern_is_one_a_servers_grammar_converter_reads() {
     for p in found {
         assert!(!p.contains("(?"), "{p}");
         assert!(regex::Regex::new(&format!("^{p}$")).is_ok(), "{p}");
+    }
+}
+
+/// Every format's longest reply fits in [`LONGEST_REPLY`] characters, in every space (screens
+/// up to 4K): a constrained turn given that many tokens (a token is at least a character of
+/// these ASCII grammars, free text aside) ends with its grammar, never cut off.
+#[test]
+fn every_format_ends_within_the_tokens_a_constrained_turn_is_given() {
+    let big = Space::Pixels(ImageSize::new(3840, 2160));
+    for space in [Space::Norm1000, Space::Relative, big] {
+        let calls = |tools: &[crate::model::Tool]| match of_tools(tools, space) {
+            Some(ReplyFormat::Call { schema, .. }) => super::super::json_grammar::of(&schema),
+            other => panic!("{other:?}"),
+        };
+        let answer = match tools_reply(&schema::tools_strategy(space), space, true) {
+            Some(ReplyFormat::Json { schema, .. }) => super::super::json_grammar::of(&schema),
+            other => panic!("{other:?}"),
+        };
+        let formats = [
+            ("narrative", narrative_grammar(space)),
+            (
+                "vision",
+                super::super::json_grammar::of(&vision_schema(space)),
+            ),
+            ("tools", answer),
+            ("operator", calls(&schema::operator(space))),
+            ("leader", calls(&schema::leader())),
+        ];
+        for (name, g) in formats {
+            let longest = g.max_chars();
+            eprintln!("{name} {space:?}: {longest} characters at most");
+            assert!(longest <= LONGEST_REPLY, "{name} {space:?}: {longest}");
+        }
     }
 }

@@ -22,7 +22,7 @@ const ITEMS_MAX: u32 = 4;
 
 /// The GBNF grammar of the JSON values `schema` allows, with its root rule.
 pub fn gbnf(schema: &Value) -> String {
-    format!("root ::= {}\n", of(schema).gbnf())
+    of(schema).gbnf()
 }
 
 /// The grammar tree of the JSON values `schema` allows.
@@ -89,9 +89,11 @@ fn array(schema: &Value, min: u32, max: Option<u32>) -> G {
         items.push(lit("]"));
         return G::Seq(items);
     }
-    let item = schema
-        .get("items")
-        .map_or_else(|| string(&Value::Null, 0, None), of);
+    let item = format::shared(
+        schema
+            .get("items")
+            .map_or_else(|| string(&Value::Null, 0, None), of),
+    );
     let max = max.unwrap_or(ITEMS_MAX).max(1);
     let more = G::Rep(
         Box::new(G::Seq(vec![lit(", "), item.clone()])),
