@@ -214,7 +214,11 @@ pub enum Axis {
 impl Axis {
     /// The axis of the `i`th coordinate of a call (x, y, x, y).
     fn nth(i: usize) -> Axis {
-        if i % 2 == 0 { Axis::X } else { Axis::Y }
+        if i.is_multiple_of(2) {
+            Axis::X
+        } else {
+            Axis::Y
+        }
     }
 
     /// The axis a field is named for (`x1`, `y`, ...).
@@ -509,6 +513,23 @@ pub fn of_tools(tools: &[Tool], space: Space) -> Option<ReplyFormat> {
         gbnf: super::json_grammar::gbnf(&schema),
         schema,
     })
+}
+
+/// `tools` with `report_completion`'s evidence at least `min` characters long (and up to
+/// [`TEXT_MAX`] more), as the commander requires it (`min_evidence`): a constrained call cannot
+/// report a completion the commander refuses.
+pub fn evidence_of_at_least(tools: &[Tool], min: usize) -> Vec<Tool> {
+    let mut tools = tools.to_vec();
+    for t in tools
+        .iter_mut()
+        .filter(|t| t.function.name == "report_completion")
+    {
+        if let Some(e) = t.function.parameters.pointer_mut("/properties/evidence") {
+            e["minLength"] = json!(min);
+            e["maxLength"] = json!(min + TEXT_MAX as usize);
+        }
+    }
+    tools
 }
 
 /// A tool's parameters as a constrained call gives them: every argument required, except those

@@ -481,7 +481,11 @@ fn every_format_ends_within_the_tokens_a_constrained_turn_is_given() {
                 super::super::json_grammar::of(&vision_schema(space)),
             ),
             ("tools", answer),
-            ("operator", calls(&schema::operator(space))),
+            // the commander's default min_evidence
+            (
+                "operator",
+                calls(&evidence_of_at_least(&schema::operator(space), 100)),
+            ),
             ("leader", calls(&schema::leader())),
         ];
         for (name, g) in formats {

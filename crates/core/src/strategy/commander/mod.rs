@@ -465,7 +465,10 @@ impl Strategy for Commander {
                 Message::system(system),
                 Message::user_with_image(user, ctx.screenshot.data_url.clone()),
             ],
-            format: super::format::of_tools(&tools, space),
+            format: super::format::of_tools(
+                &super::format::evidence_of_at_least(&tools, self.s.min_evidence),
+                space,
+            ),
             tools,
             temperature: Some(self.s.operator_temperature),
             max_tokens: Some(self.s.operator_max_tokens),
