@@ -18,6 +18,7 @@
 #   --parent PID stops the server when process PID ends (a test binary that started it).
 #   --no-projector starts it without the image projector: it then drops the image parts of a
 #   request and answers 200, as a server serving a text model does (`franz doctor` must say so).
+#   FRANZ_MODEL_SERVER_THREADS sets its threads (default 1: see server_args).
 # Everything built is kept in ${FRANZ_MODEL_CACHE:-~/.cache/franz/model-server}, outside the
 # repository: the venv, the llama-cpp-python wheel, the model and the projector.
 set -euo pipefail
@@ -117,12 +118,16 @@ free_port() {
 }
 
 server_args() {
+  local threads="${FRANZ_MODEL_SERVER_THREADS:-1}"
   # --logits_all false: otherwise it keeps n_ctx x vocabulary floats (gigabytes for Gemma).
-  # --n_threads: every core (the server's default is half of them).
+  # --n_threads: one, unless FRANZ_MODEL_SERVER_THREADS says more. llama.cpp's threads wait for
+  # each other at every step, so on a machine busy with other work (the tests, builds) each
+  # token waits for a descheduled thread: measured on 2 busy cores, 2 threads took 1-2.5 s a
+  # token where 1 thread took 0.07 s.
   local images=(--clip_model_path "$cache/mmproj-gemma3-random.gguf" --chat_format mtmd)
   [ "$projector" = 1 ] || images=()
   echo --model "$cache/$model_id.gguf" --model_alias "$model_id" "${images[@]}" \
-    --n_ctx "$ctx" --logits_all false --n_threads "$(nproc)" --n_threads_batch "$(nproc)" \
+    --n_ctx "$ctx" --logits_all false --n_threads "$threads" --n_threads_batch "$threads" \
     --host 127.0.0.1 --port "$1"
 }
 

@@ -191,6 +191,7 @@ fn vision_request() -> ChatRequest {
     r.format = Some(ReplyFormat::Json {
         name: "vision_reply".into(),
         schema: json!({"type": "object", "required": ["actions"]}),
+        gbnf: "root ::= \"{}\"".into(),
     });
     r
 }
@@ -256,7 +257,10 @@ fn a_server_that_ignores_required_gets_its_next_calls_asked_as_content() {
     )];
     let mut r = ChatRequest::new("m", vec![Message::user("go")]);
     r.tools = tools.clone();
-    r.format = franz_core::strategy::format::of_tools(&tools);
+    r.format = franz_core::strategy::format::of_tools(
+        &tools,
+        franz_core::strategy::grammar::Space::Norm1000,
+    );
     client.chat(&r).unwrap();
     client.chat(&r).unwrap();
     let sent = server.requests();

@@ -16,15 +16,16 @@
 //! - `franz doctor` against it is all ok, the context length and the message shape included;
 //!   against the same server started without its projector (which then drops images and answers
 //!   200), doctor says the model cannot see images;
-//! - with `--constrain auto` (docs/config.md, "Constrained output") every turn of every
-//!   strategy gives a valid action or a valid done.
+//! - with `--constrain auto` (docs/config.md, "Constrained output"), which sends this server
+//!   franz's GBNF grammars, every turn of every strategy gives a valid action or a valid done.
 //!
 //! The server: `FRANZ_MODEL_SERVER_URL` and `FRANZ_MODEL_SERVER_LOG` (`.ci/run` starts one with
 //! the script), else the test starts one with the script when it is built (or when `CI` is
 //! set, building it). Without one, locally, the tests say so and pass; in CI they fail.
 //! `FRANZ_REAL_SERVER_STRATEGIES=tools,commander` runs only those strategies' cells.
 //! `FRANZ_CONSTRAIN_TURNS=10` measures constrained output over 10 turns a strategy, with
-//! `--constrain off` too, and prints both shares (CI runs 3 constrained turns only).
+//! `--constrain off` too, and prints both shares (CI runs [`CI_CONSTRAINED_TURNS`] constrained
+//! turns a strategy only).
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -70,18 +71,22 @@ fn find_or_start() -> Option<Server> {
             log: log.into(),
         });
     }
-    let cache = std::env::var("FRANZ_MODEL_CACHE").map_or_else(
+    let built = cache_dir().join("venv/.franz-installed").exists();
+    if !built && std::env::var("CI").is_err() {
+        return None;
+    }
+    Some(start_server(&[]))
+}
+
+/// Where the script keeps its venv and the model (`FRANZ_MODEL_CACHE`).
+fn cache_dir() -> PathBuf {
+    std::env::var("FRANZ_MODEL_CACHE").map_or_else(
         |_| {
             PathBuf::from(std::env::var("HOME").unwrap_or_default())
                 .join(".cache/franz/model-server")
         },
         PathBuf::from,
-    );
-    let built = cache.join("venv/.franz-installed").exists();
-    if !built && std::env::var("CI").is_err() {
-        return None;
-    }
-    Some(start_server(&[]))
+    )
 }
 
 /// Starts a server of its own with the script and `args`; it stops when this process ends.
@@ -572,17 +577,39 @@ fn doctor_says_a_real_server_without_its_projector_cannot_see_images() {
     );
 }
 
-/// Turns per constrained run: `FRANZ_CONSTRAIN_TURNS` when measuring, else 3.
+/// Constrained turns a strategy in CI: 3 keep the test to a few minutes; the 10 turns a
+/// strategy of the acceptance are measured with `FRANZ_CONSTRAIN_TURNS=10` (docs/testing.md).
+const CI_CONSTRAINED_TURNS: u32 = 3;
+
+/// Turns a strategy when measuring: `FRANZ_CONSTRAIN_TURNS`.
 fn constrain_turns() -> Option<u32> {
     std::env::var("FRANZ_CONSTRAIN_TURNS")
         .ok()
         .and_then(|t| t.parse().ok())
 }
 
-/// One dry run on a sandbox with `--constrain constrain`: its events.
-fn constrained_run(server: &Server, strategy: &str, constrain: &str, turns: u32) -> Vec<Value> {
+/// `max_tokens` of a constrained turn: above the longest reply franz's grammars allow (the
+/// unit test `every_format_ends_within_the_tokens_a_constrained_turn_is_given`), so that no
+/// constrained reply is cut off.
+const CONSTRAINED_MAX_TOKENS: u32 = 512;
+/// `max_tokens` of an unconstrained turn: the tiny model writes until it, so more only costs.
+const FREE_MAX_TOKENS: u32 = 128;
+
+/// One dry run on a sandbox with `--constrain constrain`: its events and its exchange log.
+fn constrained_run(
+    server: &Server,
+    strategy: &str,
+    constrain: &str,
+    turns: u32,
+) -> (Vec<Value>, Vec<Value>) {
     let runs = tempfile::tempdir().unwrap();
     let steps = turns.to_string();
+    let max_tokens = if constrain == "off" {
+        FREE_MAX_TOKENS
+    } else {
+        CONSTRAINED_MAX_TOKENS
+    }
+    .to_string();
     let (code, text) = franz(&[
         "--sandbox=640x480",
         "run",
@@ -600,7 +627,11 @@ fn constrained_run(server: &Server, strategy: &str, constrain: &str, turns: u32)
         "--max-empty-turns",
         "1000",
         "--max-tokens",
-        "192",
+        &max_tokens,
+        "--leader-max-tokens",
+        &max_tokens,
+        "--operator-max-tokens",
+        &max_tokens,
         "--step-delay",
         "0",
         "--runs-dir",
@@ -612,7 +643,29 @@ fn constrained_run(server: &Server, strategy: &str, constrain: &str, turns: u32)
         !events.is_empty(),
         "{strategy} --constrain {constrain}: no events (exit {code:?}): {text}"
     );
-    events
+    (events, jsonl(&runs.path().join("run_0001/exchange.jsonl")))
+}
+
+/// The requests of an `auto` run that were not sent with a GBNF `grammar` alone: `auto` finds
+/// this server is llama-cpp-python's and sends it grammars, without a `response_format`
+/// (which would override the grammar) or a `tool_choice` other than "none".
+fn ungrammared(exchange: &[Value]) -> Vec<String> {
+    exchange
+        .iter()
+        .filter_map(|r| r.get("request"))
+        .filter(|b| {
+            let tool_choice = b.get("tool_choice").and_then(Value::as_str);
+            !b["grammar"]
+                .as_str()
+                .is_some_and(|g| g.starts_with("root ::= "))
+                || b.get("response_format").is_some()
+                || tool_choice.is_some_and(|c| c != "none")
+        })
+        .map(|b| {
+            let keys: Vec<&String> = b.as_object().into_iter().flat_map(|o| o.keys()).collect();
+            format!("{keys:?} tool_choice {}", b["tool_choice"])
+        })
+        .collect()
 }
 
 /// (turns whose last reply gave a valid action or done, turns with a reply): a turn counts
@@ -643,45 +696,254 @@ fn valid_share(events: &[Value]) -> (u32, u32) {
     (count(valid), count(last_reply.len()))
 }
 
-/// Every strategy's constrained requests are accepted by the real server (json_schema refused,
-/// json_object with the schema taken), every turn gets a reply, and the share of turns that
-/// gave a valid action or done is printed, with and without when measuring. The share is not
-/// asserted at 100%: llama-cpp-python's json-schema-to-grammar ignores `minimum`/`maximum`,
-/// so the tiny model still writes coordinates outside the space (refused, and told) under a
-/// schema that bounds them (docs/config.md, "Constrained output").
+/// Runs of `strategy` with `--constrain constrain` until `turns` turns had a reply (a run that
+/// ends early, on a done, is followed by another): (valid, with a reply, runs' events, the
+/// requests not sent as a grammar alone).
+fn constrained_turns(
+    server: &Server,
+    strategy: &str,
+    constrain: &str,
+    turns: u32,
+) -> (u32, u32, Vec<Vec<Value>>, Vec<String>) {
+    let (mut valid, mut total, mut runs, mut plain) = (0, 0, Vec::new(), Vec::new());
+    while total < turns && runs.len() < turns as usize {
+        let (events, exchange) = constrained_run(server, strategy, constrain, turns - total);
+        let (v, t) = valid_share(&events);
+        (valid, total) = (valid + v, total + t);
+        runs.push(events);
+        plain.extend(ungrammared(&exchange));
+        if t == 0 {
+            break;
+        }
+    }
+    (valid, total, runs, plain)
+}
+
+/// Every strategy's constrained requests are accepted by the real server, which `auto` sends
+/// franz's GBNF grammars (a llama.cpp-family server), and every turn gives a valid action or
+/// done: 100% over at least [`CI_CONSTRAINED_TURNS`] turns a strategy. Measuring, the share
+/// without constraint is printed too (not asserted: the tiny model's replies are noise).
 #[test]
 fn constrained_requests_of_every_strategy_are_accepted_and_each_turn_answered() {
     let Some(server) = server() else { return };
     let _one = one_at_a_time();
-    // measuring: the turns asked for, with and without; in CI: 3 constrained turns
     let (turns, modes): (u32, &[&str]) = match constrain_turns() {
         Some(t) => (t, &["off", "auto"]),
-        None => (3, &["auto"]),
+        None => (CI_CONSTRAINED_TURNS, &["auto"]),
     };
     let mut report = Vec::new();
     let mut failures = Vec::new();
     for strategy in franz_core::strategy::StrategyName::NAMES {
         let mut line = format!("{strategy:>9}:");
         for constrain in modes {
-            let events = constrained_run(server, strategy, constrain, turns);
-            let (valid, total) = valid_share(&events);
+            let started = Instant::now();
+            let (valid, total, runs, plain) = constrained_turns(server, strategy, constrain, turns);
             let pct = 100.0 * f64::from(valid) / f64::from(total.max(1));
             line.push_str(&format!(
-                "  --constrain {constrain} {valid}/{total} ({pct:.0}%)"
+                "  --constrain {constrain} {valid}/{total} ({pct:.0}%, {:.0} s)",
+                started.elapsed().as_secs_f64()
             ));
+            let events: Vec<&Value> = runs.iter().flatten().collect();
             let fatal: Vec<_> = events
                 .iter()
                 .filter(|e| e["event"] == "error" && e["fatal"] == true)
                 .map(|e| e["message"].to_string())
                 .collect();
-            if total == 0 || !fatal.is_empty() {
+            if total < turns || !fatal.is_empty() {
                 failures.push(format!(
-                    "{strategy} --constrain {constrain}: {total} replies, fatal errors {fatal:?}"
+                    "{strategy} --constrain {constrain}: {total} replies of {turns}, fatal errors {fatal:?}"
                 ));
+            }
+            if *constrain == "auto" {
+                let problems: Vec<String> = events
+                    .iter()
+                    .filter(|e| e["event"] == "error")
+                    .map(|e| format!("turn {}: {}", e["turn"], e["message"]))
+                    .collect();
+                if valid < total {
+                    failures.push(format!(
+                        "{strategy} --constrain auto: {valid}/{total} valid: {problems:?}"
+                    ));
+                }
+                // the grammar was taken: no refusal of a constraint stepped it down
+                let stepped: Vec<&str> = events
+                    .iter()
+                    .filter(|e| e["event"] == "model_request")
+                    .filter_map(|e| e["reason"].as_str())
+                    .filter(|r| {
+                        r.contains("refused the constrained") || r.contains("refused the grammar")
+                    })
+                    .collect();
+                if !stepped.is_empty() {
+                    failures.push(format!("{strategy}: the grammar was refused: {stepped:?}"));
+                }
+                if !plain.is_empty() {
+                    failures.push(format!("{strategy}: sent without a grammar: {plain:?}"));
+                }
             }
         }
         eprintln!("{line}");
         report.push(line);
     }
     assert!(failures.is_empty(), "{failures:?}\n{}", report.join("\n"));
+}
+
+/// Whether llama.cpp's grammar engine takes each `(grammar, text)`: `tests/grammar/
+/// llama_grammar.py` in the server's venv, tokenizing with the served model's vocabulary.
+fn llama_takes(cases: &[(String, String)]) -> Vec<bool> {
+    let cache = cache_dir();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/grammar/llama_grammar.py");
+    let mut child = Command::new(cache.join("venv/bin/python"))
+        .arg(script)
+        .arg(cache.join(format!("{MODEL}.gguf")))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run the server venv's python");
+    let input: Vec<Value> = cases
+        .iter()
+        .map(|(g, t)| serde_json::json!({"grammar": g, "text": t}))
+        .collect();
+    let mut stdin = child.stdin.take().unwrap();
+    std::io::Write::write_all(&mut stdin, Value::from(input).to_string().as_bytes()).unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "llama_grammar.py: {err}");
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {err}"))
+}
+
+/// A call of the narrative's table with every coordinate at `c` (and the axis' other value
+/// at 0), each other argument an example.
+fn narrative_call(name: &str, args: &[franz_core::strategy::format::Arg], c: &str) -> String {
+    use franz_core::strategy::format::Arg;
+    let vals: Vec<String> = args
+        .iter()
+        .map(|a| match a {
+            Arg::Coord => c.to_string(),
+            Arg::Direction => "\"down\"".into(),
+            Arg::Count => "3".into(),
+            Arg::Text => "\"say \\\"hi\\\"\"".into(),
+            Arg::Key => "\"ctrl+shift+s\"".into(),
+        })
+        .collect();
+    format!("{name}({})", vals.join(", "))
+}
+
+/// Replies with the coordinate `c` on both axes, in every format: the narrative's every call
+/// (with and without its story), the vision loop's every action and the tools' positions; with
+/// whether the reply has a coordinate.
+fn replies_at(c: &str) -> Vec<(&'static str, String, bool)> {
+    use franz_core::strategy::format::{Arg, CALLS, VISION_ACTIONS};
+    let mut out = Vec::new();
+    for (name, args) in CALLS {
+        let call = narrative_call(name, args, c);
+        let coords = args.contains(&Arg::Coord);
+        out.push(("narrative", format!("{call}\nI act."), coords));
+        out.push(("narrative", call, coords));
+    }
+    for (name, fields) in VISION_ACTIONS {
+        let mut fs = vec![format!("\"name\": \"{name}\"")];
+        fs.extend(fields.iter().map(|(f, a)| {
+            let v = match a {
+                Arg::Coord => c,
+                Arg::Direction => "\"up\"",
+                Arg::Count => "2",
+                Arg::Text => "\"hello\"",
+                Arg::Key => "\"enter\"",
+            };
+            format!("\"{f}\": {v}")
+        }));
+        let action = format!("{{{}}}", fs.join(", "));
+        let coords = fields.iter().any(|(_, a)| *a == Arg::Coord);
+        out.push((
+            "vision",
+            format!("{{\"actions\": [{action}], \"observation\": \"\"}}"),
+            coords,
+        ));
+    }
+    out.push((
+        "tools",
+        format!("{{\"name\": \"move_mouse\", \"arguments\": {{\"x\": {c}, \"y\": {c}}}}}"),
+        true,
+    ));
+    out
+}
+
+/// franz's GBNF grammars (`--constrain grammar`, and `auto` on this server) in llama.cpp's own
+/// grammar engine: each parses; every call of the narrative, every action of the vision loop
+/// and a tool's position, at the edges of each coordinate space, are in its language; a
+/// coordinate past the space, negative or with a leading zero is not, nor a reply cut before
+/// the grammar's end. (That each such reply is read by franz into its action is the core's
+/// unit tests', `strategy/json_grammar_tests.rs`.)
+#[test]
+fn llama_cpps_grammar_engine_takes_every_action_and_no_coordinate_outside_the_space() {
+    use franz_core::geometry::ImageSize;
+    use franz_core::strategy::format::{narrative_grammar, tools_reply, vision_schema};
+    use franz_core::strategy::grammar::Space;
+    if server().is_none() {
+        return;
+    }
+    // the x and y of these checks are the same number: a square image
+    let pixels = Space::Pixels(ImageSize::new(480, 480));
+    let spaces: [(Space, &[&str], &[&str]); 3] = [
+        (
+            Space::Norm1000,
+            &["0", "1000"],
+            &["1001", "-1", "01", "3000"],
+        ),
+        (pixels, &["0", "479"], &["480", "-5", "07", "1920"]),
+        (
+            Space::Relative,
+            &["0", "1", "0.25", "1.0"],
+            &["1.5", "2", "-0.5"],
+        ),
+    ];
+    let mut cases = Vec::new();
+    let mut expected = Vec::new();
+    for (space, inside, outside) in spaces {
+        let tools = franz_core::strategy::schema::tools_strategy(space);
+        let gbnf = |name: &str| match name {
+            "narrative" => narrative_grammar(space).gbnf(),
+            "vision" => franz_core::strategy::json_grammar::gbnf(&vision_schema(space)),
+            _ => match tools_reply(&tools, space, true) {
+                Some(franz_core::model::ReplyFormat::Json { gbnf, .. }) => gbnf,
+                other => panic!("{other:?}"),
+            },
+        };
+        for (c, takes) in inside
+            .iter()
+            .map(|c| (c, true))
+            .chain(outside.iter().map(|c| (c, false)))
+        {
+            for (name, reply, coords) in replies_at(c) {
+                if !takes && !coords {
+                    continue;
+                }
+                // a reply cut off before its last character (not in a story, which may end
+                // anywhere): the grammar is not complete
+                if takes && !reply.contains('\n') {
+                    cases.push((gbnf(name), reply[..reply.len() - 1].to_string()));
+                    expected.push((format!("{space:?} cut {reply}"), false));
+                }
+                cases.push((gbnf(name), reply.clone()));
+                expected.push((format!("{space:?} {reply}"), takes));
+            }
+        }
+    }
+    let got = llama_takes(&cases);
+    let wrong: Vec<String> = expected
+        .iter()
+        .zip(&got)
+        .filter(|((_, want), got)| want != *got)
+        .map(|((what, want), _)| format!("{what}: expected taken={want}"))
+        .collect();
+    assert!(
+        wrong.is_empty(),
+        "{} of {}:\n{}",
+        wrong.len(),
+        got.len(),
+        wrong.join("\n")
+    );
 }

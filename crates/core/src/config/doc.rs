@@ -133,9 +133,10 @@ cannot write what franz cannot read (`crates/core/src/model/constrain.rs`). The 
 the same tables as the prompts' grammars (`crates/core/src/strategy/format.rs`):
 
 - narrative (franz's call dialect): a GBNF grammar of one call line of the prompt's calls, then
-  one line of story without parentheses;
+  optionally one short line of story without parentheses;
 - vision (franz's JSON dialect): a JSON schema of its object, with one or two of the prompt's
-  actions;
+  actions, then a short observation (the actions first, so that they are written before any
+  free text);
 - tools: one call of the request's tools as a JSON object `{"name", "arguments"}` (every
   argument the tool needs), or `{"answer": "..."}`, the plain final answer;
 - the commander's leader and operator: one call of their tools.
@@ -143,34 +144,54 @@ the same tables as the prompts' grammars (`crates/core/src/strategy/format.rs`):
 A family's own text grammar (UI-TARS, pyautogui, `<tool_call>` blocks in a narrative) and a
 replaced system prompt are not constrained. How the format is written onto the wire:
 
-| format | `json_schema` | `json_object` | `ollama` |
-|---|---|---|---|
-| JSON (vision, tools) | `response_format` `json_schema` | `response_format` `json_object` with `schema` | `format` |
-| text (narrative) | `grammar` (GBNF) | `grammar` (GBNF) | not constrained |
-| a tool call (commander) | `tool_choice: "required"` | the call as JSON content, `tool_choice: "none"` | `tool_choice: "required"` |
+| format | `grammar` | `json_schema` | `json_object` | `ollama` |
+|---|---|---|---|---|
+| JSON (vision, tools) | `grammar` (GBNF) | `response_format` `json_schema` | `response_format` `json_object` with `schema` | `format` |
+| text (narrative) | `grammar` (GBNF) | `grammar` (GBNF) | `grammar` (GBNF) | not constrained |
+| a tool call (commander) | the call as JSON content by a `grammar`, `tool_choice: "none"` | `tool_choice: "required"` | the call as JSON content, `tool_choice: "none"` | `tool_choice: "required"` |
 
-`json_schema` is what OpenAI, vLLM, LM Studio and llama.cpp's server take; `json_object` with a
-schema and `grammar` are llama.cpp's and llama-cpp-python's (`grammar` is ignored by vLLM and LM
-Studio; a server that refuses it, as OpenAI does, gets text formats unconstrained from then on) (whose server answers 500 to
-`json_schema` and ignores `tool_choice: "required"`); `format` is Ollama's. `off` (the default)
-sends none of it. `auto` asks for calls as JSON content (a server may ignore `tool_choice:
-"required"` without a word, as llama-cpp-python's does, but not a schema it takes), starts with
-`json_schema` and steps down when the server refuses a
-constrained request with words about it (`response_format`, `json_schema`, `grammar`, `schema`,
-`tool_choice`, ...): to `json_object`, then to unconstrained, resending the request at once; a
-server that answers a `"required"` call request without a call gets the next call requests as
-JSON content. What it learned is kept for the run. A call written as JSON content comes back to
-the strategy as the tool call it is (and the tools strategy's `{"answer": ...}` as its text).
-Strings and lists in a constrained call are bounded (80 characters, 4 items), and so are the
-story (160 characters) and the vision loop's actions and boxes (at most 2 each), so that a small model's reply
-ends within max_tokens.
+`grammar` sends a GBNF grammar that franz writes from the format (`crates/core/src/strategy/json_grammar.rs`
+for the JSON ones), without `response_format` (llama-cpp-python lets a `json_object` override
+it). Its numbers are digit rules: a coordinate is a whole number from 0 to 1000 (`--coords
+norm`), from 0 to the sent image's width or height less one (pixels), or a fraction from 0 to 1
+(relative), so the model cannot write one outside the space. Objects are written with their
+required fields only, in the order the format lists them, a tool's position or box as a point
+`[x, y]` (a box in a grammar could be empty, which franz refuses), texts not empty, keys as the
+keys franz knows. Each repeated part (a number's digits, a quoted text, a key) is one shared
+rule, because llama.cpp turns every bounded repetition it reads into rules of its own.
+`off` (the default) sends none of it. `auto` asks the server what it is before the first
+constrained request (the answers of the context probe, `GET /props` and `GET /v1/models`):
+llama.cpp's and llama-cpp-python's servers get `grammar`, every other server `json_schema`,
+with calls asked for as JSON content (a server may ignore `tool_choice: "required"` without a
+word, as llama-cpp-python's does, but not a schema it takes). It steps down when the server
+refuses a constrained request with words about it (`response_format`, `json_schema`, `grammar`,
+`schema`, `tool_choice`, ...): from `grammar` to `json_schema`, to `json_object`, then to
+unconstrained, resending the request at once; a server that answers a `"required"` call request
+without a call gets the next call requests as JSON content. What it learned is kept for the run.
+A call written as JSON content comes back to the strategy as the tool call it is (and the tools
+strategy's `{"answer": ...}` as its text). Strings and lists in a constrained call are bounded
+(64 characters, 4 items), and so are the story and the observation (48 characters) and the
+vision loop's actions and boxes (at most 2 each): no format's reply is longer than 512
+characters (`LONGEST_REPLY`), so a constrained turn with `max_tokens` of 512 or more always ends
+with its grammar, never cut off (a token is at least one character).
 
-What a server enforces of a schema is its own: a `pattern` uses plain groups only (no `(?:` or
-lookarounds), because llama.cpp's and llama-cpp-python's schema-to-grammar converters refuse
-them, and llama-cpp-python then drops the whole schema without a word and constrains the reply
-to any JSON. llama-cpp-python 0.3's converter also ignores `minimum` and `maximum`, so a model
-can still write a coordinate outside the space under a schema that bounds it: franz refuses it
-as it refuses any such point (docs/coordinates.md) and tells the model.
+What each server enforces, as far as franz knows (`-`: not known, use another way):
+
+| server | `grammar` | `json_schema` | `json_object` | `ollama` |
+|---|---|---|---|---|
+| llama.cpp (`llama-server`) | all of it | the schema | the schema | - |
+| llama-cpp-python | all of it | refused (500) | the schema, numbers unbounded | - |
+| vLLM | ignored (text formats unconstrained) | the schema | - | - |
+| LM Studio | ignored | the schema | - | - |
+| Ollama | - | - | - | the schema (`format`) |
+| OpenAI | refused, then not sent | the schema | - | - |
+
+A `pattern` in a schema uses plain groups only (no `(?:` or lookarounds), because llama.cpp's and
+llama-cpp-python's schema-to-grammar converters refuse them, and llama-cpp-python then drops the
+whole schema without a word and constrains the reply to any JSON. llama-cpp-python's converter
+(0.3) also ignores `minimum` and `maximum`, so under `json_object` a model can still write a
+coordinate outside the space: franz refuses it as it refuses any such point
+(docs/coordinates.md) and tells the model. `grammar` leaves no such number to write.
 "#;
 
 /// The ranges of the overlay's numbers (`overlay::config::RANGES`).

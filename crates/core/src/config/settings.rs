@@ -310,7 +310,7 @@ pub const SETTINGS: &[Setting] = &[
         "constrain",
         Kind::Choice(<crate::model::Constrain as Choice>::NAMES),
         "off",
-        "ask the server to constrain each reply to the strategy's format: off, auto, json_schema, json_object or ollama (see Constrained output below)",
+        "ask the server to constrain each reply to the strategy's format: off, auto, grammar, json_schema, json_object or ollama (see Constrained output below)",
     ),
     s(
         Group::Run,

@@ -924,7 +924,7 @@ impl Channel<'_> {
         request: &ChatRequest,
         hook: &mut dyn FnMut(Progress<'_>),
     ) -> Result<Reply, Stop> {
-        let body = request.to_body();
+        let body = self.model.wire_body(request, self.cancel);
         // counted once (every attempt sends the same body), the text not kept for the call
         let (images, bytes) = {
             let text = body.to_string();
@@ -1076,9 +1076,7 @@ fn build_request(options: &RunOptions, prompt: Prompt) -> ChatRequest {
     let mut request = ChatRequest::new(options.model.clone(), prompt.messages);
     request.tools = prompt.tools;
     request.tool_choice = prompt.tool_choice;
-    request.format = prompt
-        .format
-        .or_else(|| crate::strategy::format::of_tools(&request.tools));
+    request.format = prompt.format;
     request.temperature = Some(prompt.temperature.unwrap_or(options.temperature));
     request.top_p = Some(options.top_p);
     request.max_tokens = Some(prompt.max_tokens.unwrap_or(options.max_tokens));

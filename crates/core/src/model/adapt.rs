@@ -81,7 +81,8 @@ fn next_after(
     let mode = learned.mode.filter(|_| format.is_some())?;
     let next = constrain::learn(mode, &text)?;
     let text_format = matches!(format, Some(ReplyFormat::Text { .. }));
-    if text_format && learned.grammar && text.to_ascii_lowercase().contains("grammar") {
+    let names_grammar = text.to_ascii_lowercase().contains("grammar");
+    if text_format && learned.grammar && names_grammar && mode != Mode::Grammar {
         let why = format!(
             "the server refused the grammar ({said}); sending text formats unconstrained for the rest of the run"
         );
@@ -103,6 +104,7 @@ fn next_after(
     Some((
         Learned {
             mode: next,
+            grammar: learned.grammar && !(mode == Mode::Grammar && names_grammar),
             ..learned
         },
         why,
@@ -141,6 +143,7 @@ impl ModelClient {
         on_progress: &mut dyn FnMut(Progress<'_>),
     ) -> Result<Reply, ModelError> {
         let mut steps = 0;
+        self.learn_server(request).await;
         loop {
             let learned = self.learned();
             let sent = body(request, learned);
@@ -171,6 +174,16 @@ impl ModelClient {
                 }
             }
         }
+    }
+
+    /// What requests are sent in now, having asked, before the first constrained request of
+    /// `auto`, which server it is (see [`Learned::known`]).
+    pub(super) async fn learn_server(&self, request: &ChatRequest) -> Learned {
+        if request.format.is_some() && !self.learned().known {
+            let takes = self.takes_grammar().await;
+            self.set_learned(self.learned().known(takes));
+        }
+        self.learned()
     }
 
     /// A call request answered without a call, though `"required"` was asked: the server
@@ -213,6 +226,7 @@ mod tests {
         let json = ReplyFormat::Json {
             name: "v".into(),
             schema: serde_json::json!({}),
+            gbnf: "root ::= \"{}\"".into(),
         };
         let some = Some(&json);
         let (next, why) = next_after(&roles, start, MessageShape::Auto, some).unwrap();
@@ -243,7 +257,10 @@ mod tests {
         use crate::model::Tool;
         let mut req = ChatRequest::new("m", vec![Message::user("u")]);
         req.tools = vec![Tool::function("press_key", "d", serde_json::json!({}))];
-        req.format = crate::strategy::format::of_tools(&req.tools);
+        req.format = crate::strategy::format::of_tools(
+            &req.tools,
+            crate::strategy::grammar::Space::Norm1000,
+        );
         let mut r = Reply::text("{\"name\": \"press_key\", \"arguments\": {\"key\": \"enter\"}}");
         read_content_call(&req, &mut r);
         assert_eq!(r.tool_calls.len(), 1);
@@ -278,6 +295,7 @@ mod tests {
             mode: Some(Mode::JsonObject),
             calls_in_content: false,
             grammar: true,
+            known: true,
         };
         let b = body(&req, learned);
         assert_eq!(b["messages"].as_array().map(Vec::len), Some(1));

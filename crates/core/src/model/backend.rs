@@ -51,4 +51,10 @@ pub trait Model: Send + Sync {
     fn context_length(&self, _model: &str, _cancel: &Cancel) -> Option<ContextInfo> {
         None
     }
+
+    /// The JSON body `request` is sent as, first try: what the run's exchange log keeps. The
+    /// HTTP client's is shaped and constrained as it learned the server (`adapt.rs`).
+    fn wire_body(&self, request: &ChatRequest, _cancel: &Cancel) -> serde_json::Value {
+        request.to_body()
+    }
 }

@@ -293,6 +293,11 @@ impl Model for ModelClient {
         let probed = self.drive(Some(cancel), async { Ok(self.probe_context(model).await) });
         Some(probed.unwrap_or_else(|_| unknown_context()))
     }
+
+    fn wire_body(&self, request: &ChatRequest, cancel: &Cancel) -> Value {
+        let learned = self.drive(Some(cancel), async { Ok(self.learn_server(request).await) });
+        super::adapt::body(request, learned.unwrap_or_else(|_| self.learned()))
+    }
 }
 
 /// The header that marks the context probe's requests, so that the scripted server keeps them
@@ -478,6 +483,20 @@ impl ModelClient {
             }
         }
         unknown_context()
+    }
+
+    /// Whether the server is llama.cpp's (`GET /props` answers) or llama-cpp-python's (its
+    /// model list says so): the servers that take a GBNF `grammar` (`adapt.rs`). The answers
+    /// are the ones the context probe got, when it asked.
+    pub(super) async fn takes_grammar(&self) -> bool {
+        let props = self
+            .probe_json(&format!("{}/props", self.endpoint.root()))
+            .await;
+        if props.is_some_and(|v| v.get("default_generation_settings").is_some()) {
+            return true;
+        }
+        let models = self.probe_get(&self.endpoint.models(), "models").await;
+        models.is_some_and(|v| super::context_probe::is_llama_cpp_python(&v))
     }
 
     /// `GET {base}/models` as the server sent it (asked once per client, without retries):

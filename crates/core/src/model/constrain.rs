@@ -6,20 +6,25 @@
 //! source as its prompt's grammar: `strategy/format.rs`); the model client writes it onto the
 //! wire in one of the servers' ways ([`Mode`]) just before sending ([`apply`]):
 //!
-//! | format | `json_schema` | `json_object` | `ollama` |
-//! |---|---|---|---|
-//! | JSON (vision) | `response_format` `json_schema` | `response_format` `json_object` with `schema` | `format` |
-//! | text (narrative) | `grammar` (GBNF) | `grammar` (GBNF) | not constrained |
-//! | a tool call (tools, commander) | `tool_choice: "required"` | the call as a JSON object in the content (`{"name", "arguments"}`), `tool_choice: "none"` | `tool_choice: "required"` |
+//! | format | `grammar` | `json_schema` | `json_object` | `ollama` |
+//! |---|---|---|---|---|
+//! | JSON (vision, tools) | `grammar` (GBNF) | `response_format` `json_schema` | `response_format` `json_object` with `schema` | `format` |
+//! | text (narrative) | `grammar` (GBNF) | `grammar` (GBNF) | `grammar` (GBNF) | not constrained |
+//! | a tool call (commander) | the call as a JSON object in the content (`{"name", "arguments"}`) by a `grammar`, `tool_choice: "none"` | `tool_choice: "required"` | the call as a JSON object in the content, `tool_choice: "none"` | `tool_choice: "required"` |
 //!
-//! `json_schema` is what OpenAI, vLLM, LM Studio and llama.cpp's server take; `json_object` with a
-//! schema and `grammar` are llama.cpp's and llama-cpp-python's (`grammar` is ignored by vLLM and LM
-//! Studio; one refused, as by OpenAI, is not sent again) (whose server answers 500 to
-//! `json_schema` and ignores `tool_choice: "required"`); `format` is Ollama's. With the setting
-//! at `auto` the client starts with `json_schema` and steps down on a refusal that names the
-//! constraint ([`learn`]): to `json_object`, then to none; and a server that answers a
-//! `"required"` call request without a call gets its next call requests in the `json_object`
-//! way. What it learned is kept for the run.
+//! `grammar` is llama.cpp's and llama-cpp-python's: a GBNF grammar franz writes from the format
+//! (`strategy/json_grammar.rs`), whose numbers are bounded to the coordinate space, sent without
+//! `response_format` (which overrides it in llama-cpp-python). `json_schema` is what OpenAI,
+//! vLLM, LM Studio and llama.cpp's server take; `json_object` with a schema is llama.cpp's and
+//! llama-cpp-python's (whose server answers 500 to `json_schema` and ignores `tool_choice:
+//! "required"`, and whose schema converter ignores `minimum` and `maximum`). A text format's
+//! `grammar` is ignored by vLLM and LM Studio; one refused, as by OpenAI, is not sent again.
+//! `format` is Ollama's. With the setting at `auto` the client asks the server what it is
+//! before its first constrained request (`adapt.rs`): llama.cpp's and llama-cpp-python's servers
+//! get `grammar`, others `json_schema`; it then steps down on a refusal that names the
+//! constraint ([`learn`]): from `grammar` to `json_schema`, to `json_object`, then to none; and
+//! a server that answers a `"required"` call request without a call gets its next call requests
+//! in the `json_object` way. What it learned is kept for the run.
 
 use serde_json::{Value, json};
 
@@ -29,7 +34,8 @@ pub enum Constrain {
     /// Nothing is constrained.
     #[default]
     Off,
-    /// `json_schema` first, then what the server's refusals leave.
+    /// `grammar` on llama.cpp-family servers, else `json_schema`; then what the server's
+    /// refusals leave.
     Auto,
     /// Always this way.
     Fixed(Mode),
@@ -38,20 +44,29 @@ pub enum Constrain {
 /// How a format is written onto the wire.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Mode {
+    Grammar,
     JsonSchema,
     JsonObject,
     Ollama,
 }
 
 impl Constrain {
-    pub const ALL: [Constrain; 5] = [
+    pub const ALL: [Constrain; 6] = [
         Constrain::Off,
         Constrain::Auto,
+        Constrain::Fixed(Mode::Grammar),
         Constrain::Fixed(Mode::JsonSchema),
         Constrain::Fixed(Mode::JsonObject),
         Constrain::Fixed(Mode::Ollama),
     ];
-    pub const NAMES: [&'static str; 5] = ["off", "auto", "json_schema", "json_object", "ollama"];
+    pub const NAMES: [&'static str; 6] = [
+        "off",
+        "auto",
+        "grammar",
+        "json_schema",
+        "json_object",
+        "ollama",
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -61,7 +76,8 @@ impl Constrain {
         }
     }
 
-    /// The way the first request is constrained; `None`: not at all.
+    /// The way the first request is constrained; `None`: not at all. `auto` starts here until
+    /// the server is known (`adapt.rs`).
     pub fn initial(self) -> Option<Mode> {
         match self {
             Constrain::Off => None,
@@ -74,6 +90,7 @@ impl Constrain {
 impl Mode {
     pub fn name(self) -> &'static str {
         match self {
+            Mode::Grammar => "grammar",
             Mode::JsonSchema => "json_schema",
             Mode::JsonObject => "json_object",
             Mode::Ollama => "ollama",
@@ -84,14 +101,20 @@ impl Mode {
 /// What a reply must be.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ReplyFormat {
-    /// One JSON value of `schema` as the content (the vision strategy's object).
-    Json { name: String, schema: Value },
+    /// One JSON value of `schema` as the content (the vision strategy's object, the tools
+    /// strategy's call or answer), and the same as a GBNF grammar.
+    Json {
+        name: String,
+        schema: Value,
+        gbnf: String,
+    },
     /// Text of a GBNF grammar (the narrative's call line and story), with the same grammar as a
     /// regular expression for checks (`strategy/format.rs`).
     Text { gbnf: String },
     /// One call of one of the request's tools; `schema` is that call as a JSON object
-    /// `{"name", "arguments"}`, for servers that cannot be made to call a tool.
-    Call { schema: Value },
+    /// `{"name", "arguments"}`, for servers that cannot be made to call a tool, and `gbnf` the
+    /// same as a GBNF grammar.
+    Call { schema: Value, gbnf: String },
 }
 
 /// How the server takes constraints, besides the [`Mode`] of JSON ones.
@@ -116,7 +139,15 @@ pub fn apply(body: &mut Value, format: &ReplyFormat, mode: Mode, takes: Takes) {
         map.insert("tool_choice".into(), Value::String("none".into()));
     }
     match (format, mode) {
-        (ReplyFormat::Json { name, schema }, Mode::JsonSchema) => {
+        (ReplyFormat::Json { gbnf, .. } | ReplyFormat::Text { gbnf }, Mode::Grammar) => {
+            map.insert("grammar".into(), Value::String(gbnf.clone()));
+        }
+        (ReplyFormat::Call { gbnf, .. }, Mode::Grammar) => {
+            // llama.cpp refuses a grammar next to tools it may call
+            map.insert("tool_choice".into(), Value::String("none".into()));
+            map.insert("grammar".into(), Value::String(gbnf.clone()));
+        }
+        (ReplyFormat::Json { name, schema, .. }, Mode::JsonSchema) => {
             let wrapped = json!({"name": name, "schema": schema, "strict": true});
             map.insert(
                 "response_format".into(),
@@ -133,11 +164,11 @@ pub fn apply(body: &mut Value, format: &ReplyFormat, mode: Mode, takes: Takes) {
             map.insert("grammar".into(), Value::String(gbnf.clone()));
         }
         (ReplyFormat::Text { .. }, _) => {}
-        (ReplyFormat::Call { schema }, Mode::JsonObject) => {
+        (ReplyFormat::Call { schema, .. }, Mode::JsonObject) => {
             map.insert("tool_choice".into(), Value::String("none".into()));
             map.insert("response_format".into(), json_object(schema));
         }
-        (ReplyFormat::Call { schema }, _) if takes.calls_in_content => {
+        (ReplyFormat::Call { schema, .. }, _) if takes.calls_in_content => {
             map.insert("tool_choice".into(), Value::String("none".into()));
             map.insert("response_format".into(), json_object(schema));
         }
@@ -167,6 +198,7 @@ pub fn learn(current: Mode, body: &str) -> Option<Option<Mode>> {
         return None;
     }
     Some(match current {
+        Mode::Grammar => Some(Mode::JsonSchema),
         Mode::JsonSchema => Some(Mode::JsonObject),
         Mode::JsonObject | Mode::Ollama => None,
     })
@@ -190,6 +222,7 @@ mod tests {
         let json = ReplyFormat::Json {
             name: "vision".into(),
             schema: json!({"type": "object"}),
+            gbnf: "root ::= \"{}\"".into(),
         };
         let mut b = json!({});
         apply(&mut b, &json, Mode::JsonSchema, PLAIN);
@@ -229,6 +262,7 @@ mod tests {
 
         let call = ReplyFormat::Call {
             schema: call_schema(),
+            gbnf: "root ::= \"{}\"".into(),
         };
         let mut b = json!({"tool_choice": "auto"});
         apply(&mut b, &call, Mode::JsonSchema, PLAIN);

@@ -16,6 +16,8 @@ pub struct Learned {
     pub calls_in_content: bool,
     /// Text formats are sent as a GBNF `grammar` (until the server refuses one).
     pub grammar: bool,
+    /// `auto` has asked what the server is (see [`Learned::known`]); always set otherwise.
+    pub known: bool,
 }
 
 impl Learned {
@@ -28,6 +30,22 @@ impl Learned {
             // calls as JSON content, which every server that takes a schema honours
             calls_in_content: constrain == Constrain::Auto,
             grammar: true,
+            known: constrain != Constrain::Auto,
+        }
+    }
+
+    /// `auto`'s start once the server is known: a GBNF `grammar` where it `takes_grammar`
+    /// (llama.cpp's and llama-cpp-python's servers: their JSON-schema converters leave numbers
+    /// unbounded), else as it was.
+    pub fn known(self, takes_grammar: bool) -> Learned {
+        Learned {
+            mode: if takes_grammar {
+                Some(Mode::Grammar)
+            } else {
+                self.mode
+            },
+            known: true,
+            ..self
         }
     }
 }

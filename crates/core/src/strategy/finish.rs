@@ -125,6 +125,12 @@ impl Finish {
         false
     }
 
+    /// Whether a plain answer on `task` may end the run now without being sent back for
+    /// nothing having been performed (a constrained format offers it only then, `format.rs`).
+    pub fn may_answer(&self, task: &str) -> bool {
+        self.acted || self.idle_refused || prose::only_asks(task)
+    }
+
     /// Keeps the texts of a request's messages (the system and user ones), which an answer
     /// must not merely copy.
     pub fn prompted(&mut self, messages: &[Message]) {

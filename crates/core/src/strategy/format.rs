@@ -81,12 +81,22 @@ pub const VISION_ACTIONS: &[(&str, &[(&str, Arg)])] = {
     ]
 };
 
-/// The longest quoted string and story line the grammars allow (a bound also ends a reply
-/// that would otherwise run to max_tokens).
-const TEXT_MAX: u32 = 80;
-const STORY_MAX: u32 = 160;
+/// The longest quoted string the grammars allow (text to type, a done's or an answer's words):
+/// a bound also ends a reply that would otherwise run to max_tokens.
+pub(super) const TEXT_MAX: u32 = 64;
+/// The longest free text after the action (the narrative's story line, the vision loop's
+/// observation): short, and written after the action, so that the action is whole however
+/// soon the reply ends.
+const NOTE_MAX: u32 = 48;
+/// The most characters of a reply any format allows (its grammar's longest text): a constrained
+/// turn's `max_tokens` at least this ends every reply with its grammar (docs/config.md,
+/// "Constrained output").
+pub const LONGEST_REPLY: u32 = 512;
 /// At most this many actions in a constrained vision reply.
 const VISION_MAX_ACTIONS: u32 = 2;
+/// The largest count (scroll notches, seconds to wait): the longest wait franz performs, which
+/// is less than the most notches of a scroll.
+const COUNT_MAX: u32 = crate::action::MAX_WAIT_SECONDS as u32;
 
 /// A grammar tree: renders to GBNF and to a regular expression.
 #[derive(Debug, Clone)]
@@ -99,24 +109,76 @@ pub enum G {
     Seq(Vec<G>),
     Alt(Vec<G>),
     Rep(Box<G>, u32, u32),
+    /// A named rule: written once in the GBNF however often it is used (llama.cpp expands each
+    /// bounded repetition it reads into rules of its own, so a repetition written inline at
+    /// every use makes a grammar of thousands of rules), inline in the regex.
+    Rule(String, Box<G>),
 }
 
-fn lit(s: &str) -> G {
+/// `g` as the rule `name` (see [`G::Rule`]).
+pub(super) fn rule(name: &str, g: G) -> G {
+    G::Rule(name.to_string(), Box::new(g))
+}
+
+/// `g` as a rule named for what it is (a hash of its language), for a part used twice.
+pub(super) fn shared(g: G) -> G {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    g.regex().hash(&mut h);
+    rule(&format!("part-{:x}", h.finish()), g)
+}
+
+pub(super) fn lit(s: &str) -> G {
     G::Lit(s.to_string())
 }
 
 impl G {
+    /// The GBNF grammar whose `root` is this tree, each named rule defined once after it.
     pub fn gbnf(&self) -> String {
+        let mut rules = Vec::new();
+        let root = self.gbnf_in(&mut rules);
+        let mut out = format!("root ::= {root}\n");
+        for (name, body) in rules {
+            out.push_str(&format!("{name} ::= {body}\n"));
+        }
+        out
+    }
+
+    /// This tree as a GBNF expression; the rules it names are added to `rules`.
+    fn gbnf_in(&self, rules: &mut Vec<(String, String)>) -> String {
+        let mut each = |items: &[G], sep: &str| {
+            let parts: Vec<String> = items.iter().map(|g| g.gbnf_in(rules)).collect();
+            parts.join(sep)
+        };
         match self {
             G::Lit(s) => format!("\"{}\"", gbnf_escape(s)),
             G::Class(c) => (*c).to_string(),
             G::Digit(a, b) => format!("[{a}-{b}]"),
-            G::Seq(items) => items.iter().map(G::gbnf).collect::<Vec<_>>().join(" "),
-            G::Alt(items) => format!(
-                "({})",
-                items.iter().map(G::gbnf).collect::<Vec<_>>().join(" | ")
-            ),
-            G::Rep(g, min, max) => format!("({}){{{min},{max}}}", g.gbnf()),
+            G::Seq(items) => each(items, " "),
+            G::Alt(items) => format!("({})", each(items, " | ")),
+            G::Rep(g, 0, 1) => format!("({})?", g.gbnf_in(rules)),
+            G::Rep(g, min, max) => format!("({}){{{min},{max}}}", g.gbnf_in(rules)),
+            G::Rule(name, g) => {
+                if !rules.iter().any(|(n, _)| n == name) {
+                    let at = rules.len();
+                    rules.push((name.clone(), String::new()));
+                    let body = g.gbnf_in(rules);
+                    rules[at].1 = body;
+                }
+                name.clone()
+            }
+        }
+    }
+
+    /// The most characters a text of this tree has.
+    pub fn max_chars(&self) -> u32 {
+        match self {
+            G::Lit(s) => u32::try_from(s.chars().count()).unwrap_or(u32::MAX),
+            G::Class(_) | G::Digit(..) => 1,
+            G::Seq(items) => items.iter().map(G::max_chars).sum(),
+            G::Alt(items) => items.iter().map(G::max_chars).max().unwrap_or(0),
+            G::Rep(g, _, max) => g.max_chars().saturating_mul(*max),
+            G::Rule(_, g) => g.max_chars(),
         }
     }
 
@@ -131,6 +193,7 @@ impl G {
                 items.iter().map(G::regex).collect::<Vec<_>>().join("|")
             ),
             G::Rep(g, min, max) => format!("({}){{{min},{max}}}", g.regex()),
+            G::Rule(_, g) => g.regex(),
         }
     }
 }
@@ -141,75 +204,167 @@ fn gbnf_escape(s: &str) -> String {
         .replace('\n', "\\n")
 }
 
-/// A whole number from 0 to the largest coordinate of `space`.
-fn coord(space: Space) -> G {
+/// Which axis a coordinate is on: pixel coordinates are bounded by the image's width or height.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Axis {
+    X,
+    Y,
+}
+
+impl Axis {
+    /// The axis of the `i`th coordinate of a call (x, y, x, y).
+    fn nth(i: usize) -> Axis {
+        if i.is_multiple_of(2) {
+            Axis::X
+        } else {
+            Axis::Y
+        }
+    }
+
+    /// The axis a field is named for (`x1`, `y`, ...).
+    fn of_field(name: &str) -> Axis {
+        if name.starts_with('y') {
+            Axis::Y
+        } else {
+            Axis::X
+        }
+    }
+}
+
+/// The largest whole coordinate on `axis` of `space` (1 for the relative space).
+pub fn top(space: Space, axis: Axis) -> u32 {
+    match (space, axis) {
+        (Space::Norm1000, _) => 1000,
+        (Space::Pixels(s), Axis::X) => s.width.saturating_sub(1),
+        (Space::Pixels(s), Axis::Y) => s.height.saturating_sub(1),
+        (Space::Relative, _) => 1,
+    }
+}
+
+/// A coordinate on `axis` of `space`: a whole number from 0 to its [`top`], or a fraction 0..1.
+pub fn coord_grammar(space: Space, axis: Axis) -> G {
     match space {
-        Space::Norm1000 => up_to(1000),
-        Space::Pixels(s) => up_to(s.width.max(s.height).saturating_sub(1)),
-        // a fraction 0..1 written as a decimal: 0, 1, 0.25, 1.0
-        Space::Relative => G::Alt(vec![
+        Space::Norm1000 | Space::Pixels(_) => up_to(top(space, axis)),
+        Space::Relative => relative(),
+    }
+}
+
+/// A fraction 0..1 written as a decimal: 0, 1, 0.25, 1.0.
+pub(super) fn relative() -> G {
+    rule(
+        "frac",
+        G::Alt(vec![
             G::Seq(vec![lit("0."), G::Rep(Box::new(G::Digit(0, 9)), 1, 4)]),
             G::Seq(vec![lit("1."), G::Rep(Box::new(lit("0")), 1, 4)]),
             G::Digit(0, 1),
         ]),
-    }
+    )
 }
 
-/// A whole number from 0 to `top`, without a leading zero: the numbers with fewer digits, then
-/// those with as many that are smaller at their first differing digit, then `top` itself.
+/// A whole number from 0 to `top`, without a leading zero.
 fn up_to(top: u32) -> G {
-    let s = top.to_string();
-    let digits: Vec<u8> = s.bytes().map(|b| b - b'0').collect();
-    let k = digits.len();
-    if k == 1 {
-        return G::Digit(0, digits[0]);
-    }
-    let mut alts = vec![number(k as u32 - 1)];
-    for (i, d) in digits.iter().enumerate() {
-        let lo = u8::from(i == 0);
-        if *d > lo {
-            let rest = (k - i - 1) as u32;
-            alts.push(G::Seq(vec![
-                lit(&s[..i]),
-                G::Digit(lo, d - 1),
-                G::Rep(Box::new(G::Digit(0, 9)), rest, rest),
-            ]));
+    between(0, top)
+}
+
+/// A whole number from `lo` to `hi`, without a leading zero: for each count of digits, the
+/// numbers of that length inside the range ([`same_length`]).
+pub(super) fn between(lo: u32, hi: u32) -> G {
+    let (lo_len, hi_len) = (lo.to_string().len() as u32, hi.to_string().len() as u32);
+    let mut alts = Vec::new();
+    for len in lo_len..=hi_len {
+        let first = if len == 1 { 0 } else { 10u32.pow(len - 1) };
+        let last = 10u32.saturating_pow(len).saturating_sub(1);
+        let (a, b) = (lo.max(first), hi.min(last));
+        if a <= b {
+            alts.push(same_length(&a.to_string(), &b.to_string()));
         }
     }
-    alts.push(lit(&s));
+    let g = match alts.len() {
+        1 => alts.remove(0),
+        _ => G::Alt(alts),
+    };
+    rule(&format!("num-{lo}-{hi}"), g)
+}
+
+/// The numbers from `a` to `b`, both written with the same number of digits: `a`'s first digit
+/// followed by anything from the rest of `a` up, the digits between followed by anything, and
+/// `b`'s first digit followed by anything up to the rest of `b`.
+fn same_length(a: &str, b: &str) -> G {
+    let (x, y) = (a.as_bytes()[0] - b'0', b.as_bytes()[0] - b'0');
+    let rest = (a.len() - 1) as u32;
+    if rest == 0 {
+        return G::Digit(x, y);
+    }
+    let any = |n: u32| G::Rep(Box::new(G::Digit(0, 9)), n, n);
+    if x == y {
+        return G::Seq(vec![lit(&a[..1]), same_length(&a[1..], &b[1..])]);
+    }
+    let nines = "9".repeat(rest as usize);
+    let zeros = "0".repeat(rest as usize);
+    let mut alts = vec![G::Seq(vec![lit(&a[..1]), same_length(&a[1..], &nines)])];
+    if y > x + 1 {
+        alts.push(G::Seq(vec![G::Digit(x + 1, y - 1), any(rest)]));
+    }
+    alts.push(G::Seq(vec![lit(&b[..1]), same_length(&zeros, &b[1..])]));
     G::Alt(alts)
 }
 
 /// 0, or up to `digits` digits without a leading zero.
-fn number(digits: u32) -> G {
+pub(super) fn number(digits: u32) -> G {
     let more = G::Rep(Box::new(G::Class("[0-9]")), 0, digits.saturating_sub(1));
-    G::Alt(vec![G::Seq(vec![G::Class("[1-9]"), more]), lit("0")])
+    let g = G::Alt(vec![G::Seq(vec![G::Class("[1-9]"), more]), lit("0")]);
+    rule(&format!("int-{digits}"), g)
 }
 
 fn quoted(max: u32) -> G {
-    let ch = G::Alt(vec![
-        G::Class("[^\"\\\\\\n]"),
-        G::Seq(vec![lit("\\"), G::Class("[\"\\\\nt]")]),
-    ]);
-    G::Seq(vec![lit("\""), G::Rep(Box::new(ch), 1, max), lit("\"")])
+    quoted_between(1, max)
 }
 
-fn arg(a: Arg, space: Space) -> G {
+/// A quoted string of `min` to `max` characters, each plain or escaped, none a control
+/// character (which JSON does not allow raw in a string); one that is not empty begins with a
+/// character that is not blank (franz refuses a text of blanks: nothing to type, no window).
+pub(super) fn quoted_between(min: u32, max: u32) -> G {
+    let ch = rule(
+        "char",
+        G::Alt(vec![
+            G::Class("[^\"\\\\\\x00-\\x1f]"),
+            G::Seq(vec![lit("\\"), G::Class("[\"\\\\nt]")]),
+        ]),
+    );
+    let first = rule(
+        "char-first",
+        G::Alt(vec![
+            G::Class("[^\"\\\\\\x00-\\x20]"),
+            G::Seq(vec![lit("\\"), G::Class("[\"\\\\]")]),
+        ]),
+    );
+    let rest = |min: u32| G::Rep(Box::new(ch.clone()), min, max.saturating_sub(1));
+    let body = match min {
+        0 => G::Rep(Box::new(G::Seq(vec![first, rest(0)])), 0, 1),
+        _ => G::Seq(vec![first, rest(min - 1)]),
+    };
+    let g = G::Seq(vec![lit("\""), body, lit("\"")]);
+    rule(&format!("str-{min}-{max}"), g)
+}
+
+fn arg(a: Arg, space: Space, axis: Axis) -> G {
     match a {
-        Arg::Coord => coord(space),
+        Arg::Coord => coord_grammar(space, axis),
         Arg::Direction => G::Alt(
             ["up", "down", "left", "right"]
                 .iter()
                 .map(|d| lit(&format!("\"{d}\"")))
                 .collect(),
         ),
-        Arg::Count => G::Seq(vec![
-            G::Class("[1-9]"),
-            G::Rep(Box::new(G::Class("[0-9]")), 0, 1),
-        ]),
+        Arg::Count => between(1, COUNT_MAX),
         Arg::Text => quoted(TEXT_MAX),
         Arg::Key => G::Seq(vec![lit("\""), combo(), lit("\"")]),
     }
+}
+
+/// The JSON-schema `pattern` of a key or combination ([`combo`]).
+pub fn key_pattern() -> String {
+    format!("^{}$", combo().regex())
 }
 
 /// One key of `keys.rs`: a named key, f1-f24, a letter or a digit.
@@ -224,36 +379,40 @@ fn key() -> G {
         ]),
     ]));
     names.push(G::Class("[a-z0-9]"));
-    G::Alt(names)
+    rule("key", G::Alt(names))
 }
 
 /// Up to four keys joined by `+`.
-fn combo() -> G {
-    G::Seq(vec![
+pub(super) fn combo() -> G {
+    let g = G::Seq(vec![
         key(),
         G::Rep(Box::new(G::Seq(vec![lit("+"), key()])), 0, 3),
-    ])
+    ]);
+    rule("combo", g)
 }
 
 /// One call of [`CALLS`], `name(a, b)`.
 fn call(name: &str, args: &[Arg], space: Space) -> G {
     let mut items = vec![lit(&format!("{name}("))];
+    let mut coords = 0;
     for (i, a) in args.iter().enumerate() {
         if i > 0 {
             items.push(lit(", "));
         }
-        items.push(arg(*a, space));
+        items.push(arg(*a, space, Axis::nth(coords)));
+        coords += usize::from(*a == Arg::Coord);
     }
     items.push(lit(")"));
     G::Seq(items)
 }
 
-/// The narrative's reply: one call line, then one line of story without parentheses (the
-/// call parser reads every `name(...)` in a reply, the story's too).
+/// The narrative's reply: one call line, then optionally a short line of story without
+/// parentheses (the call parser reads every `name(...)` in a reply, the story's too).
 pub fn narrative_grammar(space: Space) -> G {
     let calls = CALLS.iter().map(|(n, a)| call(n, a, space)).collect();
-    let story = G::Rep(Box::new(G::Class("[^\\n()]")), 1, STORY_MAX);
-    G::Seq(vec![G::Alt(calls), lit("\n"), story])
+    let story = rule("story", G::Rep(Box::new(G::Class("[^\\n()]")), 1, NOTE_MAX));
+    let after = G::Rep(Box::new(G::Seq(vec![lit("\n"), story])), 0, 1);
+    G::Seq(vec![G::Alt(calls), after])
 }
 
 /// The narrative's format, when its replies are in franz's call dialect.
@@ -262,30 +421,32 @@ pub fn narrative(options: &ReadOptions, space: Space) -> Option<ReplyFormat> {
         return None;
     }
     Some(ReplyFormat::Text {
-        gbnf: format!("root ::= {}\n", narrative_grammar(space).gbnf()),
+        gbnf: narrative_grammar(space).gbnf(),
     })
 }
 
-fn schema_of(a: Arg, space: Space) -> Value {
-    let top = match space {
-        Space::Norm1000 => 1000,
-        Space::Pixels(s) => s.width.max(s.height).saturating_sub(1),
-        Space::Relative => 1,
-    };
-    match a {
-        Arg::Coord if space == Space::Relative => {
-            json!({"type": "number", "minimum": 0, "maximum": top})
-        }
-        Arg::Coord => json!({"type": "integer", "minimum": 0, "maximum": top}),
-        Arg::Direction => json!({"type": "string", "enum": ["up", "down", "left", "right"]}),
-        Arg::Count => json!({"type": "integer", "minimum": 1, "maximum": 99}),
-        Arg::Text => json!({"type": "string", "minLength": 1, "maxLength": TEXT_MAX}),
-        Arg::Key => json!({"type": "string", "pattern": format!("^{}$", combo().regex())}),
+/// A coordinate on `axis` of `space` as a JSON schema.
+pub fn coord_schema(space: Space, axis: Axis) -> Value {
+    let top = top(space, axis);
+    match space {
+        Space::Relative => json!({"type": "number", "minimum": 0, "maximum": top}),
+        _ => json!({"type": "integer", "minimum": 0, "maximum": top}),
     }
 }
 
-/// The vision loop's JSON object: the observation, at most a few actions of
-/// [`VISION_ACTIONS`], and optional boxes.
+fn schema_of(a: Arg, space: Space, axis: Axis) -> Value {
+    match a {
+        Arg::Coord => coord_schema(space, axis),
+        Arg::Direction => json!({"type": "string", "enum": ["up", "down", "left", "right"]}),
+        Arg::Count => json!({"type": "integer", "minimum": 1, "maximum": COUNT_MAX}),
+        Arg::Text => json!({"type": "string", "minLength": 1, "maxLength": TEXT_MAX}),
+        Arg::Key => json!({"type": "string", "pattern": key_pattern()}),
+    }
+}
+
+/// The vision loop's JSON object: at most a few actions of [`VISION_ACTIONS`], then a short
+/// observation (required in this order, which is the order the grammar writes them in: the
+/// actions first), and optional boxes.
 pub fn vision_schema(space: Space) -> Value {
     let actions: Vec<Value> = VISION_ACTIONS
         .iter()
@@ -293,24 +454,24 @@ pub fn vision_schema(space: Space) -> Value {
             let mut props = serde_json::Map::new();
             props.insert("name".into(), json!({"const": name}));
             for (f, a) in *fields {
-                props.insert((*f).into(), schema_of(*a, space));
+                props.insert((*f).into(), schema_of(*a, space, Axis::of_field(f)));
             }
             let mut required = vec!["name"];
             required.extend(fields.iter().map(|(f, _)| *f));
             json!({"type": "object", "properties": props, "required": required, "additionalProperties": false})
         })
         .collect();
-    let c = schema_of(Arg::Coord, space);
-    let bbox = json!({"type": "object", "properties": {"x1": c, "y1": c, "x2": c, "y2": c},
+    let (x, y) = (coord_schema(space, Axis::X), coord_schema(space, Axis::Y));
+    let bbox = json!({"type": "object", "properties": {"x1": x, "y1": y, "x2": x, "y2": y},
         "required": ["x1", "y1", "x2", "y2"], "additionalProperties": false});
     json!({
         "type": "object",
         "properties": {
-            "observation": {"type": "string", "maxLength": STORY_MAX},
+            "observation": {"type": "string", "maxLength": NOTE_MAX},
             "bboxes": {"type": "array", "items": bbox, "maxItems": VISION_MAX_ACTIONS},
             "actions": {"type": "array", "items": {"anyOf": actions}, "minItems": 1, "maxItems": VISION_MAX_ACTIONS},
         },
-        "required": ["observation", "actions"],
+        "required": ["actions", "observation"],
         "additionalProperties": false,
     })
 }
@@ -320,15 +481,17 @@ pub fn vision(options: &ReadOptions, space: Space) -> Option<ReplyFormat> {
     if options.system_prompt.is_some() || options.dialect != Some(Dialect::Json) {
         return None;
     }
+    let schema = vision_schema(space);
     Some(ReplyFormat::Json {
         name: "vision_reply".into(),
-        schema: vision_schema(space),
+        gbnf: super::json_grammar::gbnf(&schema),
+        schema,
     })
 }
 
 /// One call of one of `tools`, as the JSON object `{"name", "arguments"}` with each tool's own
-/// parameters; `None` without tools.
-pub fn of_tools(tools: &[Tool]) -> Option<ReplyFormat> {
+/// parameters, positions bounded to `space`; `None` without tools.
+pub fn of_tools(tools: &[Tool], space: Space) -> Option<ReplyFormat> {
     if tools.is_empty() {
         return None;
     }
@@ -339,15 +502,34 @@ pub fn of_tools(tools: &[Tool]) -> Option<ReplyFormat> {
                 "type": "object",
                 "properties": {
                     "name": {"const": t.function.name},
-                    "arguments": every_argument(&t.function.parameters),
+                    "arguments": every_argument(&t.function.parameters, space),
                 },
                 "required": ["name", "arguments"],
             })
         })
         .collect();
+    let schema = json!({"anyOf": calls});
     Some(ReplyFormat::Call {
-        schema: json!({"anyOf": calls}),
+        gbnf: super::json_grammar::gbnf(&schema),
+        schema,
     })
+}
+
+/// `tools` with `report_completion`'s evidence at least `min` characters long (and up to
+/// [`TEXT_MAX`] more), as the commander requires it (`min_evidence`): a constrained call cannot
+/// report a completion the commander refuses.
+pub fn evidence_of_at_least(tools: &[Tool], min: usize) -> Vec<Tool> {
+    let mut tools = tools.to_vec();
+    for t in tools
+        .iter_mut()
+        .filter(|t| t.function.name == "report_completion")
+    {
+        if let Some(e) = t.function.parameters.pointer_mut("/properties/evidence") {
+            e["minLength"] = json!(min);
+            e["maxLength"] = json!(min + TEXT_MAX as usize);
+        }
+    }
+    tools
 }
 
 /// A tool's parameters as a constrained call gives them: every argument required, except those
@@ -355,7 +537,7 @@ pub fn of_tools(tools: &[Tool]) -> Option<ReplyFormat> {
 /// actions ("Required only by ..."), since a call without an argument the tool needs is not
 /// readable (a click without its box); strings and lists bounded, and a list of anything made a
 /// list of numbers (a box), so that a small model cannot write on until max_tokens.
-fn every_argument(params: &Value) -> Value {
+fn every_argument(params: &Value, space: Space) -> Value {
     let mut out = params.clone();
     let Some(props) = params.get("properties").and_then(Value::as_object) else {
         return out;
@@ -369,8 +551,10 @@ fn every_argument(params: &Value) -> Value {
         .filter(|(_, p)| !optional(p))
         .map(|(k, _)| k)
         .collect();
-    let bounded: serde_json::Map<String, Value> =
-        props.iter().map(|(k, p)| (k.clone(), bounded(p))).collect();
+    let bounded: serde_json::Map<String, Value> = props
+        .iter()
+        .map(|(k, p)| (k.clone(), bounded(k, p, space)))
+        .collect();
     if let Some(map) = out.as_object_mut() {
         map.insert("required".into(), json!(required));
         map.insert("properties".into(), Value::Object(bounded));
@@ -378,22 +562,43 @@ fn every_argument(params: &Value) -> Value {
     out
 }
 
-/// One argument's schema with its length bounded (see [`every_argument`]).
-fn bounded(p: &Value) -> Value {
+/// One argument's schema bounded (see [`every_argument`]): strings in length (not empty), a `key` to the
+/// keys franz knows, `x` and `y` to `space`, and a position or box (a list of numbers, or of
+/// anything) to a point `[x, y]` in `space`: a box in a grammar could be empty or all zeros,
+/// which franz refuses as no place to act (`geometry.rs`), and its point is what franz acts on.
+fn bounded(name: &str, p: &Value, space: Space) -> Value {
     let mut p = p.clone();
     let Some(map) = p.as_object_mut() else {
         return p;
     };
+    let axis = |a| coord_schema(space, a);
     match map.get("type").and_then(Value::as_str) {
+        Some("string") if name == "key" => {
+            map.insert("pattern".into(), json!(key_pattern()));
+        }
         Some("string") if !map.contains_key("enum") => {
+            // an empty text to type is refused (`actions.rs`)
+            map.entry("minLength").or_insert(json!(1));
             map.entry("maxLength").or_insert(json!(TEXT_MAX));
         }
+        Some("number") if name == "x" || name == "y" => {
+            let a = Axis::of_field(name);
+            map.extend(axis(a).as_object().cloned().unwrap_or_default());
+        }
         Some("array") => {
-            let any = map
-                .get("items")
-                .is_none_or(|i| i.as_object().is_some_and(|o| o.is_empty()));
-            if any {
-                map.insert("items".into(), json!({"type": "number"}));
+            let items = map.get("items");
+            let any = items.is_none_or(|i| i.as_object().is_some_and(|o| o.is_empty()));
+            let numbers = items.and_then(|i| i.get("type")) == Some(&json!("number"));
+            let tuple = |n: usize| {
+                let each: Vec<Value> = (0..n).map(|i| axis(Axis::nth(i))).collect();
+                json!({"type": "array", "prefixItems": each, "minItems": n, "maxItems": n})
+            };
+            if any || numbers {
+                let mut one = tuple(2);
+                if let (Some(d), Some(o)) = (map.remove("description"), one.as_object_mut()) {
+                    o.insert("description".into(), d);
+                }
+                return one;
             }
             map.entry("maxItems").or_insert(json!(4));
         }
@@ -403,22 +608,27 @@ fn bounded(p: &Value) -> Value {
 }
 
 /// The tools strategy's reply: one call of one of `tools` as the JSON object
-/// `{"name", "arguments"}`, or `{"answer": "..."}`, its plain final answer (docs/seeds.md (tool
-/// calling)), which a forced tool call would not allow; `None` without tools.
-pub fn tools_reply(tools: &[Tool]) -> Option<ReplyFormat> {
-    let Some(ReplyFormat::Call { schema }) = of_tools(tools) else {
+/// `{"name", "arguments"}`, or, where an answer may end the run (`answer`, see
+/// `finish.rs`), `{"answer": "..."}`, its plain final answer (docs/seeds.md (tool calling)),
+/// which a forced tool call would not allow; `None` without tools.
+pub fn tools_reply(tools: &[Tool], space: Space, answer: bool) -> Option<ReplyFormat> {
+    let Some(ReplyFormat::Call { schema, .. }) = of_tools(tools, space) else {
         return None;
     };
     let mut alts = schema["anyOf"].as_array().cloned().unwrap_or_default();
-    alts.push(json!({
-        "type": "object",
-        "properties": {"answer": {"type": "string", "minLength": 1, "maxLength": STORY_MAX}},
-        "required": ["answer"],
-        "additionalProperties": false,
+    alts.extend(answer.then(|| {
+        json!({
+            "type": "object",
+            "properties": {"answer": {"type": "string", "minLength": 1, "maxLength": TEXT_MAX}},
+            "required": ["answer"],
+            "additionalProperties": false,
+        })
     }));
+    let schema = json!({"anyOf": alts});
     Some(ReplyFormat::Json {
         name: "tool_call_or_answer".into(),
-        schema: json!({"anyOf": alts}),
+        gbnf: super::json_grammar::gbnf(&schema),
+        schema,
     })
 }
 

@@ -54,8 +54,11 @@ fn every_call_of_the_narrative_grammar_is_accepted_and_read() {
             "{reply:?}: {errors:?}"
         );
     }
+    // the story is optional: the call alone is a whole reply
+    assert!(re.is_match("left_click(500, 300)"));
+    assert_eq!(read("narrative", "left_click(500, 300)"), (1, vec![]));
     for bad in [
-        "left_click(500, 300)",
+        "left_click(500, 300)\n",
         "left_click(1001, 3)\nstory",
         "click_it(5, 5)\nstory",
         "left_click(500, 300)\nstory\nmore",
@@ -293,7 +296,7 @@ fn a_call_format_accepts_each_tool_with_its_own_arguments_only() {
         schema::leader(),
     ]
     .concat();
-    let Some(ReplyFormat::Call { schema: s }) = of_tools(&tools) else {
+    let Some(ReplyFormat::Call { schema: s, .. }) = of_tools(&tools, Space::Norm1000) else {
         panic!("tools give a call format");
     };
     let ok = json!({"name": "press_key", "arguments": {"key": "enter"}});
@@ -304,11 +307,10 @@ fn a_call_format_accepts_each_tool_with_its_own_arguments_only() {
     assert!(!valid(&unknown, &s));
     for t in &tools {
         let name = &t.function.name;
-        let one =
-            json!({"name": name, "arguments": minimal(&every_argument(&t.function.parameters))});
+        let one = json!({"name": name, "arguments": minimal(&every_argument(&t.function.parameters, Space::Norm1000))});
         assert!(valid(&one, &s), "{one}");
     }
-    assert_eq!(of_tools(&[]), None);
+    assert_eq!(of_tools(&[], Space::Norm1000), None);
 }
 
 /// The required arguments of a parameters schema, each with a value of its type.
@@ -368,12 +370,13 @@ fn only_franz_own_dialects_and_prompts_are_constrained() {
 #[test]
 fn the_tools_strategy_reads_each_call_and_the_answer_its_format_allows() {
     let tools = schema::tools_strategy(Space::Norm1000);
-    let Some(ReplyFormat::Json { schema: s, .. }) = tools_reply(&tools) else {
+    let Some(ReplyFormat::Json { schema: s, .. }) = tools_reply(&tools, Space::Norm1000, true)
+    else {
         panic!("the tools strategy has a format");
     };
     for t in &tools {
         let name = &t.function.name;
-        let mut args = minimal(&every_argument(&t.function.parameters));
+        let mut args = minimal(&every_argument(&t.function.parameters, Space::Norm1000));
         if name == "move_mouse" {
             args = json!({"x": 500, "y": 300});
         }
@@ -387,7 +390,7 @@ fn the_tools_strategy_reads_each_call_and_the_answer_its_format_allows() {
     // the client hands the strategy the answer's text (`model/adapt.rs`), as a server's plain
     // answer would come
     let mut request = crate::model::ChatRequest::new("m", vec![]);
-    request.format = tools_reply(&tools);
+    request.format = tools_reply(&tools, Space::Norm1000, true);
     let mut reply = Reply::text(answer.to_string());
     crate::model::adapt::read_content_call(&request, &mut reply);
     assert_eq!(reply.content, "The file is saved.");
@@ -443,7 +446,7 @@ fn every_schema_pattern_is_one_a_servers_grammar_converter_reads() {
         schema::leader(),
     ]
     .concat();
-    let Some(ReplyFormat::Call { schema: calls }) = of_tools(&tools) else {
+    let Some(ReplyFormat::Call { schema: calls, .. }) = of_tools(&tools, Space::Norm1000) else {
         panic!("tools give a call format");
     };
     let mut found = Vec::new();
@@ -453,5 +456,42 @@ fn every_schema_pattern_is_one_a_servers_grammar_converter_reads() {
     for p in found {
         assert!(!p.contains("(?"), "{p}");
         assert!(regex::Regex::new(&format!("^{p}$")).is_ok(), "{p}");
+    }
+}
+
+/// Every format's longest reply fits in [`LONGEST_REPLY`] characters, in every space (screens
+/// up to 4K): a constrained turn given that many tokens (a token is at least a character of
+/// these ASCII grammars, free text aside) ends with its grammar, never cut off.
+#[test]
+fn every_format_ends_within_the_tokens_a_constrained_turn_is_given() {
+    let big = Space::Pixels(ImageSize::new(3840, 2160));
+    for space in [Space::Norm1000, Space::Relative, big] {
+        let calls = |tools: &[crate::model::Tool]| match of_tools(tools, space) {
+            Some(ReplyFormat::Call { schema, .. }) => super::super::json_grammar::of(&schema),
+            other => panic!("{other:?}"),
+        };
+        let answer = match tools_reply(&schema::tools_strategy(space), space, true) {
+            Some(ReplyFormat::Json { schema, .. }) => super::super::json_grammar::of(&schema),
+            other => panic!("{other:?}"),
+        };
+        let formats = [
+            ("narrative", narrative_grammar(space)),
+            (
+                "vision",
+                super::super::json_grammar::of(&vision_schema(space)),
+            ),
+            ("tools", answer),
+            // the commander's default min_evidence
+            (
+                "operator",
+                calls(&evidence_of_at_least(&schema::operator(space), 100)),
+            ),
+            ("leader", calls(&schema::leader())),
+        ];
+        for (name, g) in formats {
+            let longest = g.max_chars();
+            eprintln!("{name} {space:?}: {longest} characters at most");
+            assert!(longest <= LONGEST_REPLY, "{name} {space:?}: {longest}");
+        }
     }
 }

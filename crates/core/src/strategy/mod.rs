@@ -10,6 +10,7 @@ pub mod commander;
 pub mod finish;
 pub mod format;
 pub mod grammar;
+pub mod json_grammar;
 mod name;
 mod narrative;
 mod plain;

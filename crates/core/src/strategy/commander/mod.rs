@@ -187,7 +187,8 @@ impl Commander {
             temperature: Some(self.s.leader_temperature),
             max_tokens: Some(self.s.leader_max_tokens),
             tool_choice: Some(ToolChoice::auto()),
-            format: None,
+            // the leader's tools have no positions: any space
+            format: super::format::of_tools(&schema::leader(), Space::Norm1000),
         }
     }
 
@@ -449,19 +450,23 @@ impl Strategy for Commander {
             }
             None => "\n\nWrite your SITREP (OBJ, DOD, OBS, ACT), then call exactly one tool.",
         });
+        let tools = family.map_or_else(
+            || schema::operator(space),
+            |g| grammar::prompts::operator_tools(g, space),
+        );
         Prompt {
             messages: vec![
                 Message::system(system),
                 Message::user_with_image(user, ctx.screenshot.data_url.clone()),
             ],
-            tools: family.map_or_else(
-                || schema::operator(space),
-                |g| grammar::prompts::operator_tools(g, space),
+            format: super::format::of_tools(
+                &super::format::evidence_of_at_least(&tools, self.s.min_evidence),
+                space,
             ),
+            tools,
             temperature: Some(self.s.operator_temperature),
             max_tokens: Some(self.s.operator_max_tokens),
             tool_choice: Some(ToolChoice::auto()),
-            format: None,
         }
     }
 
