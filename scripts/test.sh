@@ -1,12 +1,20 @@
 #!/usr/bin/env bash
 # The test command: installs what is missing, then format, lints and every test.
+# Each step's time goes to stderr ("test.sh: ... took N s"), so a slow CI run says where.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/deps.sh
-cargo fmt --all --check
-cargo clippy --all-targets -- -D warnings
+
+step() {
+  local started=$SECONDS
+  "$@"
+  echo "test.sh: '$*' took $((SECONDS - started)) s" >&2
+}
+
+step scripts/deps.sh
+step cargo fmt --all --check
+step cargo clippy --all-targets -- -D warnings
 # the core library as an embedder gets it: without the test doubles (the `scripted` feature)
-cargo clippy -p franz-core --lib -- -D warnings
+step cargo clippy -p franz-core --lib -- -D warnings
 # examples are test helpers (sandbox and capture holders): build them as plain binaries first
-cargo build --examples
-cargo test
+step cargo build --examples
+step cargo test
