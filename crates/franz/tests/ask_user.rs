@@ -9,7 +9,7 @@ use franz_core::model::scripted_server::{Script, ScriptedServer};
 use panel::PanelRun;
 use serde_json::json;
 use std::io::Write;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 const ASK: &str = "Thought: Which of the two files should I open?\nAction: call_user()";
 const FINISH: &str = "Thought: I opened it.\nAction: finished(content='opened the blue one')";
@@ -60,8 +60,12 @@ fn with_nobody_there_the_run_ends_with_exit_1_and_the_question() {
     assert_eq!(server.request_count(), 1);
 }
 
-/// `franz run` on a pseudo-terminal (util-linux `script`) whose scripted model asks a question;
-/// returns the child with its terminal input open, and the run directory.
+/// How long a wait on the terminal may take before it counts as a hang: far above a run of one
+/// turn, so that a slow machine is not mistaken for a wait that never ends.
+const HANG: std::time::Duration = std::time::Duration::from_secs(300);
+
+/// `franz run` on a pseudo-terminal ([`common::on_a_terminal`]) whose scripted model asks a
+/// question; returns the child with its terminal input open, and the run directory.
 fn ask_on_a_terminal(
     server: &ScriptedServer,
     extra: &str,
@@ -73,15 +77,7 @@ fn ask_on_a_terminal(
         server.url(),
         runs.path().display()
     );
-    let child = Command::new("script")
-        .args(["-qec", &franz, "/dev/null"])
-        .env_remove("FRANZ_LOG")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("util-linux script");
-    (child, runs)
+    (common::on_a_terminal(&franz), runs)
 }
 
 /// The child's terminal output, read on a thread of its own.
@@ -101,14 +97,14 @@ fn output(child: &mut std::process::Child) -> std::sync::mpsc::Receiver<Vec<u8>>
 }
 
 /// Collects the output until it contains `what`, it ends (`None` for `what`: until it ends),
-/// or a minute passes; after the minute the child is killed, so a wait that never ends fails
-/// the test instead of hanging it.
+/// or [`HANG`] passes; then the child is killed, so a wait that never ends fails the test
+/// instead of hanging it.
 fn read_until(
     rx: &std::sync::mpsc::Receiver<Vec<u8>>,
     child: &mut std::process::Child,
     what: Option<&str>,
 ) -> String {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let deadline = std::time::Instant::now() + HANG;
     let mut seen = Vec::new();
     loop {
         let text = String::from_utf8_lossy(&seen).into_owned();
@@ -122,7 +118,7 @@ fn read_until(
             Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
                 let _ = child.kill();
                 let waited = what.map_or("the end of the output".into(), |w| format!("{w:?}"));
-                panic!("no {waited} within a minute (franz killed): {text}");
+                panic!("no {waited} within {HANG:?} (franz killed): {text}");
             }
         }
     }
@@ -134,17 +130,12 @@ fn on_a_terminal_an_unanswered_question_ends_the_run_after_ask_timeout() {
     let (mut child, runs) = ask_on_a_terminal(&server, "--ask-timeout 1");
     // the terminal stays open and silent: only the timeout can end the wait
     let _input = child.stdin.take().unwrap();
-    let started = std::time::Instant::now();
     let out = output(&mut child);
     let text = read_until(&out, &mut child, None);
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(1), "{text}");
     assert!(
         text.contains("your answer (one line, within 1 s)"),
-        "{text}"
-    );
-    assert!(
-        started.elapsed() < std::time::Duration::from_secs(30),
         "{text}"
     );
     let events = std::fs::read_to_string(runs.path().join("run_0001/events.jsonl")).unwrap();
@@ -169,16 +160,11 @@ fn on_a_terminal_ctrl_c_during_the_question_ends_the_run_with_130() {
     let out = output(&mut child);
     let mut text = read_until(&out, &mut child, Some("your answer (one line): "));
     assert!(text.contains("your answer (one line): "), "{text}");
-    let asked = std::time::Instant::now();
     input.write_all(b"\x03").unwrap();
     input.flush().unwrap();
     text += &read_until(&out, &mut child, None);
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(130), "{text}");
-    assert!(
-        asked.elapsed() < std::time::Duration::from_secs(10),
-        "{text}"
-    );
     let events = std::fs::read_to_string(runs.path().join("run_0001/events.jsonl")).unwrap();
     let finished = events.lines().last().unwrap();
     assert!(
