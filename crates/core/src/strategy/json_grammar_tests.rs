@@ -19,8 +19,9 @@ fn anchored(g: &G) -> regex::Regex {
         .unwrap()
 }
 
-/// Characters a class may stand for in a sample.
-const CANDIDATES: &str = "x0a9z1 .-t\"";
+/// Characters a class may stand for in a sample (the placeholders' letters among them, for the
+/// classes of `quoted.rs`'s trie).
+const CANDIDATES: &str = "x0a9z1 .-t\"bcdefghijklmnopqrsuvwyABCDEFGHIJKLMNOPQRSTUVWXYZ\u{2026}\u{a0}";
 
 /// The values of `g` that vary each choice once, with every other choice at its first value;
 /// each repetition at its fewest and at its most.
