@@ -883,8 +883,9 @@ fn replies_at(c: &str) -> Vec<(&'static str, String, bool)> {
 #[test]
 fn llama_cpps_grammar_engine_takes_every_action_and_no_coordinate_outside_the_space() {
     use franz_core::geometry::ImageSize;
-    use franz_core::strategy::format::{narrative_grammar, tools_reply, vision_schema};
+    use franz_core::strategy::format::narrative_grammar;
     use franz_core::strategy::grammar::Space;
+    use franz_core::strategy::reply_format::{tools_reply, vision_schema};
     if server().is_none() {
         return;
     }

@@ -65,7 +65,7 @@ pub struct RunOptions {
     /// The model's context: its length and how requests are kept inside it (`fit.rs`).
     pub context: ContextOptions,
     /// The loop breaker's thresholds and the unchanged-screen note.
-    pub guard: crate::loops::Guard,
+    pub loop_breaker: crate::loops::LoopBreaker,
 }
 
 /// The settings table's defaults (`config/settings.rs`) with an empty task; the mapping from
@@ -86,7 +86,7 @@ impl Default for RunOptions {
             max_empty_turns: 5,
             feedback: true,
             context: ContextOptions::default(),
-            guard: crate::loops::Guard::default(),
+            loop_breaker: crate::loops::LoopBreaker::default(),
         }
     }
 }
@@ -502,7 +502,7 @@ impl Engine<'_> {
         (self.spent, self.overhead) = (Spent::default(), TurnOverhead::default());
         self.emit(turn, EventKind::TurnStarted {});
         let obs = self.look(turn, history)?;
-        self.guard(turn, &obs)?;
+        self.break_loops(turn, &obs)?;
 
         // ask
         let task = self.options.task.clone();
@@ -603,7 +603,7 @@ impl Engine<'_> {
     /// The loop breaker (`crate::loops`): judges the last turn's actions by this observation,
     /// emits `loop_detected` and tells the strategy (which tells the model in its own channel);
     /// at `loop_stop` the run ends.
-    fn guard(&mut self, turn: u32, obs: &Screenshot) -> Result<(), Stop> {
+    fn break_loops(&mut self, turn: u32, obs: &Screenshot) -> Result<(), Stop> {
         let Some((last, actions, results)) = self.last_acted.take() else {
             return Ok(());
         };
@@ -625,7 +625,7 @@ impl Engine<'_> {
                 }
                 Some(r.note())
             }
-            Verdict::Fine(_) => (self.options.guard.unchanged_note && !obs.change.changed)
+            Verdict::Fine(_) => (self.options.loop_breaker.unchanged_note && !obs.change.changed)
                 .then(|| crate::loops::UNCHANGED_NOTE.to_string()),
         };
         self.strategy

@@ -35,6 +35,7 @@ pub mod server_shapes;
 pub mod shape;
 pub mod sse;
 pub mod types;
+pub mod wire;
 
 pub use backend::{Model, Progress, Retry};
 pub use client::{

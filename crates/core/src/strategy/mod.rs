@@ -16,6 +16,7 @@ mod narrative;
 mod plain;
 mod prompts;
 mod prose;
+pub mod reply_format;
 pub mod schema;
 #[cfg(test)]
 mod test_support;

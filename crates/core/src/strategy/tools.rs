@@ -176,7 +176,11 @@ impl Strategy for Tools {
         Prompt {
             messages: self.history.clone(),
             tool_choice: (!tools.is_empty()).then(ToolChoice::auto),
-            format: super::format::tools_reply(&tools, space, self.finish.may_answer(ctx.task)),
+            format: super::reply_format::tools_reply(
+                &tools,
+                space,
+                self.finish.may_answer(ctx.task),
+            ),
             tools,
             ..Prompt::default()
         }

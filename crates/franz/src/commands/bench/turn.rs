@@ -268,8 +268,8 @@ pub(super) fn options(o: &mut RunOptions, turns: usize) {
     (o.step_delay, o.max_empty_turns) = (Duration::ZERO, turns as u64);
     o.context = Default::default();
     // the clicks repeat on purpose: no loop breaker, no unchanged-screen note
-    o.guard.loops = franz_core::loops::LoopSettings { warn: 0, stop: 0 };
-    o.guard.unchanged_note = false;
+    o.loop_breaker.loops = franz_core::loops::LoopSettings { warn: 0, stop: 0 };
+    o.loop_breaker.unchanged_note = false;
 }
 
 /// Median and 95th percentile (nearest rank) of a sample (sorted in place).
