@@ -125,7 +125,8 @@ pub(super) fn fit_request(
         replace_image(request, &current.data_url, &smaller.data_url);
         let before = cal.tokens(&cost);
         cost = estimate(request, rule);
-        fit.steps.push(step("smaller_image", before, &cost, cal, budget));
+        fit.steps
+            .push(step("smaller_image", before, &cost, cal, budget));
         shot = Some(smaller);
     }
     if cal.tokens(&cost) > budget {
@@ -318,7 +319,12 @@ mod tests {
         let fit = fit_request(&mut r, Some(&b), &context(None), &Calibration::default());
         assert!(fit.steps.is_empty() && fit.shrunk.is_none());
         assert_eq!(r, want);
-        let fit = fit_request(&mut r, Some(&b), &context(Some(100_000)), &Calibration::default());
+        let fit = fit_request(
+            &mut r,
+            Some(&b),
+            &context(Some(100_000)),
+            &Calibration::default(),
+        );
         assert!(fit.steps.is_empty());
         assert_eq!(r, want);
     }
@@ -335,7 +341,12 @@ mod tests {
         let full = estimate(&r, ImageTokens::FRANZ).total();
         // room for one full image: two are left out, nothing shrinks
         let mut one = r.clone();
-        let fit = fit_request(&mut one, Some(&c), &context(Some(full - 700 + 100)), &Calibration::default());
+        let fit = fit_request(
+            &mut one,
+            Some(&c),
+            &context(Some(full - 700 + 100)),
+            &Calibration::default(),
+        );
         assert_eq!(fit.steps.len(), 1);
         assert!(
             matches!(&fit.steps[0], EventKind::ContextFitted { step, images: 1, width: 560, .. } if step == "fewer_screenshots")
@@ -344,7 +355,12 @@ mod tests {
         assert!(holds(&one, &c.data_url) && !holds(&one, &a.data_url) && !holds(&one, &b.data_url));
         // room for less than one full image: the newest shrinks too, and the reply is read
         // against the smaller one
-        let fit = fit_request(&mut r, Some(&c), &context(Some(full - 1000 + 100)), &Calibration::default());
+        let fit = fit_request(
+            &mut r,
+            Some(&c),
+            &context(Some(full - 1000 + 100)),
+            &Calibration::default(),
+        );
         let steps: Vec<&str> = fit
             .steps
             .iter()
@@ -395,7 +411,12 @@ mod tests {
     fn a_request_that_cannot_fit_is_an_error_naming_the_numbers_and_the_setting() {
         let c = screenshot(560, 560, 30);
         let mut r = request(&[&c], 2048);
-        let fit = fit_request(&mut r, Some(&c), &context(Some(2100)), &Calibration::default());
+        let fit = fit_request(
+            &mut r,
+            Some(&c),
+            &context(Some(2100)),
+            &Calibration::default(),
+        );
         assert!(!fit.steps.is_empty(), "smaller images were tried first");
         let e = fit.error.expect("error");
         assert!(

@@ -915,7 +915,6 @@ impl Channel<'_> {
         };
         let cost = crate::model::context::estimate(request, self.context.image_tokens);
         let calibrated = self.calibration.tokens(&cost);
-        let calibrated_images = self.calibration.image_tokens(&cost);
         let request_event = |attempt: u32, reason: Option<String>| EventKind::ModelRequest {
             model: request.model.clone(),
             attempt,
@@ -924,7 +923,7 @@ impl Channel<'_> {
             bytes,
             reason,
             image: cost.images.last().copied(),
-            image_tokens: calibrated_images,
+            image_tokens: cost.image_tokens,
             estimated_tokens: calibrated,
             context_tokens: self.context.tokens,
         };

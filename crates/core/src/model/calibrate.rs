@@ -137,10 +137,7 @@ impl Calibration {
 }
 
 /// Solves `a x = b` by Gaussian elimination with partial pivoting; `None` when singular.
-fn solve_linear(
-    mut a: [[f64; TERMS]; TERMS],
-    mut b: [f64; TERMS],
-) -> Option<[f64; TERMS]> {
+fn solve_linear(mut a: [[f64; TERMS]; TERMS], mut b: [f64; TERMS]) -> Option<[f64; TERMS]> {
     for col in 0..TERMS {
         let pivot = (col..TERMS).max_by(|&i, &j| a[i][col].abs().total_cmp(&a[j][col].abs()))?;
         if a[pivot][col].abs() < 1e-12 {

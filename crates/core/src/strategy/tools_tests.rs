@@ -57,7 +57,10 @@ fn old_screenshots_are_pruned_in_steps_that_keep_the_prefix() {
     for n in 1..=24 {
         let (prompt, _) = turn(&mut t, n, &call("press_key", json!({"key": "enter"})));
         let images = images(&prompt.messages);
-        assert!((2..2 + PRUNE_STEP).contains(&images) || n < 2, "turn {n}: {images}");
+        assert!(
+            (2..2 + PRUNE_STEP).contains(&images) || n < 2,
+            "turn {n}: {images}"
+        );
         let body = serde_json::to_string(&prompt.messages).unwrap();
         // the previous request's messages, less the closing bracket, begin this one's
         if let Some(prev) = last.replace(body.clone())
