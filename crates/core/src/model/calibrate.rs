@@ -147,8 +147,9 @@ fn solve_linear(mut a: [[f64; TERMS]; TERMS], mut b: [f64; TERMS]) -> Option<[f6
         b.swap(col, pivot);
         for row in col + 1..TERMS {
             let f = a[row][col] / a[col][col];
-            for k in col..TERMS {
-                a[row][k] -= f * a[col][k];
+            let pivot_row = a[col];
+            for (cell, p) in a[row].iter_mut().zip(pivot_row).skip(col) {
+                *cell -= f * p;
             }
             b[row] -= f * b[col];
         }
