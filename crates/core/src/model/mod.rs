@@ -12,6 +12,7 @@
 pub mod adapt;
 pub mod backend;
 pub mod body;
+pub mod calibrate;
 pub mod client;
 pub mod constrain;
 pub mod context;
@@ -37,6 +38,7 @@ pub mod sse;
 pub mod types;
 
 pub use backend::{Model, Progress, Retry};
+pub use calibrate::Calibration;
 pub use client::{
     ClientConfig, DEFAULT_MAX_RESPONSE_BYTES, Endpoint, ModelClient, PROBE_HEADER, api_key_from_env,
 };

@@ -15,8 +15,9 @@
 //!   problem sent back as a user message and runs nothing.
 //! - A reply cut off at max_tokens performs nothing, its tool calls included; a call performed
 //!   early (while the reply streamed) stands, and its result says the reply was then cut.
-//! - Pruning: only the last `keep_last_screenshots` images stay (older ones become a text
-//!   placeholder); `<think>` is stripped from all but the last `keep_last_thinks` assistant
+//! - Pruning: the last `keep_last_screenshots` images stay (older ones become a text
+//!   placeholder, [`PRUNE_STEP`] at a time so that the request's prefix stays the same for a
+//!   server's prompt cache most turns); `<think>` is stripped from all but the last `keep_last_thinks` assistant
 //!   messages; beyond `history_max_chars` the oldest turns are dropped (see `budget`).
 //! - A reply read again before its results are recorded (an approver's edit) replaces the
 //!   first one in the history.
@@ -334,8 +335,26 @@ fn is_image(part: &ContentPart) -> bool {
     matches!(part, ContentPart::ImageUrl { .. })
 }
 
-/// Keeps the last `keep` images of the history; older ones become [`PRUNED_SCREENSHOT`].
+/// How many images beyond `keep` the history holds before the oldest are pruned, all at once.
+/// Pruning rewrites an old message, so the request's prefix changes there and a server's
+/// prompt cache is lost from that point: pruning in steps loses it once every
+/// `PRUNE_STEP` turns instead of every turn (docs/context.md, "Requests a server can cache").
+pub const PRUNE_STEP: usize = 4;
+
+/// Keeps at least the last `keep` images of the history: once `keep + PRUNE_STEP` are
+/// there, all but the last `keep` become [`PRUNED_SCREENSHOT`] at once (see [`PRUNE_STEP`]).
+/// `keep` 0 keeps none.
 pub fn prune_screenshots(history: &mut [Message], keep: usize) {
+    let live = history
+        .iter()
+        .filter_map(|m| match &m.content {
+            Content::Parts(parts) => Some(parts.iter().filter(|p| is_image(p)).count()),
+            Content::Text(_) => None,
+        })
+        .sum::<usize>();
+    if keep > 0 && live < keep + PRUNE_STEP {
+        return;
+    }
     let mut seen = 0;
     for m in history.iter_mut().rev() {
         let Content::Parts(parts) = &mut m.content else {
