@@ -9,7 +9,8 @@
 //! It also prints, per turn, the tokens a prefix-caching server would evaluate again: the
 //! server's count times the share of the request (estimated from `exchange.jsonl`, images as
 //! their sha256 placeholders) after the first byte that differs from the last request.
-//! `FRANZ_TOKEN_TURNS=N` runs N turns a strategy (default 5).
+//! CI runs [`CI_TURNS`] turns a strategy (the first judged turn, and a few minutes on 2 busy
+//! cores); `FRANZ_TOKEN_TURNS=N` measures N turns a strategy. The test prints its time.
 
 use crate::real_model_server::{MAX_TOKENS, MODEL, franz, jsonl, one_at_a_time, server};
 use serde_json::Value;
@@ -20,6 +21,9 @@ use std::path::Path;
 /// (after the leader's text-only request) are the first with other parts, which one count
 /// cannot tell apart (docs/context.md). Measured: 32% and 76% off there, within 6.2% after.
 const FROM_TURN: u64 = 2;
+
+/// Turns a strategy in CI: the first turn judged ([`FROM_TURN`] + 1).
+const CI_TURNS: u64 = FROM_TURN + 1;
 
 /// The most franz's calibrated estimate may differ from the server's count, in percent.
 const MOST_GAP: f64 = 10.0;
@@ -173,11 +177,16 @@ fn judge(strategy: &str, calls: &[Call], requests: &[String]) -> Vec<String> {
 #[test]
 fn after_two_turns_franz_estimates_every_request_within_ten_percent_of_the_real_server() {
     let Some(server) = server() else { return };
-    let turns = std::env::var("FRANZ_TOKEN_TURNS").unwrap_or_else(|_| "5".into());
+    let turns = std::env::var("FRANZ_TOKEN_TURNS").unwrap_or_else(|_| CI_TURNS.to_string());
+    let started = std::time::Instant::now();
     let mut faults = Vec::new();
     for strategy in ["narrative", "vision", "tools", "commander"] {
         let (calls, requests) = run(&server.url, strategy, &turns);
         faults.extend(judge(strategy, &calls, &requests));
     }
+    eprintln!(
+        "real_server_tokens: {turns} turns a strategy in {:.0} s",
+        started.elapsed().as_secs_f64()
+    );
     assert!(faults.is_empty(), "{}", faults.join("\n"));
 }

@@ -14,15 +14,16 @@ fn images(h: &[Message]) -> usize {
 
 #[test]
 fn pruning_keeps_the_last_k_screenshots_and_thinks() {
+    // keep 5: at most 5 images; a pruning leaves the last 2 (5 + 1 - PRUNE_STEP)
     let mut h = vec![Message::system("s")];
-    for i in 0..(2 + PRUNE_STEP) {
+    for i in 0..6 {
         h.push(Message::user_with_image(
             format!("s{i}"),
             "data:image/png;base64,AA",
         ));
         h.push(Message::assistant(format!("<think>t{i}</think>a{i}")));
     }
-    prune_screenshots(&mut h, 2);
+    prune_screenshots(&mut h, 5);
     prune_thinks(&mut h, 2);
     assert_eq!(images(&h), 2);
     assert!(matches!(&h[9].content, Content::Parts(_)));
@@ -42,9 +43,10 @@ fn pruning_keeps_the_last_k_screenshots_and_thinks() {
     assert_eq!(h[8].content, Content::Text("a3".into()));
 }
 
-/// Over many turns the history's messages are rewritten (an image pruned) only once every
-/// `PRUNE_STEP` turns: the other requests begin with the whole previous request, byte for
-/// byte, which a server's prompt cache reuses (docs/context.md).
+/// Over many turns the history's messages are rewritten (images pruned) only once every
+/// `min(keep, PRUNE_STEP)` turns, and never hold more than `keep` images: the other requests
+/// begin with the whole previous request, byte for byte, which a server's prompt cache reuses
+/// (docs/context.md).
 #[test]
 fn old_screenshots_are_pruned_in_steps_that_keep_the_prefix() {
     let mut t = Tools::new(ReadOptions {
@@ -57,10 +59,7 @@ fn old_screenshots_are_pruned_in_steps_that_keep_the_prefix() {
     for n in 1..=24 {
         let (prompt, _) = turn(&mut t, n, &call("press_key", json!({"key": "enter"})));
         let images = images(&prompt.messages);
-        assert!(
-            (2..2 + PRUNE_STEP).contains(&images) || n < 2,
-            "turn {n}: {images}"
-        );
+        assert!((1..=2).contains(&images), "turn {n}: {images}");
         let body = serde_json::to_string(&prompt.messages).unwrap();
         // the previous request's messages, less the closing bracket, begin this one's
         if let Some(prev) = last.replace(body.clone())
@@ -69,9 +68,9 @@ fn old_screenshots_are_pruned_in_steps_that_keep_the_prefix() {
             rewritten.push(n);
         }
     }
-    // before pruning in steps: every turn from the third
+    // before pruning in steps: every turn from the third (22 of 24)
     assert!(
-        !rewritten.is_empty() && rewritten.len() <= 24 / PRUNE_STEP,
+        !rewritten.is_empty() && rewritten.len() <= 24 / 2,
         "rewritten at turns {rewritten:?}"
     );
 }
