@@ -140,6 +140,8 @@ pub struct Engine<'a> {
     /// Set by [`Channel::ask_with`] when the server refused a request as too long and said a
     /// context length shorter than the one known (or the first one known).
     learned_context: Option<u64>,
+    /// The token estimate as calibrated by the server's counts (`model/calibrate.rs`).
+    calibration: crate::model::Calibration,
 }
 
 /// Why the loop stopped early.
@@ -158,6 +160,8 @@ struct Channel<'e> {
     /// A context length learned from the server's refusal of a request as too long, for the
     /// turn to fit its request to and ask again (`Engine::ask_fitted`).
     learned: &'e mut Option<u64>,
+    /// Learns from each reply's `usage`; calibrates the estimates shown and fitted.
+    calibration: &'e mut crate::model::Calibration,
 }
 
 impl Engine<'_> {
@@ -171,6 +175,7 @@ impl Engine<'_> {
             context: &self.options.context,
             spent: &mut self.spent,
             learned: &mut self.learned_context,
+            calibration: &mut self.calibration,
         }
     }
 
@@ -734,6 +739,7 @@ impl Engine<'_> {
             context: &options.context,
             spent: &mut self.spent,
             learned: &mut self.learned_context,
+            calibration: &mut self.calibration,
         };
         let mut ask = |prompt: Prompt| {
             if failed.is_some() {
@@ -931,6 +937,7 @@ impl Channel<'_> {
             (text.matches("data:image/").count(), text.len())
         };
         let cost = crate::model::context::estimate(request, self.context.image_tokens);
+        let calibrated = self.calibration.tokens(&cost);
         let request_event = |attempt: u32, reason: Option<String>| EventKind::ModelRequest {
             model: request.model.clone(),
             attempt,
@@ -940,7 +947,7 @@ impl Channel<'_> {
             reason,
             image: cost.images.last().copied(),
             image_tokens: cost.image_tokens,
-            estimated_tokens: cost.total(),
+            estimated_tokens: calibrated,
             context_tokens: self.context.tokens,
         };
         self.emit(turn, request_event(1, None));
@@ -965,6 +972,9 @@ impl Channel<'_> {
         self.spent.model += ms(model_start);
         match result {
             Ok(reply) => {
+                if let Some(u) = &reply.usage {
+                    self.calibration.learn(&cost, u.prompt_tokens);
+                }
                 self.exchange(turn, "response", || {
                     serde_json::json!({
                     "content": reply.content, "reasoning": reply.reasoning,
@@ -1003,7 +1013,7 @@ impl Channel<'_> {
         request: &mut ChatRequest,
         newest: Option<&Screenshot>,
     ) -> Result<Option<Screenshot>, Stop> {
-        let fitted = fit::fit_request(request, newest, self.context);
+        let fitted = fit::fit_request(request, newest, self.context, &*self.calibration);
         for step in fitted.steps {
             self.emit(turn, step);
         }

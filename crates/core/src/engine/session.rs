@@ -249,6 +249,7 @@ impl Session {
                     last_raw: None,
                     grounding: config.grounding,
                     learned_context: None,
+                    calibration: Default::default(),
                     spent: Default::default(),
                     overhead: Default::default(),
                 };

@@ -130,6 +130,7 @@ impl Run {
             last_raw: None,
             grounding: self.grounding,
             learned_context: None,
+            calibration: Default::default(),
             spent: Default::default(),
             overhead: Default::default(),
         };
