@@ -129,6 +129,10 @@ fn paren_point(verb: usize, x: u32, y: u32, _: (u32, u32)) -> (String, &'static 
 /// OS-Atlas's box, centred on the point (README.md's answer form).
 fn atlas_box(_verb: usize, x: u32, y: u32, s: (u32, u32)) -> (String, &'static str) {
     let d = x.min(y).min(s.0 - x).min(s.1 - y).min(7);
+    if d == 0 {
+        // at an edge no box is centred on the point: its point form ("a center point")
+        return (format!("<|box_start|>({x},{y})<|box_end|>"), "click");
+    }
     let (x1, y1, x2, y2) = (x - d, y - d, x + d, y + d);
     (
         format!(
