@@ -536,46 +536,12 @@ pub fn detect(content: &str) -> Dialect {
         return Dialect::Uitars;
     }
     let objects = lenient::objects(content);
-    if let Some(v) = objects.iter().find_map(|o| o.value.as_ref().ok()) {
-        if holo::is_holo(v) {
-            return Dialect::Holo;
-        }
-        if ["actions", "observation", "bboxes"]
-            .iter()
-            .any(|k| v.get(*k).is_some())
-        {
-            return Dialect::Json;
-        }
-        if let Some(name) = v.get("name").and_then(Value::as_str)
-            && (v.get("arguments").is_some() || v.get("parameters").is_some())
-        {
-            let n = name.to_ascii_lowercase();
-            return match n.as_str() {
-                "computer_use" | "mobile_use" => Dialect::Qwen,
-                "computer" => Dialect::Anthropic,
-                "computer_use_preview" | "computer_call" => Dialect::Openai,
-                n if gemini::is_call(n) => Dialect::Gemini,
-                n if seed::is_anthropic_action(n, v.get("arguments")) => Dialect::Anthropic,
-                n if seed::is_tool(n) => Dialect::Uitars,
-                _ => Dialect::Tools,
-            };
-        }
-        if v.get("action").is_some_and(Value::is_object) || openai::is_action(v) {
-            return Dialect::Openai;
-        }
-        if v.get("type")
-            .and_then(Value::as_str)
-            .is_some_and(seed::anthropic_only)
-        {
-            return Dialect::Anthropic;
-        }
-        if v.get("action").is_some_and(Value::is_string) {
-            return if qwen::looks_like_qwen(v) {
-                Dialect::Qwen
-            } else {
-                Dialect::Anthropic
-            };
-        }
+    if let Some(d) = objects
+        .iter()
+        .find_map(|o| o.value.as_ref().ok())
+        .and_then(detect_object)
+    {
+        return d;
     }
     if calls::has_calls(content) {
         return Dialect::Calls;
@@ -584,6 +550,50 @@ pub fn detect(content: &str) -> Dialect {
         return Dialect::Json;
     }
     Dialect::None
+}
+
+/// The dialect of the first JSON object a reply holds, when its keys say one.
+fn detect_object(v: &Value) -> Option<Dialect> {
+    if holo::is_holo(v) {
+        return Some(Dialect::Holo);
+    }
+    if ["actions", "observation", "bboxes"]
+        .iter()
+        .any(|k| v.get(*k).is_some())
+    {
+        return Some(Dialect::Json);
+    }
+    if let Some(name) = v.get("name").and_then(Value::as_str)
+        && (v.get("arguments").is_some() || v.get("parameters").is_some())
+    {
+        let n = name.to_ascii_lowercase();
+        return Some(match n.as_str() {
+            "computer_use" | "mobile_use" => Dialect::Qwen,
+            "computer" => Dialect::Anthropic,
+            "computer_use_preview" | "computer_call" => Dialect::Openai,
+            n if gemini::is_call(n) => Dialect::Gemini,
+            n if seed::is_anthropic_action(n, v.get("arguments")) => Dialect::Anthropic,
+            n if seed::is_tool(n) => Dialect::Uitars,
+            _ => Dialect::Tools,
+        });
+    }
+    if v.get("action").is_some_and(Value::is_object) || openai::is_action(v) {
+        return Some(Dialect::Openai);
+    }
+    if v.get("type")
+        .and_then(Value::as_str)
+        .is_some_and(seed::anthropic_only)
+    {
+        return Some(Dialect::Anthropic);
+    }
+    if v.get("action").is_some_and(Value::is_string) {
+        return Some(if qwen::looks_like_qwen(v) {
+            Dialect::Qwen
+        } else {
+            Dialect::Anthropic
+        });
+    }
+    None
 }
 
 /// Removes `<think>…</think>` blocks; with only a closing `</think>`, everything before it.
