@@ -52,6 +52,33 @@ fn holo3_steps_and_holo15_answers_read_in_auto_and_forced() {
     );
 }
 
+/// UI-Venus's `Wait()` waits 2 s (its executor's pause); a number it writes is the seconds,
+/// in any form; anything else (a second argument, a negative) is refused, never a guessed wait.
+#[test]
+fn ui_venus_wait_reads_the_seconds_written_and_refuses_the_rest() {
+    for (reply, seconds) in [
+        ("<action>Wait()</action>", 2.0),
+        ("<action>Wait(3)</action>", 3.0),
+        ("<action>Wait(seconds=3)</action>", 3.0),
+        ("<action>wait(seconds=1.5)</action>", 1.5),
+    ] {
+        let p = parse_as(reply, Some(Dialect::Venus));
+        assert!(p.errors.is_empty(), "{reply}: {p:?}");
+        assert_eq!(
+            actions(&p),
+            json!([{"type": "wait", "seconds": seconds}]),
+            "{reply}"
+        );
+    }
+    for reply in ["<action>Wait(-1)</action>", "<action>Wait(1, 2)</action>"] {
+        let p = parse_as(reply, Some(Dialect::Venus));
+        assert!(
+            p.actions.is_empty() && !p.errors.is_empty(),
+            "{reply}: {p:?}"
+        );
+    }
+}
+
 #[test]
 fn ui_venus_actions_read_in_auto_and_forced() {
     let r =

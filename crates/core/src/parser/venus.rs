@@ -136,7 +136,10 @@ fn call(name: &str, a: &Value, ctx: &mut Ctx) {
                 None => return,
             }
         }
-        "wait" => ActionKind::Wait { seconds: 2.0 },
+        "wait" => match wait(a, ctx) {
+            Some(kind) => kind,
+            None => return,
+        },
         "finished" | "calluser" => {
             let t = text(given(a, &["content", "box"])).unwrap_or_default();
             if name == "finished" {
@@ -152,6 +155,30 @@ fn call(name: &str, a: &Value, ctx: &mut Ctx) {
         }
     };
     ctx.push(kind, None);
+}
+
+/// `Wait()` takes nothing (2 s, as UI-Venus's own executor waits); one number is read as
+/// seconds (`Wait(3)`, `Wait(seconds=3)`). A name where the number belongs (`Wait(seconds)`,
+/// a prompt's example echoed) or anything else is refused: never a wait the model did not
+/// write (docs/actions.md, "Placeholders in examples").
+fn wait(a: &Value, ctx: &mut Ctx) -> Option<ActionKind> {
+    let values: Vec<&Value> = a
+        .as_object()
+        .map(|m| m.values().collect())
+        .unwrap_or_default();
+    if ctx.refuse_names("Wait", &values) {
+        return None;
+    }
+    match values.as_slice() {
+        [] => Some(ActionKind::Wait { seconds: 2.0 }),
+        [v] => match v.as_f64() {
+            Some(seconds) if seconds.is_finite() && seconds >= 0.0 => {
+                Some(ActionKind::Wait { seconds })
+            }
+            _ => ctx.fail(format!("Wait: write Wait() or Wait(SECONDS), not {a}")),
+        },
+        _ => ctx.fail(format!("Wait: write Wait() or Wait(SECONDS), not {a}")),
+    }
 }
 
 /// `Scroll(direction='down')` at the pointer, or the phone's swipe `Scroll(start, end)`: the
