@@ -14,8 +14,8 @@
 //! family whose own format franz reads but writes no prompt of (Holo, UI-Venus, Gemini, the
 //! grounding answers): its runs are prompted in the designs' formats worded in the profile's
 //! space, so a reply in those formats means that space; under a pixel profile (GTA1,
-//! Holo1.5) the design's 0..1000 point is read as the pixels the prompt asked for, acted on,
-//! and misses.
+//! Holo1.5) the design's 0..1000 point is read as the pixels the prompt asked for and acted
+//! on.
 
 #![cfg(target_os = "linux")]
 
@@ -312,16 +312,21 @@ fn the_designs_formats_reach_the_goal_where_their_space_is_the_profiles() {
         let stderr = String::from_utf8_lossy(&c.output.stderr);
         stderr.contains("nothing was performed") && stderr.contains("--profile")
     };
-    let as_asked = |c: &Cell| {
-        if prompted_in_design_formats_in_pixels(&c.profile) {
-            !String::from_utf8_lossy(&c.output.stderr).contains("nothing was performed")
-        } else {
-            refused(c)
-        }
+    // (whether that point happens to fall on the terminal depends on where it was placed, so
+    // those cells assert only that the click was performed, mapped as the image's pixels)
+    let performed_as_pixels = |c: &Cell| {
+        let stderr = String::from_utf8_lossy(&c.output.stderr);
+        !stderr.contains("nothing was performed") && stderr.contains(r#""exact":{"at":["#)
     };
     let wrong: Vec<String> = cells
         .iter()
-        .filter(|c| c.reached != profile_is_norm(&c.profile) || (!c.reached && !as_asked(c)))
+        .filter(|c| {
+            if prompted_in_design_formats_in_pixels(&c.profile) {
+                !performed_as_pixels(c)
+            } else {
+                c.reached != profile_is_norm(&c.profile) || (!c.reached && !refused(c))
+            }
+        })
         .map(|c| {
             format!(
                 "expected reached={}: {}",
