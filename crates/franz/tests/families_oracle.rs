@@ -29,6 +29,9 @@ enum Space {
     Relative,
 }
 
+/// A family's reply writer: (verb, x, y, image size) -> the reply and the action it means.
+type Writer = fn(usize, u32, u32, (u32, u32)) -> (String, &'static str);
+
 /// One family: its profile, its space, how far its own code may lie from franz's pixel, how
 /// its replies write a pointer action, and how many actions one reply holds (a grounding
 /// model answers one point).
@@ -36,7 +39,7 @@ struct Family {
     profile: &'static str,
     space: Space,
     tolerance: f64,
-    write: fn(verb: usize, x: u32, y: u32, s: (u32, u32)) -> (String, &'static str),
+    write: Writer,
     per_reply: usize,
 }
 
@@ -122,7 +125,7 @@ fn venus_call(verb: usize, x: u32, y: u32, _: (u32, u32)) -> (String, &'static s
 
 /// GTA1's and UGround's answer: `(x,y)` / `(x, y)`.
 fn paren_point(verb: usize, x: u32, y: u32, _: (u32, u32)) -> (String, &'static str) {
-    let gap = if verb % 2 == 0 { "" } else { " " };
+    let gap = if verb.is_multiple_of(2) { "" } else { " " };
     (format!("({x},{gap}{y})"), "click")
 }
 
@@ -176,7 +179,7 @@ const fn family(
     profile: &'static str,
     space: Space,
     tolerance: f64,
-    write: fn(usize, u32, u32, (u32, u32)) -> (String, &'static str),
+    write: Writer,
     per_reply: usize,
 ) -> Family {
     Family {
