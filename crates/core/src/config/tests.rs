@@ -211,7 +211,7 @@ fn enum_settings_are_parsed_once_and_bad_names_list_the_valid_ones() {
         (
             "dialect",
             "klingon",
-            "auto, json, calls, tools, qwen, uitars, anthropic, openai, pyautogui",
+            "auto, json, calls, tools, qwen, uitars, anthropic, openai, pyautogui, holo, venus, gemini, point",
         ),
         (
             "strategy",
