@@ -26,10 +26,10 @@ impl Default for LoopSettings {
     }
 }
 
-/// The run's guard rails of this module (`loop_warn`, `loop_stop`, `unchanged_note`); the
-/// default is the settings table's, the mapping `Config::guard` (`config/parts.rs`).
+/// The loop breaker's settings (`loop_warn`, `loop_stop`, `unchanged_note`); the default is
+/// the settings table's, the mapping `Config::loop_breaker` (`config/parts.rs`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Guard {
+pub struct LoopBreaker {
     pub loops: LoopSettings,
     /// Tell the model when nothing changed on screen after its last action.
     pub unchanged_note: bool,

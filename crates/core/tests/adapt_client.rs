@@ -257,7 +257,7 @@ fn a_server_that_ignores_required_gets_its_next_calls_asked_as_content() {
     )];
     let mut r = ChatRequest::new("m", vec![Message::user("go")]);
     r.tools = tools.clone();
-    r.format = franz_core::strategy::format::of_tools(
+    r.format = franz_core::strategy::reply_format::of_tools(
         &tools,
         franz_core::strategy::grammar::Space::Norm1000,
     );

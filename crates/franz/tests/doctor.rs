@@ -56,15 +56,27 @@ fn doctor_passes_on_a_sandbox_with_the_scripted_server() {
         "{text}"
     );
     // each family named with the ids that pick it
+    // every family with a match list, by name, its family and its ids
+    for p in franz_core::profile::builtin() {
+        if p.name == "franz" || p.matches.is_empty() {
+            continue;
+        }
+        let line = format!(
+            "{} for {} (ids containing {})",
+            p.name,
+            p.family,
+            p.matches.join(" or ")
+        );
+        assert!(text.contains(&line), "{line}: {text}");
+    }
     assert!(
-        text.contains(
-            "qwen3-vl (ids containing qwen3-vl), ui-tars-1.5 (ids containing ui-tars-1.5)"
-        ),
+        text.contains("qwen3-vl for Qwen3-VL (ids containing qwen3-vl)")
+            && text.contains("holo3 for Holo3 / Holo3.1 (H Company) (ids containing holo3)")
+            && text.contains("gta1 for GTA1 / GTA1.5 (grounding) (ids containing gta1)"),
         "{text}"
     );
     assert!(
-        text.contains("evocua (ids containing evocua)")
-            && text.contains("glm-4.6v (ids containing glm-4.6v)"),
+        text.contains("GGUF builds as LM Studio and Ollama list them"),
         "{text}"
     );
     assert!(text.contains("ok   calibration: 9 clicks"), "{text}");

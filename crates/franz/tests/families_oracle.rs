@@ -5,8 +5,8 @@
 //! - the image each family is sent (`franz profiles show`, `franz parse --screen`) is one the
 //!   family's own resize leaves unchanged (tests/oracle/families.py runs the copied code);
 //! - each reply, in the family's own action format, parses to the intended actions, and each
-//!   point lands exactly on `P0 + min(L - 1, round(v * L / S))` (S: 999, 1000 or the image's
-//!   side), which is within half a pixel of the source's `v * L / S` (one pixel at the last
+//!   point lands exactly on `P0 + min(L - 1, round(v * L / S))` (S: 999, 1000, 1 or the
+//!   image's side; a grounding model's reply is one point, OS-Atlas's a box around it), which is within half a pixel of the source's `v * L / S` (one pixel at the last
 //!   pixel, where franz keeps the point on the screen) and within the source's own rounding of
 //!   the pixel its code computes (`int()` truncates: one pixel; hud's GLM tool maps onto
 //!   `L - 1`: two);
@@ -18,16 +18,32 @@ use crate::common;
 use common::oracle::{Combo, Rng, Seen, combos, show_and_parse};
 use serde_json::{Value, json};
 
-/// One family: its profile, its space (`None`: pixels of the image), how far its own code may
-/// lie from franz's pixel, and how its replies write a pointer action.
-struct Family {
-    profile: &'static str,
-    norm: Option<u32>,
-    tolerance: f64,
-    write: fn(verb: usize, x: u32, y: u32) -> (String, &'static str),
+/// The space a family's replies write points in.
+#[derive(Clone, Copy)]
+enum Space {
+    /// 0..=S on each axis (1000 or 999).
+    Norm(u32),
+    /// Pixels of the image sent.
+    Pixels,
+    /// Fractions 0..1, written with four decimals (k / 10000).
+    Relative,
 }
 
-fn qwen_call(verb: usize, x: u32, y: u32) -> (String, &'static str) {
+/// A family's reply writer: (verb, x, y, image size) -> the reply and the action it means.
+type Writer = fn(usize, u32, u32, (u32, u32)) -> (String, &'static str);
+
+/// One family: its profile, its space, how far its own code may lie from franz's pixel, how
+/// its replies write a pointer action, and how many actions one reply holds (a grounding
+/// model answers one point).
+struct Family {
+    profile: &'static str,
+    space: Space,
+    tolerance: f64,
+    write: Writer,
+    per_reply: usize,
+}
+
+fn qwen_call(verb: usize, x: u32, y: u32, _: (u32, u32)) -> (String, &'static str) {
     let (name, kind) = [
         ("left_click", "click"),
         ("right_click", "right_click"),
@@ -39,7 +55,7 @@ fn qwen_call(verb: usize, x: u32, y: u32) -> (String, &'static str) {
 }
 
 /// MAI-UI's `mobile_use` (src/prompt.py: click, long_press).
-fn mobile_call(_verb: usize, x: u32, y: u32) -> (String, &'static str) {
+fn mobile_call(_verb: usize, x: u32, y: u32, _: (u32, u32)) -> (String, &'static str) {
     let call =
         json!({"name": "mobile_use", "arguments": {"action": "click", "coordinate": [x, y]}});
     (
@@ -49,7 +65,7 @@ fn mobile_call(_verb: usize, x: u32, y: u32) -> (String, &'static str) {
 }
 
 /// GLM's PC actions (zai-org/GLM-V examples/gui-agent/glm-45v/agent.md).
-fn glm_call(verb: usize, x: u32, y: u32) -> (String, &'static str) {
+fn glm_call(verb: usize, x: u32, y: u32, _: (u32, u32)) -> (String, &'static str) {
     let (name, kind) = [
         ("left_click", "click"),
         ("right_click", "right_click"),
@@ -63,7 +79,7 @@ fn glm_call(verb: usize, x: u32, y: u32) -> (String, &'static str) {
 }
 
 /// OpenCUA's pyautogui lines (its agent keeps the lines starting with `pyautogui.`).
-fn pyautogui_call(verb: usize, x: u32, y: u32) -> (String, &'static str) {
+fn pyautogui_call(verb: usize, x: u32, y: u32, _: (u32, u32)) -> (String, &'static str) {
     let (name, kind) = [
         ("click", "click"),
         ("rightClick", "right_click"),
@@ -73,43 +89,131 @@ fn pyautogui_call(verb: usize, x: u32, y: u32) -> (String, &'static str) {
     (format!("pyautogui.{name}(x={x}, y={y})"), kind)
 }
 
-const FAMILIES: [Family; 6] = [
+/// Holo3's structured output (H Company's agent-loop docs): one object a step.
+fn holo3_call(verb: usize, x: u32, y: u32, _: (u32, u32)) -> (String, &'static str) {
+    let (name, kind) = [
+        ("click", "click"),
+        ("right_click", "right_click"),
+        ("double_click", "double_click"),
+        ("hover", "move"),
+    ][verb % 4];
+    let step = json!({"note": null, "thought": "the target", "tool_call": {"tool_name": name, "element": "the target", "x": x, "y": y}});
+    (step.to_string(), kind)
+}
+
+/// Holo1.5's grounding answer (trycua/cua loops/holo.py's schema).
+fn holo15_answer(_verb: usize, x: u32, y: u32, _: (u32, u32)) -> (String, &'static str) {
+    let answer = json!({"action": "click_absolute", "x": x, "y": y});
+    (answer.to_string(), "click")
+}
+
+/// UI-Venus-1.5's action (models/navigation/utils.py's action space, its Output Format).
+fn venus_call(verb: usize, x: u32, y: u32, _: (u32, u32)) -> (String, &'static str) {
+    let (name, kind) = [
+        ("Click", "click"),
+        ("DoubleClick", "double_click"),
+        ("Hover", "move"),
+        ("LongPress", "long_press"),
+    ][verb % 4];
+    (
+        format!(
+            "<think>the target</think>\n<action>{name}(box=({x},{y}))</action>\n<conclusion>done</conclusion>"
+        ),
+        kind,
+    )
+}
+
+/// GTA1's and UGround's answer: `(x,y)` / `(x, y)`.
+fn paren_point(verb: usize, x: u32, y: u32, _: (u32, u32)) -> (String, &'static str) {
+    let gap = if verb.is_multiple_of(2) { "" } else { " " };
+    (format!("({x},{gap}{y})"), "click")
+}
+
+/// OS-Atlas's box, centred on the point (README.md's answer form).
+fn atlas_box(_verb: usize, x: u32, y: u32, s: (u32, u32)) -> (String, &'static str) {
+    let d = x.min(y).min(s.0 - x).min(s.1 - y).min(7);
+    if d == 0 {
+        // at an edge no box is centred on the point: its point form ("a center point")
+        return (format!("<|box_start|>({x},{y})<|box_end|>"), "click");
+    }
+    let (x1, y1, x2, y2) = (x - d, y - d, x + d, y + d);
+    (
+        format!(
+            "<|object_ref_start|>the target<|object_ref_end|><|box_start|>({x1},{y1}),({x2},{y2})<|box_end|><|im_end|>"
+        ),
+        "click",
+    )
+}
+
+/// ShowUI's fractions (QUICK_START.md: `[0.73, 0.21]`).
+fn showui_point(_verb: usize, x: u32, y: u32, _: (u32, u32)) -> (String, &'static str) {
+    let f = |k: u32| format!("{}", k as f64 / 10000.0);
+    (format!("[{}, {}]", f(x), f(y)), "click")
+}
+
+/// OpenCUA-A3B's and -Qwen2's pyautogui lines, fractions of the screen.
+fn pyautogui_fraction(verb: usize, x: u32, y: u32, _: (u32, u32)) -> (String, &'static str) {
+    let (name, kind) = [("click", "click"), ("doubleClick", "double_click")][verb % 2];
+    let f = |k: u32| format!("{}", k as f64 / 10000.0);
+    (format!("pyautogui.{name}(x={}, y={})", f(x), f(y)), kind)
+}
+
+/// MAI-UI's grounding answer (src/prompt.py, MAI_MOBILE_SYS_PROMPT_GROUNDING).
+fn mai_grounding(_verb: usize, x: u32, y: u32, _: (u32, u32)) -> (String, &'static str) {
+    (
+        format!(
+            "<grounding_think>the target</grounding_think>\n<answer>\n{{\"coordinate\": [{x},{y}]}}\n</answer>"
+        ),
+        "click",
+    )
+}
+
+/// Gemini's computer-use function calls, as a Hermes-style server writes them into text.
+fn gemini_call(verb: usize, x: u32, y: u32, _: (u32, u32)) -> (String, &'static str) {
+    let (name, kind) = [("click_at", "click"), ("hover_at", "move")][verb % 2];
+    let call = json!({"name": name, "arguments": {"x": x, "y": y}});
+    (format!("<tool_call>\n{call}\n</tool_call>"), kind)
+}
+
+const fn family(
+    profile: &'static str,
+    space: Space,
+    tolerance: f64,
+    write: Writer,
+    per_reply: usize,
+) -> Family {
     Family {
-        profile: "gui-owl-1.5",
-        norm: Some(1000),
-        tolerance: 1.0,
-        write: qwen_call,
-    },
-    Family {
-        profile: "evocua",
-        norm: Some(999),
-        tolerance: 1.0,
-        write: qwen_call,
-    },
-    Family {
-        profile: "mai-ui",
-        norm: Some(999),
-        tolerance: 1.0,
-        write: mobile_call,
-    },
-    Family {
-        profile: "glm-4.6v",
-        norm: Some(999),
-        tolerance: 2.0,
-        write: glm_call,
-    },
-    Family {
-        profile: "fara-7b",
-        norm: None,
-        tolerance: 1.0,
-        write: qwen_call,
-    },
-    Family {
-        profile: "opencua",
-        norm: None,
-        tolerance: 1.0,
-        write: pyautogui_call,
-    },
+        profile,
+        space,
+        tolerance,
+        write,
+        per_reply,
+    }
+}
+
+const FAMILIES: [Family; 16] = [
+    family("gui-owl-1.5", Space::Norm(1000), 1.0, qwen_call, 6),
+    family("evocua", Space::Norm(999), 1.0, qwen_call, 6),
+    family("mai-ui", Space::Norm(999), 1.0, mobile_call, 6),
+    family("glm-4.6v", Space::Norm(999), 2.0, glm_call, 6),
+    family("fara-7b", Space::Pixels, 1.0, qwen_call, 6),
+    family("opencua", Space::Pixels, 1.0, pyautogui_call, 6),
+    family("holo3", Space::Norm(1000), 1.0, holo3_call, 6),
+    family("ui-venus-1.5", Space::Norm(1000), 1.0, venus_call, 6),
+    family("gta1", Space::Pixels, 1.0, paren_point, 1),
+    family("holo1.5", Space::Pixels, 1.0, holo15_answer, 6),
+    family("os-atlas", Space::Norm(1000), 1.0, atlas_box, 1),
+    family("uground", Space::Norm(1000), 1.0, paren_point, 1),
+    family("showui", Space::Relative, 1.0, showui_point, 1),
+    family("gemini-computer", Space::Norm(1000), 1.0, gemini_call, 6),
+    family(
+        "opencua-relative",
+        Space::Relative,
+        1.0,
+        pyautogui_fraction,
+        6,
+    ),
+    family("mai-ui", Space::Norm(999), 1.0, mai_grounding, 1),
 ];
 
 /// One case: a family's reply on one screen and crop, and the points it writes.
@@ -120,13 +224,22 @@ struct Case {
     expect: Vec<(&'static str, [u32; 2])>,
 }
 
+/// The extent of a family's space for an image: the value `S` its numbers are divided by.
+fn extent(space: Space, image: (u32, u32)) -> (u32, u32) {
+    match space {
+        Space::Norm(m) => (m, m),
+        Space::Pixels => image,
+        Space::Relative => (10000, 10000),
+    }
+}
+
 fn case(rng: &mut Rng, family: &'static Family, combo: &Combo, image: (u32, u32)) -> Case {
-    let space = family.norm.map_or(image, |m| (m, m));
+    let space = extent(family.space, image);
     let mut lines = Vec::new();
     let mut expect = Vec::new();
-    for verb in 0..6 {
+    for verb in 0..family.per_reply {
         let (x, y) = (rng.value(space.0), rng.value(space.1));
-        let (line, kind) = (family.write)(verb, x, y);
+        let (line, kind) = (family.write)(verb, x, y, space);
         lines.push(line);
         expect.push((kind, [x, y]));
     }
@@ -154,7 +267,7 @@ fn check(c: &Case, s: &Seen, sources: &mut std::slice::Iter<'_, Value>) -> usize
         c.reply,
         s.actions
     );
-    let of = c.family.norm.map_or(s.image, |m| (m, m));
+    let of = extent(c.family.space, s.image);
     for (action, (kind, v)) in s.actions.iter().zip(&c.expect) {
         let what = format!(
             "{} {:?} crop {} {action}",
@@ -241,21 +354,13 @@ fn new_profiles_match_their_families_own_mapping_code() {
         })
         .collect();
     let answer = common::oracle::oracle("families.py", &json!({"sizes": sizes, "points": points}));
-    for ((c, s), fixed) in cases
-        .iter()
-        .zip(&seen)
-        .zip(answer["fixed"].as_array().unwrap())
-    {
-        assert_eq!(
-            fixed,
-            &json!(true),
-            "{}: {:?} for screen {:?} crop {} is not an image the family's own resize keeps",
-            c.family.profile,
-            s.image,
-            c.combo.screen,
-            c.combo.crop
-        );
-    }
+    common::oracle::assert_fixed_points(
+        &answer["fixed"],
+        cases
+            .iter()
+            .zip(&seen)
+            .map(|(c, s)| (c.family.profile, &c.combo, s.image)),
+    );
     let mut sources = answer["points"].as_array().unwrap().iter();
     let checked: usize = cases
         .iter()
@@ -263,7 +368,7 @@ fn new_profiles_match_their_families_own_mapping_code() {
         .map(|(c, s)| check(c, s, &mut sources))
         .sum();
     assert!(sources.next().is_none());
-    assert!(checked >= 800, "only {checked} points");
+    assert!(checked >= 1400, "only {checked} points");
     eprintln!("{checked} points in {:?}", started.elapsed());
 }
 
@@ -344,6 +449,63 @@ fn replies_copied_from_each_source_parse_to_the_actions_they_meant() {
         json!({"at": [0.9722, 0.9701], "of": [1, 1]})
     );
     assert_eq!(v["actions"][0]["screen"], json!([1867, 1048]));
+    // the same under the variants' own profile, picked from their ids
+    let v = parse_fixture(
+        "opencua-relative.txt",
+        &["--profile", "opencua-relative", "--screen", "1920x1080"],
+    );
+    assert_eq!(v["norm_max"], 1);
+    assert_eq!(v["actions"][0]["screen"], json!([1867, 1048]));
+    // Holo3's agent-loop docs: the step's note and thought are its words, the flat tool_call
+    // a click at (932, 880) of 0..1000
+    let v = parse_fixture(
+        "holo3.txt",
+        &["--profile", "holo3", "--screen", "1920x1080"],
+    );
+    assert_eq!(v["actions"].as_array().unwrap().len(), 1, "{v}");
+    assert_eq!(v["actions"][0]["type"], "click");
+    assert_eq!(
+        v["actions"][0]["exact"],
+        json!({"at": [932, 880], "of": [1000, 1000]})
+    );
+    assert_eq!(v["actions"][0]["screen"], json!([1789, 950]));
+    assert!(v["text"].as_str().unwrap().contains("/orders/8421"), "{v}");
+    // UI-Venus-1.5's Output Format with the box its policy cites
+    let v = parse_fixture(
+        "ui-venus-1.5.txt",
+        &["--profile", "ui-venus-1.5", "--screen", "1920x1080"],
+    );
+    assert_eq!(v["actions"].as_array().unwrap().len(), 1, "{v}");
+    assert_eq!(v["actions"][0]["type"], "click");
+    assert_eq!(
+        v["actions"][0]["exact"],
+        json!({"at": [868, 487], "of": [1000, 1000]})
+    );
+    assert_eq!(v["actions"][0]["screen"], json!([1667, 526]));
+    // OS-Atlas's README: the box (576,12),(592,42) of 0..1000, clicked at its centre
+    let v = parse_fixture(
+        "os-atlas.txt",
+        &["--profile", "os-atlas", "--screen", "1920x1080"],
+    );
+    assert_eq!(v["actions"].as_array().unwrap().len(), 1, "{v}");
+    assert_eq!(v["actions"][0]["type"], "click");
+    assert_eq!(
+        v["actions"][0]["exact"],
+        json!({"at": [584, 27], "of": [1000, 1000]})
+    );
+    assert_eq!(v["actions"][0]["screen"], json!([1121, 29]));
+    // ShowUI's QUICK_START: [0.73, 0.21], fractions of the screenshot
+    let v = parse_fixture(
+        "showui.txt",
+        &["--profile", "showui", "--screen", "1920x1080"],
+    );
+    assert_eq!(v["norm_max"], 1);
+    assert_eq!(v["actions"][0]["type"], "click");
+    assert_eq!(
+        v["actions"][0]["exact"],
+        json!({"at": [0.73, 0.21], "of": [1, 1]})
+    );
+    assert_eq!(v["actions"][0]["screen"], json!([1402, 227]));
 }
 
 #[test]

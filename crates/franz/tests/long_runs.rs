@@ -184,12 +184,12 @@ fn a_bad_log_images_value_says_which_are_valid() {
 }
 
 #[test]
-fn a_300_turn_soak_keeps_the_request_size_constant_and_rss_within_5_percent() {
+fn a_300_turn_soak_keeps_the_request_size_constant_rss_flat_and_disk_per_turn_bounded() {
     let tmp = tempfile::tempdir().unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_franz"))
         // a small screen: an allocator keeping or returning one frame-sized buffer is a step
-        // of over 5% of a 640x480 run's RSS, which is no growth; a leak per turn is the same
-        // at any size
+        // of several percent of a 640x480 run's RSS, which is no growth; a leak per turn is
+        // the same at any size
         .args(["--sandbox=320x240", "bench", "soak", "--turns", "300"])
         .arg("--dir")
         .arg(tmp.path())
@@ -206,8 +206,18 @@ fn a_300_turn_soak_keeps_the_request_size_constant_and_rss_within_5_percent() {
         .unwrap();
     // every 15 turns: 20 samples
     assert_eq!(rss.split_whitespace().count() - 2, 20, "{stdout}");
+    // the last reading against the settled one (a tenth of a soak this short), as
+    // `bench soak --turns 10000` compares turn 10,000's with turn 1,000's (README)
     assert!(
-        stdout.contains("RSS: at most") && stdout.contains(": within 5%"),
+        stdout.lines().any(|l| l.starts_with("RSS: ")
+            && l.contains("at turn 300, ")
+            && l.ends_with(": within 10%")),
+        "{stdout}"
+    );
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l.starts_with("disk: ") && l.ends_with(": bounded")),
         "{stdout}"
     );
     assert!(

@@ -49,6 +49,7 @@ mod profiles_e2e;
 mod profiles_oracle;
 mod progress;
 mod real_model_server;
+mod real_server_tokens;
 mod replay_execute;
 mod report_browser;
 mod run_e2e;

@@ -224,22 +224,13 @@ fn profiles_match_the_families_reference_code() {
         "profiles.py",
         &json!({"sizes": size_req, "uitars": uitars_req}),
     );
-    for ((c, s), fixed) in cases
-        .iter()
-        .zip(&seen)
-        .zip(answer["fixed"].as_array().unwrap())
-    {
-        assert_eq!(
-            fixed,
-            &json!(true),
-            "{}: {}x{} for screen {:?} crop {} is not a fixed point of the reference smart_resize",
-            c.family,
-            s.image.0,
-            s.image.1,
-            c.combo.screen,
-            c.crop_text()
-        );
-    }
+    common::oracle::assert_fixed_points(
+        &answer["fixed"],
+        cases
+            .iter()
+            .zip(&seen)
+            .map(|(c, s)| (c.family, &c.combo, s.image)),
+    );
     let mut reference = answer["uitars"].as_array().unwrap().iter();
     let mut checked = 0;
     for (c, s) in cases.iter().zip(&seen) {

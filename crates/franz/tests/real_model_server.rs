@@ -34,19 +34,19 @@ use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 /// The model id the script serves.
-const MODEL: &str = "gemma-3-270m";
+pub(crate) const MODEL: &str = "gemma-3-270m";
 /// The tiny model writes until `max_tokens`: a short reply keeps a turn to seconds.
-const MAX_TOKENS: &str = "64";
+pub(crate) const MAX_TOKENS: &str = "64";
 /// One cell's run, on a loaded machine.
 const RUN_TIMEOUT: Duration = Duration::from_secs(900);
 
-struct Server {
-    url: String,
+pub(crate) struct Server {
+    pub(crate) url: String,
     log: PathBuf,
 }
 
 /// The real server, found or started once per test binary; `None` locally when none is built.
-fn server() -> Option<&'static Server> {
+pub(crate) fn server() -> Option<&'static Server> {
     static SERVER: OnceLock<Option<Server>> = OnceLock::new();
     let found = SERVER.get_or_init(find_or_start).as_ref();
     if found.is_none() {
@@ -116,7 +116,7 @@ fn start_server(args: &[&str]) -> Server {
 
 /// One franz process at a time talks to the server, so that each one's lines of the server's
 /// log are its own (the server answers one request at a time anyway).
-fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+pub(crate) fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
     static LOCK: Mutex<()> = Mutex::new(());
     LOCK.lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -134,7 +134,7 @@ fn log_since(server: &Server, from: u64) -> String {
 }
 
 /// Runs franz with `args`, killing it after [`RUN_TIMEOUT`]; its exit code and output.
-fn franz(args: &[&str]) -> (Option<i32>, String) {
+pub(crate) fn franz(args: &[&str]) -> (Option<i32>, String) {
     let child = Command::new(env!("CARGO_BIN_EXE_franz"))
         .args(args)
         .env_remove("FRANZ_LOG")
@@ -161,7 +161,7 @@ fn franz(args: &[&str]) -> (Option<i32>, String) {
     (out.status.code(), text)
 }
 
-fn jsonl(path: &Path) -> Vec<Value> {
+pub(crate) fn jsonl(path: &Path) -> Vec<Value> {
     std::fs::read_to_string(path)
         .unwrap_or_default()
         .lines()
@@ -883,8 +883,9 @@ fn replies_at(c: &str) -> Vec<(&'static str, String, bool)> {
 #[test]
 fn llama_cpps_grammar_engine_takes_every_action_and_no_coordinate_outside_the_space() {
     use franz_core::geometry::ImageSize;
-    use franz_core::strategy::format::{narrative_grammar, tools_reply, vision_schema};
+    use franz_core::strategy::format::narrative_grammar;
     use franz_core::strategy::grammar::Space;
+    use franz_core::strategy::reply_format::{tools_reply, vision_schema};
     if server().is_none() {
         return;
     }

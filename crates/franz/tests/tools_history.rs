@@ -68,11 +68,13 @@ fn the_request_stays_bounded_over_200_turns() {
         v.to_string().len()
     };
     let sizes: Vec<usize> = asked.iter().map(text_len).collect();
-    let plateau = sizes[60];
+    // past the budget the oldest turns go down to 75% of it at once, then the history grows
+    // again (docs/context.md): the plateau is the most of turns 41 to 61, a cycle or more
+    let plateau = sizes[40..=60].iter().copied().max().unwrap_or(0);
     for (i, s) in sizes.iter().enumerate().skip(60) {
         assert!(
             *s <= plateau + 500,
-            "request {} grew to {s} (turn 61: {plateau})",
+            "request {} grew to {s} (turns 41 to 61: at most {plateau})",
             i + 1
         );
     }

@@ -209,7 +209,7 @@ mod tests {
         let e = <Option<Dialect>>::parse_choice("klingon").unwrap_err();
         assert_eq!(
             e,
-            "expected one of: auto, json, calls, tools, qwen, uitars, anthropic, openai, pyautogui"
+            "expected one of: auto, json, calls, tools, qwen, uitars, anthropic, openai, pyautogui, holo, venus, gemini, point"
         );
         assert!(
             Coords::parse_choice("inches")

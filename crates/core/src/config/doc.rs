@@ -130,7 +130,8 @@ in the model client, just before it is sent (`crates/core/src/model/shape.rs`):
 
 `constrain` asks the server to make each reply fit the strategy's format, so that a small model
 cannot write what franz cannot read (`crates/core/src/model/constrain.rs`). The formats come from
-the same tables as the prompts' grammars (`crates/core/src/strategy/format.rs`):
+the same tables as the prompts' grammars (`crates/core/src/strategy/format.rs`; the JSON
+formats in `crates/core/src/strategy/reply_format.rs`):
 
 - narrative (franz's call dialect): a GBNF grammar of one call line of the prompt's calls, then
   optionally one short line of story without parentheses;

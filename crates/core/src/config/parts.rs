@@ -1,7 +1,7 @@
 //! The one mapping from the typed settings to the engine's parts (docs/architecture.md): each
 //! part owns a small settings struct whose `Default` is the settings table's (the executor's
 //! [`ExecConfig`], the model client's [`ClientConfig`], the strategies' [`ReadOptions`], the
-//! commander's [`CommanderSettings`], the loop breaker's [`Guard`], the observation pipeline's
+//! commander's [`CommanderSettings`], the loop breaker's [`LoopBreaker`], the observation pipeline's
 //! [`ObserveConfig`] and the run's [`RunOptions`]); only this file knows both the configuration
 //! and the parts, so no part imports `config`. A new run setting is a row of the table
 //! (`settings.rs`) with its field of [`Config`], a field of its part's settings struct, a line
@@ -10,7 +10,7 @@
 use super::{Config, Settings};
 use crate::engine::{ContextOptions, RunOptions};
 use crate::executor::{ExecConfig, MotionProfile, motion::Motion};
-use crate::loops::{Guard, LoopSettings};
+use crate::loops::{LoopBreaker, LoopSettings};
 use crate::model::client::ClientConfig;
 use crate::observe::ObserveConfig;
 use crate::profile::{Applied, Profile};
@@ -93,8 +93,8 @@ impl Config {
     }
 
     /// The loop breaker's thresholds and the unchanged-screen note.
-    pub fn guard(&self) -> Guard {
-        Guard {
+    pub fn loop_breaker(&self) -> LoopBreaker {
+        LoopBreaker {
             loops: LoopSettings {
                 warn: u32_of(self.loop_warn),
                 stop: u32_of(self.loop_stop),
@@ -169,7 +169,7 @@ impl Settings {
                 self.profile.as_ref().map(|p| p.profile()),
                 (c.context_tokens > 0).then_some(c.context_tokens),
             ),
-            guard: c.guard(),
+            loop_breaker: c.loop_breaker(),
         }
     }
 }

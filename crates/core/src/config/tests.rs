@@ -211,7 +211,7 @@ fn enum_settings_are_parsed_once_and_bad_names_list_the_valid_ones() {
         (
             "dialect",
             "klingon",
-            "auto, json, calls, tools, qwen, uitars, anthropic, openai, pyautogui",
+            "auto, json, calls, tools, qwen, uitars, anthropic, openai, pyautogui, holo, venus, gemini, point",
         ),
         (
             "strategy",
@@ -392,12 +392,12 @@ fn the_overlay_table_reaches_the_overlay_config() {
 fn each_parts_default_is_the_mapping_of_the_tables_defaults() {
     use crate::engine::RunOptions;
     use crate::executor::ExecConfig;
-    use crate::loops::Guard;
+    use crate::loops::LoopBreaker;
     use crate::model::ClientConfig;
     use crate::strategy::ReadOptions;
     let c = Config::defaults();
     assert_eq!(c.exec(), ExecConfig::default());
-    assert_eq!(c.guard(), Guard::default());
+    assert_eq!(c.loop_breaker(), LoopBreaker::default());
     assert_eq!(
         format!("{:?}", c.read_options(None)),
         format!("{:?}", ReadOptions::default())

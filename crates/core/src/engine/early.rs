@@ -171,6 +171,7 @@ impl Engine<'_> {
             context: &self.options.context,
             spent: &mut self.spent,
             learned: &mut self.learned_context,
+            calibration: &mut self.calibration,
         };
         let asked = channel.ask_with(turn, request, &mut |p| early.progress(p));
         let ran = early.ran.map(|mut ran| {

@@ -10,13 +10,16 @@
 //!    in its own, e.g. the next smaller fixed point of its `smart_resize`). The turn's reply is
 //!    then read against the image the model was sent.
 //!
+//! The estimate is the calibrated one (`model/calibrate.rs`) once the server has said its
+//! count of an earlier request.
+//!
 //! If even the smallest image does not fit, the request is not sent: the run ends with an
 //! error naming the numbers and the setting to change.
 
 use crate::event::EventKind;
 use crate::geometry::ImageSize;
 use crate::model::context::{RequestCost, estimate};
-use crate::model::{ChatRequest, Content, ContentPart, ImageTokens};
+use crate::model::{Calibration, ChatRequest, Content, ContentPart, ImageTokens};
 use crate::observe::{RgbaImage, Screenshot, encode_image};
 use std::sync::Arc;
 
@@ -85,6 +88,7 @@ pub(super) fn fit_request(
     request: &mut ChatRequest,
     newest: Option<&Screenshot>,
     context: &ContextOptions,
+    cal: &Calibration,
 ) -> Fit {
     let mut fit = Fit::default();
     let Some(limit) = context.tokens else {
@@ -94,17 +98,17 @@ pub(super) fn fit_request(
     let budget = limit.saturating_sub(max_tokens);
     let rule = context.image_tokens;
     let mut cost = estimate(request, rule);
-    if cost.total() <= budget {
+    if cal.tokens(&cost) <= budget {
         return fit;
     }
-    let before = cost.total();
-    if leave_out_older_images(request, budget, rule) {
+    let before = cal.tokens(&cost);
+    if leave_out_older_images(request, budget, rule, cal) {
         cost = estimate(request, rule);
         fit.steps
-            .push(step("fewer_screenshots", before, &cost, budget));
+            .push(step("fewer_screenshots", before, &cost, cal, budget));
     }
     let mut shot = newest.cloned();
-    while cost.total() > budget {
+    while cal.tokens(&cost) > budget {
         let Some(current) = shot.as_ref().filter(|s| holds(request, &s.data_url)) else {
             break;
         };
@@ -119,24 +123,25 @@ pub(super) fn fit_request(
             }
         };
         replace_image(request, &current.data_url, &smaller.data_url);
-        let before = cost.total();
+        let before = cal.tokens(&cost);
         cost = estimate(request, rule);
-        fit.steps.push(step("smaller_image", before, &cost, budget));
+        fit.steps
+            .push(step("smaller_image", before, &cost, cal, budget));
         shot = Some(smaller);
     }
-    if cost.total() > budget {
-        fit.error = Some(too_small(&cost, limit, max_tokens));
+    if cal.tokens(&cost) > budget {
+        fit.error = Some(too_small(&cost, cal, limit, max_tokens));
     }
     fit.shrunk = shot.filter(|s| newest.is_some_and(|n| n.size != s.size));
     fit
 }
 
-fn step(name: &str, before: u64, cost: &RequestCost, budget: u64) -> EventKind {
+fn step(name: &str, before: u64, cost: &RequestCost, cal: &Calibration, budget: u64) -> EventKind {
     let newest = cost.images.last();
     EventKind::ContextFitted {
         step: name.to_string(),
         tokens_before: before,
-        tokens_after: cost.total(),
+        tokens_after: cal.tokens(cost),
         budget,
         images: cost.images.len(),
         width: newest.map_or(0, |i| i.width),
@@ -145,7 +150,7 @@ fn step(name: &str, before: u64, cost: &RequestCost, budget: u64) -> EventKind {
 }
 
 /// The message when a request cannot be made to fit.
-fn too_small(cost: &RequestCost, limit: u64, max_tokens: u64) -> String {
+fn too_small(cost: &RequestCost, cal: &Calibration, limit: u64, max_tokens: u64) -> String {
     let image = match cost.images.last() {
         Some(i) => format!(
             ", its one screenshot at {}x{} ({} tokens)",
@@ -158,7 +163,7 @@ fn too_small(cost: &RequestCost, limit: u64, max_tokens: u64) -> String {
          but the context holds {limit} tokens less max_tokens {max_tokens} for the reply, {} for the request: \
          if the server's context is larger, set context_tokens to it (--context-tokens, FRANZ_CONTEXT_TOKENS or the config file); \
          else load the model with a larger context (llama.cpp: -c; LM Studio: the model's context length), or lower max_tokens",
-        cost.total(),
+        cal.tokens(cost),
         limit.saturating_sub(max_tokens)
     )
 }
@@ -178,11 +183,16 @@ fn image_urls(request: &mut ChatRequest) -> impl Iterator<Item = &mut ContentPar
 
 /// Leaves out images, oldest first, until the request fits `budget` or only the newest is
 /// left. True if it left any out.
-fn leave_out_older_images(request: &mut ChatRequest, budget: u64, rule: ImageTokens) -> bool {
+fn leave_out_older_images(
+    request: &mut ChatRequest,
+    budget: u64,
+    rule: ImageTokens,
+    cal: &Calibration,
+) -> bool {
     let mut left_out = false;
     loop {
         let total = image_urls(request).count();
-        if total <= 1 || estimate(request, rule).total() <= budget {
+        if total <= 1 || cal.tokens(&estimate(request, rule)) <= budget {
             return left_out;
         }
         if let Some(part) = image_urls(request).next() {
@@ -306,10 +316,15 @@ mod tests {
         let (a, b) = (screenshot(560, 560, 10), screenshot(560, 560, 20));
         let mut r = request(&[&a, &b], 100);
         let want = r.clone();
-        let fit = fit_request(&mut r, Some(&b), &context(None));
+        let fit = fit_request(&mut r, Some(&b), &context(None), &Calibration::default());
         assert!(fit.steps.is_empty() && fit.shrunk.is_none());
         assert_eq!(r, want);
-        let fit = fit_request(&mut r, Some(&b), &context(Some(100_000)));
+        let fit = fit_request(
+            &mut r,
+            Some(&b),
+            &context(Some(100_000)),
+            &Calibration::default(),
+        );
         assert!(fit.steps.is_empty());
         assert_eq!(r, want);
     }
@@ -326,7 +341,12 @@ mod tests {
         let full = estimate(&r, ImageTokens::FRANZ).total();
         // room for one full image: two are left out, nothing shrinks
         let mut one = r.clone();
-        let fit = fit_request(&mut one, Some(&c), &context(Some(full - 700 + 100)));
+        let fit = fit_request(
+            &mut one,
+            Some(&c),
+            &context(Some(full - 700 + 100)),
+            &Calibration::default(),
+        );
         assert_eq!(fit.steps.len(), 1);
         assert!(
             matches!(&fit.steps[0], EventKind::ContextFitted { step, images: 1, width: 560, .. } if step == "fewer_screenshots")
@@ -335,7 +355,12 @@ mod tests {
         assert!(holds(&one, &c.data_url) && !holds(&one, &a.data_url) && !holds(&one, &b.data_url));
         // room for less than one full image: the newest shrinks too, and the reply is read
         // against the smaller one
-        let fit = fit_request(&mut r, Some(&c), &context(Some(full - 1000 + 100)));
+        let fit = fit_request(
+            &mut r,
+            Some(&c),
+            &context(Some(full - 1000 + 100)),
+            &Calibration::default(),
+        );
         let steps: Vec<&str> = fit
             .steps
             .iter()
@@ -375,7 +400,7 @@ mod tests {
                 (s.width > 320).then(|| ImageSize::new(s.width - 64, s.height - 64))
             }),
         };
-        let fit = fit_request(&mut r, Some(&c), &qwen3);
+        let fit = fit_request(&mut r, Some(&c), &qwen3, &Calibration::default());
         assert!(fit.error.is_none());
         let shrunk = fit.shrunk.expect("shrunk");
         assert_eq!(shrunk.size.width % 64, 0);
@@ -386,7 +411,12 @@ mod tests {
     fn a_request_that_cannot_fit_is_an_error_naming_the_numbers_and_the_setting() {
         let c = screenshot(560, 560, 30);
         let mut r = request(&[&c], 2048);
-        let fit = fit_request(&mut r, Some(&c), &context(Some(2100)));
+        let fit = fit_request(
+            &mut r,
+            Some(&c),
+            &context(Some(2100)),
+            &Calibration::default(),
+        );
         assert!(!fit.steps.is_empty(), "smaller images were tried first");
         let e = fit.error.expect("error");
         assert!(

@@ -65,7 +65,7 @@ pub struct RunOptions {
     /// The model's context: its length and how requests are kept inside it (`fit.rs`).
     pub context: ContextOptions,
     /// The loop breaker's thresholds and the unchanged-screen note.
-    pub guard: crate::loops::Guard,
+    pub loop_breaker: crate::loops::LoopBreaker,
 }
 
 /// The settings table's defaults (`config/settings.rs`) with an empty task; the mapping from
@@ -86,7 +86,7 @@ impl Default for RunOptions {
             max_empty_turns: 5,
             feedback: true,
             context: ContextOptions::default(),
-            guard: crate::loops::Guard::default(),
+            loop_breaker: crate::loops::LoopBreaker::default(),
         }
     }
 }
@@ -140,6 +140,8 @@ pub struct Engine<'a> {
     /// Set by [`Channel::ask_with`] when the server refused a request as too long and said a
     /// context length shorter than the one known (or the first one known).
     learned_context: Option<u64>,
+    /// The token estimate as calibrated by the server's counts (`model/calibrate.rs`).
+    calibration: crate::model::Calibration,
 }
 
 /// Why the loop stopped early.
@@ -158,6 +160,8 @@ struct Channel<'e> {
     /// A context length learned from the server's refusal of a request as too long, for the
     /// turn to fit its request to and ask again (`Engine::ask_fitted`).
     learned: &'e mut Option<u64>,
+    /// Learns from each reply's `usage`; calibrates the estimates shown and fitted.
+    calibration: &'e mut crate::model::Calibration,
 }
 
 impl Engine<'_> {
@@ -171,6 +175,7 @@ impl Engine<'_> {
             context: &self.options.context,
             spent: &mut self.spent,
             learned: &mut self.learned_context,
+            calibration: &mut self.calibration,
         }
     }
 
@@ -502,7 +507,7 @@ impl Engine<'_> {
         (self.spent, self.overhead) = (Spent::default(), TurnOverhead::default());
         self.emit(turn, EventKind::TurnStarted {});
         let obs = self.look(turn, history)?;
-        self.guard(turn, &obs)?;
+        self.break_loops(turn, &obs)?;
 
         // ask
         let task = self.options.task.clone();
@@ -603,7 +608,7 @@ impl Engine<'_> {
     /// The loop breaker (`crate::loops`): judges the last turn's actions by this observation,
     /// emits `loop_detected` and tells the strategy (which tells the model in its own channel);
     /// at `loop_stop` the run ends.
-    fn guard(&mut self, turn: u32, obs: &Screenshot) -> Result<(), Stop> {
+    fn break_loops(&mut self, turn: u32, obs: &Screenshot) -> Result<(), Stop> {
         let Some((last, actions, results)) = self.last_acted.take() else {
             return Ok(());
         };
@@ -625,7 +630,7 @@ impl Engine<'_> {
                 }
                 Some(r.note())
             }
-            Verdict::Fine(_) => (self.options.guard.unchanged_note && !obs.change.changed)
+            Verdict::Fine(_) => (self.options.loop_breaker.unchanged_note && !obs.change.changed)
                 .then(|| crate::loops::UNCHANGED_NOTE.to_string()),
         };
         self.strategy
@@ -734,6 +739,7 @@ impl Engine<'_> {
             context: &options.context,
             spent: &mut self.spent,
             learned: &mut self.learned_context,
+            calibration: &mut self.calibration,
         };
         let mut ask = |prompt: Prompt| {
             if failed.is_some() {
@@ -931,6 +937,7 @@ impl Channel<'_> {
             (text.matches("data:image/").count(), text.len())
         };
         let cost = crate::model::context::estimate(request, self.context.image_tokens);
+        let calibrated = self.calibration.tokens(&cost);
         let request_event = |attempt: u32, reason: Option<String>| EventKind::ModelRequest {
             model: request.model.clone(),
             attempt,
@@ -940,7 +947,7 @@ impl Channel<'_> {
             reason,
             image: cost.images.last().copied(),
             image_tokens: cost.image_tokens,
-            estimated_tokens: cost.total(),
+            estimated_tokens: calibrated,
             context_tokens: self.context.tokens,
         };
         self.emit(turn, request_event(1, None));
@@ -965,6 +972,9 @@ impl Channel<'_> {
         self.spent.model += ms(model_start);
         match result {
             Ok(reply) => {
+                if let Some(u) = &reply.usage {
+                    self.calibration.learn(&cost, u.prompt_tokens);
+                }
                 self.exchange(turn, "response", || {
                     serde_json::json!({
                     "content": reply.content, "reasoning": reply.reasoning,
@@ -1003,7 +1013,7 @@ impl Channel<'_> {
         request: &mut ChatRequest,
         newest: Option<&Screenshot>,
     ) -> Result<Option<Screenshot>, Stop> {
-        let fitted = fit::fit_request(request, newest, self.context);
+        let fitted = fit::fit_request(request, newest, self.context, &*self.calibration);
         for step in fitted.steps {
             self.emit(turn, step);
         }

@@ -241,7 +241,7 @@ impl Session {
                         let _gone = tx.send(e.clone());
                     })],
                     cancel,
-                    loops: crate::loops::LoopDetector::new(config.options.guard.loops),
+                    loops: crate::loops::LoopDetector::new(config.options.loop_breaker.loops),
                     options: config.options,
                     controls,
                     last_acted: None,
@@ -249,6 +249,7 @@ impl Session {
                     last_raw: None,
                     grounding: config.grounding,
                     learned_context: None,
+                    calibration: Default::default(),
                     spent: Default::default(),
                     overhead: Default::default(),
                 };

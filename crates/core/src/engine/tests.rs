@@ -32,7 +32,7 @@ fn options(max_steps: u64) -> RunOptions {
         max_empty_turns: 3,
         feedback: true,
         context: Default::default(),
-        guard: Default::default(),
+        loop_breaker: Default::default(),
     }
 }
 
@@ -122,7 +122,7 @@ impl Run {
                 }
             })],
             cancel: self.cancel,
-            loops: crate::loops::LoopDetector::new(self.options.guard.loops),
+            loops: crate::loops::LoopDetector::new(self.options.loop_breaker.loops),
             options: self.options,
             controls: self.controls,
             last_acted: None,
@@ -130,6 +130,7 @@ impl Run {
             last_raw: None,
             grounding: self.grounding,
             learned_context: None,
+            calibration: Default::default(),
             spent: Default::default(),
             overhead: Default::default(),
         };

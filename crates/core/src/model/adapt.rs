@@ -13,32 +13,12 @@ use super::client::ModelClient;
 use super::constrain::{self, Mode, ReplyFormat};
 use super::error::ModelError;
 use super::learned::Learned;
-use super::shape::{self, MessageShape, Shape};
+use super::shape::{self, MessageShape};
 use super::types::{ChatRequest, Reply};
-use serde_json::Value;
+use super::wire::{body, read_content_call};
 
 /// At most this many reshaped or re-constrained sends per request.
 const MAX_STEPS: u32 = 4;
-
-/// The JSON body of `request` in `learned`'s shape and constraint.
-pub fn body(request: &ChatRequest, learned: Learned) -> Value {
-    let shaped;
-    let request = if learned.shape == Shape::None {
-        request
-    } else {
-        shaped = shape::apply(request, learned.shape);
-        &shaped
-    };
-    let mut body = request.to_body();
-    if let (Some(format), Some(mode)) = (&request.format, learned.mode) {
-        let takes = constrain::Takes {
-            grammar: learned.grammar,
-            calls_in_content: learned.calls_in_content,
-        };
-        constrain::apply(&mut body, format, mode, takes);
-    }
-    body
-}
 
 /// The server's words in an error, for learning from them.
 fn refusal_text(e: &ModelError) -> Option<String> {
@@ -109,29 +89,6 @@ fn next_after(
         },
         why,
     ))
-}
-
-/// A constrained reply that wrote its call as JSON content (`{"name", "arguments"}`, the way
-/// calls are asked of servers that cannot be made to call a tool) becomes the tool call it
-/// is, when it names one of the request's tools; `{"answer": "..."}` (the tools strategy's
-/// final answer) becomes that answer's text.
-pub fn read_content_call(request: &ChatRequest, reply: &mut Reply) {
-    if request.format.is_none() || !reply.tool_calls.is_empty() {
-        return;
-    }
-    let Ok(Value::Object(o)) = serde_json::from_str::<Value>(reply.content.trim()) else {
-        return;
-    };
-    if let (1, Some(Value::String(answer))) = (o.len(), o.get("answer")) {
-        reply.content = answer.clone();
-        return;
-    }
-    let name = o.get("name").and_then(Value::as_str).unwrap_or("");
-    let known = request.tools.iter().any(|t| t.function.name == name);
-    if let (true, 2, Some(args)) = (known, o.len(), o.get("arguments")) {
-        reply.tool_calls = vec![super::types::ToolCall::new(name, args.clone())];
-        reply.content = String::new();
-    }
 }
 
 impl ModelClient {
@@ -209,6 +166,7 @@ mod tests {
     use super::*;
     use crate::model::Constrain;
     use crate::model::Message;
+    use crate::model::Shape;
     use crate::model::learned::is_deterministic;
 
     fn status(message: &str) -> ModelError {
@@ -257,7 +215,7 @@ mod tests {
         use crate::model::Tool;
         let mut req = ChatRequest::new("m", vec![Message::user("u")]);
         req.tools = vec![Tool::function("press_key", "d", serde_json::json!({}))];
-        req.format = crate::strategy::format::of_tools(
+        req.format = crate::strategy::reply_format::of_tools(
             &req.tools,
             crate::strategy::grammar::Space::Norm1000,
         );

@@ -296,7 +296,7 @@ impl Model for ModelClient {
 
     fn wire_body(&self, request: &ChatRequest, cancel: &Cancel) -> Value {
         let learned = self.drive(Some(cancel), async { Ok(self.learn_server(request).await) });
-        super::adapt::body(request, learned.unwrap_or_else(|_| self.learned()))
+        super::wire::body(request, learned.unwrap_or_else(|_| self.learned()))
     }
 }
 
@@ -496,7 +496,7 @@ impl ModelClient {
             return true;
         }
         let models = self.probe_get(&self.endpoint.models(), "models").await;
-        models.is_some_and(|v| super::context_probe::is_llama_cpp_python(&v))
+        models.is_some_and(|v| super::wire::is_llama_cpp_python(&v))
     }
 
     /// `GET {base}/models` as the server sent it (asked once per client, without retries):

@@ -72,6 +72,9 @@ pub struct ImageCost {
 pub struct RequestCost {
     /// The text's tokens ([`CHARS_PER_TOKEN`] over the body without its images).
     pub text_tokens: u64,
+    /// The part of `text_tokens` that is the tool schema (`tools`), which some servers' chat
+    /// templates never write into the prompt (`calibrate.rs` learns whether they do).
+    pub tool_tokens: u64,
     /// Every image's tokens ([`UNKNOWN_IMAGE_TOKENS`] for one whose size is unknown).
     pub image_tokens: u64,
     /// The images whose size is known, in request order (the newest last).
@@ -116,6 +119,11 @@ pub fn estimate(request: &ChatRequest, rule: ImageTokens) -> RequestCost {
     cost.text_tokens = body_chars
         .saturating_sub(image_chars)
         .div_ceil(CHARS_PER_TOKEN);
+    let tool_chars = match request.tools.is_empty() {
+        true => 0,
+        false => serde_json::to_string(&request.tools).map_or(0, |t| t.len() as u64),
+    };
+    cost.tool_tokens = tool_chars.div_ceil(CHARS_PER_TOKEN).min(cost.text_tokens);
     cost
 }
 

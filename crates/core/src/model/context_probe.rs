@@ -5,7 +5,7 @@
 //! text path, "Prompt exceeds n_ctx: N > M" as a 500 on the image path).
 //!
 //! [`context_from_refusal`] sends such a prompt on purpose (`franz doctor` does). Only to a
-//! server whose model list is llama-cpp-python's ([`is_llama_cpp_python`]): another server may
+//! server whose model list is llama-cpp-python's ([`is_llama_cpp_python`](super::wire::is_llama_cpp_python)): another server may
 //! evaluate a long prompt, which costs minutes, or cut it silently (Ollama), which says
 //! nothing. A run does not probe: it learns the length from its first refused request
 //! (`engine/mod.rs`, `ask_fitted`).
@@ -14,24 +14,11 @@ use super::client::ModelClient;
 use super::context::ContextInfo;
 use super::error::ModelError;
 use super::types::{ChatRequest, Message};
-use serde_json::Value;
+use super::wire::is_llama_cpp_python;
 
 /// Tokens of the probe's prompt: more than any context llama-cpp-python is run with on a
 /// machine without a GPU (Gemma 3 and Qwen2.5-VL train at 32k to 128k), a few hundred KB.
 const PROBE_TOKENS: usize = 1 << 18;
-
-/// llama-cpp-python lists every model with `"owned_by": "me"` and `"permissions": []`
-/// (`llama_cpp/server/app.py`, `get_models`).
-pub fn is_llama_cpp_python(models: &Value) -> bool {
-    let Some(list) = models.get("data").and_then(Value::as_array) else {
-        return false;
-    };
-    !list.is_empty()
-        && list.iter().all(|m| {
-            m.get("owned_by").and_then(Value::as_str) == Some("me")
-                && m.get("permissions").is_some_and(Value::is_array)
-        })
-}
 
 /// The context length from the server's refusal of a prompt longer than any context, when
 /// the server is llama-cpp-python's; `None` otherwise, or when it did not refuse with numbers.
@@ -54,25 +41,5 @@ pub fn context_from_refusal(client: &ModelClient, model: &str) -> Option<Context
             source: format!("llama-cpp-python's refusal of a longer prompt: {detail}"),
         }),
         _ => None,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn only_llama_cpp_pythons_model_list_is_recognised() {
-        let llama = json!({"object": "list", "data": [
-            {"id": "gemma-3-270m", "object": "model", "owned_by": "me", "permissions": []}]});
-        assert!(is_llama_cpp_python(&llama));
-        let lm_studio = json!({"object": "list", "data": [
-            {"id": "qwen2.5-vl-7b-instruct", "object": "model", "owned_by": "organization_owner"}]});
-        assert!(!is_llama_cpp_python(&lm_studio));
-        let llama_cpp = json!({"object": "list", "data": [
-            {"id": "m.gguf", "object": "model", "owned_by": "llamacpp", "meta": {"n_ctx_train": 32768}}]});
-        assert!(!is_llama_cpp_python(&llama_cpp));
-        assert!(!is_llama_cpp_python(&json!({"data": []})));
     }
 }

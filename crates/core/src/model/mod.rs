@@ -12,6 +12,7 @@
 pub mod adapt;
 pub mod backend;
 pub mod body;
+pub mod calibrate;
 pub mod client;
 pub mod constrain;
 pub mod context;
@@ -35,8 +36,10 @@ pub mod server_shapes;
 pub mod shape;
 pub mod sse;
 pub mod types;
+pub mod wire;
 
 pub use backend::{Model, Progress, Retry};
+pub use calibrate::Calibration;
 pub use client::{
     ClientConfig, DEFAULT_MAX_RESPONSE_BYTES, Endpoint, ModelClient, PROBE_HEADER, api_key_from_env,
 };

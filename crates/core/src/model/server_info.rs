@@ -129,7 +129,7 @@ pub fn ask(client: &ModelClient, model: &str) -> ServerInfo {
         return info;
     }
     let listing = client.models_listing();
-    if listing.is_some_and(|v| super::context_probe::is_llama_cpp_python(&v)) {
+    if listing.is_some_and(|v| super::wire::is_llama_cpp_python(&v)) {
         return ServerInfo {
             kind: ServerKind::LlamaCppPython,
             source: "llama-cpp-python's model list (it has no capability endpoint)".into(),

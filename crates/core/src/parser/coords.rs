@@ -291,7 +291,7 @@ impl<'a> Ctx<'a> {
         }
         if let Some(asked) = self.asked.filter(|a| *a != self.current) {
             let points = raw_points(&action.kind, &reads);
-            if !points.is_empty() && !fallback::agrees(self.current, self.opts.coords) {
+            if !points.is_empty() && !fallback::agrees(self.current, asked, self.opts.coords) {
                 let what = action.kind.name();
                 let e =
                     fallback::disagreement(what, self.current, asked, self.opts.coords, &points);

@@ -42,6 +42,9 @@ impl Meaning {
 fn native(d: Dialect) -> Option<Meaning> {
     match d {
         Dialect::Json | Dialect::Calls | Dialect::Tools => Some(Meaning::Norm1000),
+        Dialect::Venus | Dialect::Gemini => Some(Meaning::Norm1000),
+        // Holo3 answers 0..1000, Holo1.5 pixels; a grounding point is in its family's space
+        Dialect::Holo | Dialect::Point => None,
         Dialect::Anthropic | Dialect::Openai | Dialect::Pyautogui => Some(Meaning::Pixels),
         Dialect::Qwen | Dialect::Uitars | Dialect::None => None,
     }
@@ -58,9 +61,23 @@ fn meaning(coords: CoordMode) -> Meaning {
     }
 }
 
-/// Whether an action read in `d` with coordinates means the same under `coords`.
-pub(crate) fn agrees(d: Dialect, coords: CoordMode) -> bool {
-    native(d).is_none_or(|m| m == meaning(coords))
+/// Whether an action read in `d` with coordinates means the same under `coords`, in a run
+/// that asks for `asked`.
+pub(crate) fn agrees(d: Dialect, asked: Dialect, coords: CoordMode) -> bool {
+    let franz_format = matches!(d, Dialect::Json | Dialect::Calls | Dialect::Tools);
+    (franz_format && prompts_in_franz_formats(asked))
+        || native(d).is_none_or(|m| m == meaning(coords))
+}
+
+/// The families' dialects franz reads but writes no prompt of (no grammar in
+/// `strategy/grammar`): a run asking for one sends its strategy's own prompt, franz's formats
+/// worded in the run's space (pixels, 0..1000 or fractions), so a reply in those formats
+/// means the run's space.
+pub(crate) fn prompts_in_franz_formats(asked: Dialect) -> bool {
+    matches!(
+        asked,
+        Dialect::Holo | Dialect::Venus | Dialect::Gemini | Dialect::Point
+    )
 }
 
 /// How a reply in `d` is written, for people and models.
@@ -74,6 +91,10 @@ pub(crate) fn format(d: Dialect) -> &'static str {
         Dialect::Anthropic => "Anthropic's computer tool",
         Dialect::Openai => "OpenAI's computer-use action objects",
         Dialect::Pyautogui => "pyautogui code",
+        Dialect::Holo => "Holo's JSON (\"tool_call\" with \"tool_name\", or click_absolute)",
+        Dialect::Venus => "UI-Venus's <action> calls (Click(box=(x,y)))",
+        Dialect::Gemini => "Gemini's computer-use function calls (click_at)",
+        Dialect::Point => "a grounding answer (one point or box)",
         Dialect::None => "no format franz reads",
     }
 }
@@ -182,8 +203,13 @@ mod tests {
                 false,
             ),
         ] {
-            assert_eq!(agrees(d, coords), same, "{d} {coords:?}");
+            assert_eq!(agrees(d, Dialect::Qwen, coords), same, "{d} {coords:?}");
         }
+        // a run asking for a dialect franz writes no prompt of was prompted in franz's formats
+        // in its own space: pixels there are pixels
+        assert!(agrees(Dialect::Calls, Dialect::Point, px));
+        assert!(agrees(Dialect::Json, Dialect::Holo, px));
+        assert!(!agrees(Dialect::Anthropic, Dialect::Point, norm));
     }
 
     #[test]

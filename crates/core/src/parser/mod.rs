@@ -15,10 +15,13 @@ mod anthropic;
 mod calls;
 mod coords;
 mod fallback;
+mod gemini;
+mod holo;
 pub mod hostile;
 mod json;
 pub mod lenient;
 mod openai;
+mod point;
 mod pyautogui;
 mod qwen;
 mod repair;
@@ -29,6 +32,7 @@ mod syntax;
 mod tools;
 mod uitars;
 mod values;
+mod venus;
 pub mod work;
 
 use crate::action::Action;
@@ -63,12 +67,22 @@ pub enum Dialect {
     Openai,
     /// pyautogui code as OSWorld-style agents write it: `pyautogui.click(x=512, y=300)`.
     Pyautogui,
+    /// H Company's Holo3 structured output (`{"thought", "tool_call": {"tool_name", "x",
+    /// "y"}}`) and Holo1.5's `{"action": "click_absolute", "x", "y"}`.
+    Holo,
+    /// UI-Venus-1.5: `<action>Click(box=(x,y))</action>`.
+    Venus,
+    /// Gemini computer use: `click_at{x, y}`, `type_text_at`, ... as function calls.
+    Gemini,
+    /// A grounding model's answer: one point or box (`(x,y)`, `[x,y]`, OS-Atlas's
+    /// `<|box_start|>(x1,y1),(x2,y2)<|box_end|>`), performed as a click there.
+    Point,
     /// Auto-detection found nothing it knows.
     None,
 }
 
 impl Dialect {
-    pub const ALL: [Dialect; 8] = [
+    pub const ALL: [Dialect; 12] = [
         Dialect::Json,
         Dialect::Calls,
         Dialect::Tools,
@@ -77,6 +91,10 @@ impl Dialect {
         Dialect::Anthropic,
         Dialect::Openai,
         Dialect::Pyautogui,
+        Dialect::Holo,
+        Dialect::Venus,
+        Dialect::Gemini,
+        Dialect::Point,
     ];
 
     pub const fn as_str(&self) -> &'static str {
@@ -89,6 +107,10 @@ impl Dialect {
             Dialect::Anthropic => "anthropic",
             Dialect::Openai => "openai",
             Dialect::Pyautogui => "pyautogui",
+            Dialect::Holo => "holo",
+            Dialect::Venus => "venus",
+            Dialect::Gemini => "gemini",
+            Dialect::Point => "point",
             Dialect::None => "none",
         }
     }
@@ -215,7 +237,15 @@ fn read(reply: &Reply, opts: &ParseOptions, asked: Option<Dialect>) -> (ParsedRe
         ctx.err("the reply was cut off at max_tokens (finish_reason: length): answer shorter, or raise max_tokens");
     }
     refuse_echo(&content, &mut ctx);
-    if let (Some(d), Some(asked)) = (ctx.foreign, asked) {
+    // franz's own formats are what franz prompted for where it has no prompt of the asked
+    // dialect: no reminder then
+    let prompted = |d: Dialect, asked: Dialect| {
+        fallback::prompts_in_franz_formats(asked)
+            && matches!(d, Dialect::Json | Dialect::Calls | Dialect::Tools)
+    };
+    if let (Some(d), Some(asked)) = (ctx.foreign, asked)
+        && !prompted(d, asked)
+    {
         ctx.err(fallback::reminder(d, asked));
     }
     if ctx.actions.is_empty() && ctx.errors.is_empty() && !ctx.explicit_none {
@@ -261,6 +291,15 @@ fn parse_answered(content: &str, ctx: &mut Ctx) -> (Dialect, String) {
         let d = forced.unwrap_or_else(|| detect(content));
         return (d, parse_content(d, content, ctx));
     };
+    if grounding_answer(&answer, ctx) {
+        let words = rest
+            .replace("<grounding_think>", "")
+            .replace("</grounding_think>", "");
+        return (
+            forced.unwrap_or(Dialect::Point),
+            uitars::tags_as_text(&words),
+        );
+    }
     let detected = forced.unwrap_or_else(|| detect(&rest));
     let (d, text) = if uitars::tags_as_text(&rest).is_empty() {
         let d = if detected == Dialect::None {
@@ -276,6 +315,31 @@ fn parse_answered(content: &str, ctx: &mut Ctx) -> (Dialect, String) {
     };
     ctx.push(crate::action::ActionKind::Done { text: answer }, None);
     (d, text)
+}
+
+/// MAI-UI's grounding form, `<answer>{"coordinate": [x, y]}</answer>` (Tongyi-MAI/MAI-UI
+/// `src/prompt.py`, the grounding prompt): an answer that is only a coordinate is a point to
+/// click, not a final answer. Whether it was one (the click, or its error, recorded).
+fn grounding_answer(answer: &str, ctx: &mut Ctx) -> bool {
+    let Ok(v) = lenient::parse(answer.trim()) else {
+        return false;
+    };
+    let Some(obj) = v.as_object().filter(|o| o.len() == 1) else {
+        return false;
+    };
+    let Some(at) = obj.get("coordinate") else {
+        return false;
+    };
+    if let Some((x, y)) = ctx.point("click", at) {
+        ctx.push(
+            crate::action::ActionKind::Click {
+                x: Some(x),
+                y: Some(y),
+            },
+            None,
+        );
+    }
+    true
 }
 
 /// The reply without its `<answer>…</answer>` block, and the answer (only the formatting
@@ -305,7 +369,10 @@ fn parse_content(d: Dialect, content: &str, ctx: &mut Ctx) -> String {
             _ => uitars::parse(content, ctx),
         },
         Dialect::Pyautogui => pyautogui::parse(content, ctx),
-        Dialect::Tools | Dialect::Qwen | Dialect::Anthropic | Dialect::Openai => {
+        Dialect::Holo => holo::parse(content, ctx),
+        Dialect::Venus => venus::parse(content, ctx),
+        Dialect::Point => point::parse(content, ctx),
+        Dialect::Tools | Dialect::Qwen | Dialect::Anthropic | Dialect::Openai | Dialect::Gemini => {
             text_calls(d, content, ctx)
         }
         Dialect::None => content.trim().to_string(),
@@ -399,6 +466,7 @@ fn route(name: &str, args: Option<&Value>, forced: Option<Dialect>) -> Dialect {
     });
     match forced {
         Some(d @ (Dialect::Qwen | Dialect::Anthropic | Dialect::Openai)) => d,
+        _ if gemini::is_call(&lname) => Dialect::Gemini,
         Some(Dialect::Uitars) if seed::is_tool(&lname) => Dialect::Uitars,
         _ if lname == "computer_use" || lname == "mobile_use" => Dialect::Qwen,
         _ if lname == "computer_use_preview" || lname == "computer_call" => Dialect::Openai,
@@ -426,6 +494,7 @@ fn dispatch_call(
         Dialect::Anthropic => anthropic::apply_call(name, args, ctx),
         Dialect::Openai => openai::apply(args, ctx),
         Dialect::Uitars => seed::apply(name, args, ctx),
+        Dialect::Gemini => gemini::apply(name, args, ctx),
         _ => tools::apply(name, args, ctx),
     }
     ctx.current = around;
@@ -460,46 +529,19 @@ pub fn detect(content: &str) -> Dialect {
     if pyautogui::detect(content) {
         return Dialect::Pyautogui;
     }
+    if venus::detect(content) {
+        return Dialect::Venus;
+    }
     if uitars::has_action_line(content) || seed::compact_line(content).is_some() {
         return Dialect::Uitars;
     }
     let objects = lenient::objects(content);
-    if let Some(v) = objects.iter().find_map(|o| o.value.as_ref().ok()) {
-        if ["actions", "observation", "bboxes"]
-            .iter()
-            .any(|k| v.get(*k).is_some())
-        {
-            return Dialect::Json;
-        }
-        if let Some(name) = v.get("name").and_then(Value::as_str)
-            && (v.get("arguments").is_some() || v.get("parameters").is_some())
-        {
-            let n = name.to_ascii_lowercase();
-            return match n.as_str() {
-                "computer_use" | "mobile_use" => Dialect::Qwen,
-                "computer" => Dialect::Anthropic,
-                "computer_use_preview" | "computer_call" => Dialect::Openai,
-                n if seed::is_anthropic_action(n, v.get("arguments")) => Dialect::Anthropic,
-                n if seed::is_tool(n) => Dialect::Uitars,
-                _ => Dialect::Tools,
-            };
-        }
-        if v.get("action").is_some_and(Value::is_object) || openai::is_action(v) {
-            return Dialect::Openai;
-        }
-        if v.get("type")
-            .and_then(Value::as_str)
-            .is_some_and(seed::anthropic_only)
-        {
-            return Dialect::Anthropic;
-        }
-        if v.get("action").is_some_and(Value::is_string) {
-            return if qwen::looks_like_qwen(v) {
-                Dialect::Qwen
-            } else {
-                Dialect::Anthropic
-            };
-        }
+    if let Some(d) = objects
+        .iter()
+        .find_map(|o| o.value.as_ref().ok())
+        .and_then(detect_object)
+    {
+        return d;
     }
     if calls::has_calls(content) {
         return Dialect::Calls;
@@ -508,6 +550,50 @@ pub fn detect(content: &str) -> Dialect {
         return Dialect::Json;
     }
     Dialect::None
+}
+
+/// The dialect of the first JSON object a reply holds, when its keys say one.
+fn detect_object(v: &Value) -> Option<Dialect> {
+    if holo::is_holo(v) {
+        return Some(Dialect::Holo);
+    }
+    if ["actions", "observation", "bboxes"]
+        .iter()
+        .any(|k| v.get(*k).is_some())
+    {
+        return Some(Dialect::Json);
+    }
+    if let Some(name) = v.get("name").and_then(Value::as_str)
+        && (v.get("arguments").is_some() || v.get("parameters").is_some())
+    {
+        let n = name.to_ascii_lowercase();
+        return Some(match n.as_str() {
+            "computer_use" | "mobile_use" => Dialect::Qwen,
+            "computer" => Dialect::Anthropic,
+            "computer_use_preview" | "computer_call" => Dialect::Openai,
+            n if gemini::is_call(n) => Dialect::Gemini,
+            n if seed::is_anthropic_action(n, v.get("arguments")) => Dialect::Anthropic,
+            n if seed::is_tool(n) => Dialect::Uitars,
+            _ => Dialect::Tools,
+        });
+    }
+    if v.get("action").is_some_and(Value::is_object) || openai::is_action(v) {
+        return Some(Dialect::Openai);
+    }
+    if v.get("type")
+        .and_then(Value::as_str)
+        .is_some_and(seed::anthropic_only)
+    {
+        return Some(Dialect::Anthropic);
+    }
+    if v.get("action").is_some_and(Value::is_string) {
+        return Some(if qwen::looks_like_qwen(v) {
+            Dialect::Qwen
+        } else {
+            Dialect::Anthropic
+        });
+    }
+    None
 }
 
 /// Removes `<think>…</think>` blocks; with only a closing `</think>`, everything before it.
@@ -562,5 +648,7 @@ mod tests;
 mod tests_echo;
 #[cfg(test)]
 mod tests_fallback;
+#[cfg(test)]
+mod tests_families;
 #[cfg(test)]
 mod tests_forms;

@@ -97,6 +97,10 @@ const ECHOES: &[(&str, Dialect)] = &[
         Dialect::Pyautogui,
     ),
     ("pyautogui.write('text')", Dialect::Pyautogui),
+    ("<action>Wait(seconds)</action>", Dialect::Venus),
+    ("<action>Wait(seconds=seconds)</action>", Dialect::Venus),
+    ("<action>Type(content='text')</action>", Dialect::Venus),
+    ("<action>Click(box=(x,y))</action>", Dialect::Venus),
 ];
 
 #[test]

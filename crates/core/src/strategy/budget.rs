@@ -107,14 +107,25 @@ fn is_note(m: &Message) -> bool {
     m.role == Role::User && matches!(&m.content, Content::Text(t) if t.ends_with(NOTE_END))
 }
 
-/// Drops the oldest turns while the history is over `max_chars`, keeping its first `head`
-/// messages, the last [`KEEP_TURNS`] turns and the one just begun. Returns how many turns it
-/// dropped; the note after the head counts all dropped so far (`before` + these).
+/// Once over budget, turns are dropped until the history is within this share of it (in
+/// percent): dropping rewrites the history after its head, so a server's prompt cache is
+/// lost from there; dropping a quarter at once loses it once every several turns instead of
+/// every turn (docs/context.md, "Requests a server can cache").
+pub const REFILL_PERCENT: usize = 75;
+
+/// Once the history is over `max_chars`, drops the oldest turns until it is within
+/// [`REFILL_PERCENT`] of it, keeping its first `head` messages, the last [`KEEP_TURNS`] turns
+/// and the one just begun. Returns how many turns it dropped; the note after the head counts
+/// all dropped so far (`before` + these).
 pub fn fit(history: &mut Vec<Message>, max_chars: usize, head: usize, before: usize) -> usize {
     let mut dropped = 0;
+    if history_chars(history) <= max_chars {
+        return 0;
+    }
+    let target = max_chars / 100 * REFILL_PERCENT;
     loop {
         let starts = turn_starts(history, head);
-        if starts.len() <= KEEP_TURNS + 1 || history_chars(history) <= max_chars {
+        if starts.len() <= KEEP_TURNS + 1 || history_chars(history) <= target {
             break;
         }
         history.drain(starts[0]..starts[1]);
@@ -184,19 +195,24 @@ mod tests {
     fn history(turns: usize) -> Vec<Message> {
         let mut h = vec![Message::system("s"), Message::user("TASK: t")];
         for i in 0..turns {
-            h.push(Message::user_with_image(
-                format!("turn {i}"),
-                png_url(28, 28),
-            ));
-            let mut call = ToolCall::new("press_key", serde_json::json!({"key": "a"}));
-            call.id = Some(format!("c{i}"));
-            h.push(Message::from_reply(&Reply {
-                tool_calls: vec![call],
-                ..Reply::text("x".repeat(100))
-            }));
-            h.push(Message::tool(format!("c{i}"), "press_key", "ok"));
+            push_turn(&mut h, i);
         }
         h
+    }
+
+    /// Turn `i`: its screenshot, the assistant's call and the tool's answer.
+    fn push_turn(h: &mut Vec<Message>, i: usize) {
+        h.push(Message::user_with_image(
+            format!("turn {i}"),
+            png_url(28, 28),
+        ));
+        let mut call = ToolCall::new("press_key", serde_json::json!({"key": "a"}));
+        call.id = Some(format!("c{i}"));
+        h.push(Message::from_reply(&Reply {
+            tool_calls: vec![call],
+            ..Reply::text("x".repeat(100))
+        }));
+        h.push(Message::tool(format!("c{i}"), "press_key", "ok"));
     }
 
     #[test]
@@ -223,12 +239,33 @@ mod tests {
         // the last turn is intact
         assert_eq!(h.last().unwrap().tool_call_id.as_deref(), Some("c9"));
         // a second fit counts on and replaces the note
-        h.push(Message::user_with_image("turn 10", png_url(28, 28)));
-        let more = fit(&mut h, 1000, 2, dropped);
+        let mut more = 0;
+        for i in 10..20 {
+            push_turn(&mut h, i);
+            more += fit(&mut h, 1000, 2, dropped + more);
+        }
+        assert!(more > 0);
         assert_eq!(h.iter().filter(|m| is_note(m)).count(), 1);
         assert!(
             matches!(&h[2].content, Content::Text(t) if t.starts_with(&format!("[{} ", dropped + more)))
         );
+    }
+
+    /// Dropping rewrites the history after its head: it happens once every few turns, not
+    /// every turn once the budget is reached, so that a server's prompt cache holds most turns.
+    #[test]
+    fn turns_are_dropped_in_steps_not_one_a_turn() {
+        let mut h = history(4);
+        let (mut total, mut fits) = (0, 0);
+        for i in 4..60 {
+            push_turn(&mut h, i);
+            let n = fit(&mut h, 2000, 2, total);
+            total += n;
+            fits += usize::from(n > 0);
+            assert!(history_chars(&h) <= 2000, "{}", history_chars(&h));
+        }
+        assert!(total > 10, "{total}");
+        assert!(fits * 3 <= total, "{fits} fits for {total} turns dropped");
     }
 
     #[test]

@@ -5,9 +5,9 @@
 //! - the narrative (franz's call dialect): a GBNF grammar of one call line from [`CALLS`], the
 //!   table of the calls its prompt lists, then one line of story without parentheses;
 //! - the vision loop (franz's JSON dialect): a JSON schema of its object, each action from
-//!   [`VISION_ACTIONS`], the table of the actions its prompt lists;
-//! - tools and the commander: one call of the request's own tools ([`of_tools`]), so the schema
-//!   is the tool schema the request carries (`schema.rs`, or a family's in `grammar/`).
+//!   [`VISION_ACTIONS`], the table of the actions its prompt lists (`reply_format.rs`);
+//! - tools and the commander: one call of the request's own tools (`reply_format.rs`), so the
+//!   schema is the tool schema the request carries (`schema.rs`, or a family's in `grammar/`).
 //!
 //! A family grammar's text formats (UI-TARS' `Action:` lines, pyautogui code, `<tool_call>`
 //! blocks in the narrative) and a replaced system prompt are not constrained: `None`.
@@ -21,9 +21,8 @@ pub use super::gbnf::G;
 pub(super) use super::gbnf::{lit, rule, shared};
 use super::grammar::Space;
 pub(super) use super::quoted::quoted_between;
-use crate::model::{ReplyFormat, Tool};
+use crate::model::ReplyFormat;
 use crate::parser::Dialect;
-use serde_json::{Value, json};
 
 /// An argument of a call in [`CALLS`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -90,16 +89,16 @@ pub(super) const TEXT_MAX: u32 = 64;
 /// The longest free text after the action (the narrative's story line, the vision loop's
 /// observation): short, and written after the action, so that the action is whole however
 /// soon the reply ends.
-const NOTE_MAX: u32 = 48;
+pub(super) const NOTE_MAX: u32 = 48;
 /// The most characters of a reply any format allows (its grammar's longest text): a constrained
 /// turn's `max_tokens` at least this ends every reply with its grammar (docs/config.md,
 /// "Constrained output").
 pub const LONGEST_REPLY: u32 = 512;
 /// At most this many actions in a constrained vision reply.
-const VISION_MAX_ACTIONS: u32 = 2;
+pub(super) const VISION_MAX_ACTIONS: u32 = 2;
 /// The largest count (scroll notches, seconds to wait): the longest wait franz performs, which
 /// is less than the most notches of a scroll.
-const COUNT_MAX: u32 = crate::action::MAX_WAIT_SECONDS as u32;
+pub(super) const COUNT_MAX: u32 = crate::action::MAX_WAIT_SECONDS as u32;
 
 /// Which axis a coordinate is on: pixel coordinates are bounded by the image's width or height.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -110,7 +109,7 @@ pub enum Axis {
 
 impl Axis {
     /// The axis of the `i`th coordinate of a call (x, y, x, y).
-    fn nth(i: usize) -> Axis {
+    pub(super) fn nth(i: usize) -> Axis {
         if i.is_multiple_of(2) {
             Axis::X
         } else {
@@ -119,7 +118,7 @@ impl Axis {
     }
 
     /// The axis a field is named for (`x1`, `y`, ...).
-    fn of_field(name: &str) -> Axis {
+    pub(super) fn of_field(name: &str) -> Axis {
         if name.starts_with('y') {
             Axis::Y
         } else {
@@ -292,213 +291,6 @@ pub fn narrative(options: &ReadOptions, space: Space) -> Option<ReplyFormat> {
     }
     Some(ReplyFormat::Text {
         gbnf: narrative_grammar(space).gbnf(),
-    })
-}
-
-/// A coordinate on `axis` of `space` as a JSON schema.
-pub fn coord_schema(space: Space, axis: Axis) -> Value {
-    let top = top(space, axis);
-    match space {
-        Space::Relative => json!({"type": "number", "minimum": 0, "maximum": top}),
-        _ => json!({"type": "integer", "minimum": 0, "maximum": top}),
-    }
-}
-
-fn schema_of(a: Arg, space: Space, axis: Axis) -> Value {
-    match a {
-        Arg::Coord => coord_schema(space, axis),
-        Arg::Direction => json!({"type": "string", "enum": ["up", "down", "left", "right"]}),
-        Arg::Count => json!({"type": "integer", "minimum": 1, "maximum": COUNT_MAX}),
-        Arg::Text => json!({"type": "string", "minLength": 1, "maxLength": TEXT_MAX}),
-        Arg::Key => json!({"type": "string", "pattern": key_pattern()}),
-    }
-}
-
-/// The vision loop's JSON object: at most a few actions of [`VISION_ACTIONS`], then a short
-/// observation (required in this order, which is the order the grammar writes them in: the
-/// actions first), and optional boxes.
-pub fn vision_schema(space: Space) -> Value {
-    let actions: Vec<Value> = VISION_ACTIONS
-        .iter()
-        .map(|(name, fields)| {
-            let mut props = serde_json::Map::new();
-            props.insert("name".into(), json!({"const": name}));
-            for (f, a) in *fields {
-                props.insert((*f).into(), schema_of(*a, space, Axis::of_field(f)));
-            }
-            let mut required = vec!["name"];
-            required.extend(fields.iter().map(|(f, _)| *f));
-            json!({"type": "object", "properties": props, "required": required, "additionalProperties": false})
-        })
-        .collect();
-    let (x, y) = (coord_schema(space, Axis::X), coord_schema(space, Axis::Y));
-    let bbox = json!({"type": "object", "properties": {"x1": x, "y1": y, "x2": x, "y2": y},
-        "required": ["x1", "y1", "x2", "y2"], "additionalProperties": false});
-    json!({
-        "type": "object",
-        "properties": {
-            "observation": {"type": "string", "maxLength": NOTE_MAX},
-            "bboxes": {"type": "array", "items": bbox, "maxItems": VISION_MAX_ACTIONS},
-            "actions": {"type": "array", "items": {"anyOf": actions}, "minItems": 1, "maxItems": VISION_MAX_ACTIONS},
-        },
-        "required": ["actions", "observation"],
-        "additionalProperties": false,
-    })
-}
-
-/// The vision loop's format, when its replies are in franz's JSON dialect.
-pub fn vision(options: &ReadOptions, space: Space) -> Option<ReplyFormat> {
-    if options.system_prompt.is_some() || options.dialect != Some(Dialect::Json) {
-        return None;
-    }
-    let schema = vision_schema(space);
-    Some(ReplyFormat::Json {
-        name: "vision_reply".into(),
-        gbnf: super::json_grammar::gbnf(&schema),
-        schema,
-    })
-}
-
-/// One call of one of `tools`, as the JSON object `{"name", "arguments"}` with each tool's own
-/// parameters, positions bounded to `space`; `None` without tools.
-pub fn of_tools(tools: &[Tool], space: Space) -> Option<ReplyFormat> {
-    if tools.is_empty() {
-        return None;
-    }
-    let calls: Vec<Value> = tools
-        .iter()
-        .map(|t| {
-            json!({
-                "type": "object",
-                "properties": {
-                    "name": {"const": t.function.name},
-                    "arguments": every_argument(&t.function.parameters, space),
-                },
-                "required": ["name", "arguments"],
-            })
-        })
-        .collect();
-    let schema = json!({"anyOf": calls});
-    Some(ReplyFormat::Call {
-        gbnf: super::json_grammar::gbnf(&schema),
-        schema,
-    })
-}
-
-/// `tools` with `report_completion`'s evidence at least `min` characters long (and up to
-/// [`TEXT_MAX`] more), as the commander requires it (`min_evidence`): a constrained call cannot
-/// report a completion the commander refuses.
-pub fn evidence_of_at_least(tools: &[Tool], min: usize) -> Vec<Tool> {
-    let mut tools = tools.to_vec();
-    for t in tools
-        .iter_mut()
-        .filter(|t| t.function.name == "report_completion")
-    {
-        if let Some(e) = t.function.parameters.pointer_mut("/properties/evidence") {
-            e["minLength"] = json!(min);
-            e["maxLength"] = json!(min + TEXT_MAX as usize);
-        }
-    }
-    tools
-}
-
-/// A tool's parameters as a constrained call gives them: every argument required, except those
-/// its description says stand in for another ("instead of ...") or are needed only by some
-/// actions ("Required only by ..."), since a call without an argument the tool needs is not
-/// readable (a click without its box); strings and lists bounded, and a list of anything made a
-/// list of numbers (a box), so that a small model cannot write on until max_tokens.
-fn every_argument(params: &Value, space: Space) -> Value {
-    let mut out = params.clone();
-    let Some(props) = params.get("properties").and_then(Value::as_object) else {
-        return out;
-    };
-    let optional = |p: &Value| {
-        let d = p.get("description").and_then(Value::as_str).unwrap_or("");
-        d.starts_with("instead of") || d.starts_with("Required only by")
-    };
-    let required: Vec<&String> = props
-        .iter()
-        .filter(|(_, p)| !optional(p))
-        .map(|(k, _)| k)
-        .collect();
-    let bounded: serde_json::Map<String, Value> = props
-        .iter()
-        .map(|(k, p)| (k.clone(), bounded(k, p, space)))
-        .collect();
-    if let Some(map) = out.as_object_mut() {
-        map.insert("required".into(), json!(required));
-        map.insert("properties".into(), Value::Object(bounded));
-    }
-    out
-}
-
-/// One argument's schema bounded (see [`every_argument`]): strings in length (not empty), a `key` to the
-/// keys franz knows, `x` and `y` to `space`, and a position or box (a list of numbers, or of
-/// anything) to a point `[x, y]` in `space`: a box in a grammar could be empty or all zeros,
-/// which franz refuses as no place to act (`geometry.rs`), and its point is what franz acts on.
-fn bounded(name: &str, p: &Value, space: Space) -> Value {
-    let mut p = p.clone();
-    let Some(map) = p.as_object_mut() else {
-        return p;
-    };
-    let axis = |a| coord_schema(space, a);
-    match map.get("type").and_then(Value::as_str) {
-        Some("string") if name == "key" => {
-            map.insert("pattern".into(), json!(key_pattern()));
-        }
-        Some("string") if !map.contains_key("enum") => {
-            // an empty text to type is refused (`actions.rs`)
-            map.entry("minLength").or_insert(json!(1));
-            map.entry("maxLength").or_insert(json!(TEXT_MAX));
-        }
-        Some("number") if name == "x" || name == "y" => {
-            let a = Axis::of_field(name);
-            map.extend(axis(a).as_object().cloned().unwrap_or_default());
-        }
-        Some("array") => {
-            let items = map.get("items");
-            let any = items.is_none_or(|i| i.as_object().is_some_and(|o| o.is_empty()));
-            let numbers = items.and_then(|i| i.get("type")) == Some(&json!("number"));
-            let tuple = |n: usize| {
-                let each: Vec<Value> = (0..n).map(|i| axis(Axis::nth(i))).collect();
-                json!({"type": "array", "prefixItems": each, "minItems": n, "maxItems": n})
-            };
-            if any || numbers {
-                let mut one = tuple(2);
-                if let (Some(d), Some(o)) = (map.remove("description"), one.as_object_mut()) {
-                    o.insert("description".into(), d);
-                }
-                return one;
-            }
-            map.entry("maxItems").or_insert(json!(4));
-        }
-        _ => {}
-    }
-    p
-}
-
-/// The tools strategy's reply: one call of one of `tools` as the JSON object
-/// `{"name", "arguments"}`, or, where an answer may end the run (`answer`, see
-/// `finish.rs`), `{"answer": "..."}`, its plain final answer (docs/seeds.md (tool calling)),
-/// which a forced tool call would not allow; `None` without tools.
-pub fn tools_reply(tools: &[Tool], space: Space, answer: bool) -> Option<ReplyFormat> {
-    let Some(ReplyFormat::Call { schema, .. }) = of_tools(tools, space) else {
-        return None;
-    };
-    let mut alts = schema["anyOf"].as_array().cloned().unwrap_or_default();
-    alts.extend(answer.then(|| {
-        json!({
-            "type": "object",
-            "properties": {"answer": {"type": "string", "minLength": 1, "maxLength": TEXT_MAX}},
-            "required": ["answer"],
-            "additionalProperties": false,
-        })
-    }));
-    let schema = json!({"anyOf": alts});
-    Some(ReplyFormat::Json {
-        name: "tool_call_or_answer".into(),
-        gbnf: super::json_grammar::gbnf(&schema),
-        schema,
     })
 }
 

@@ -4,8 +4,12 @@
 use super::*;
 use crate::geometry::ImageSize;
 use crate::model::{Reply, ReplyFormat};
+use crate::strategy::reply_format::{
+    every_argument, evidence_of_at_least, of_tools, tools_reply, vision, vision_schema,
+};
 use crate::strategy::test_support::{first_turn, screenshot};
 use crate::strategy::{prompts, schema};
+use serde_json::{Value, json};
 
 /// An example value of each argument kind, in `space`.
 fn example(a: Arg, i: usize) -> String {
@@ -392,7 +396,7 @@ fn the_tools_strategy_reads_each_call_and_the_answer_its_format_allows() {
     let mut request = crate::model::ChatRequest::new("m", vec![]);
     request.format = tools_reply(&tools, Space::Norm1000, true);
     let mut reply = Reply::text(answer.to_string());
-    crate::model::adapt::read_content_call(&request, &mut reply);
+    crate::model::wire::read_content_call(&request, &mut reply);
     assert_eq!(reply.content, "The file is saved.");
     // a plain answer before any action goes back once (docs/actions.md); the second is the done
     let obs = screenshot();

@@ -108,7 +108,7 @@ fn read(name: &str, space: Space, text: &str) -> (Vec<String>, Vec<String>) {
     request.tools = prompt.tools;
     request.format = prompt.format;
     let mut reply = Reply::text(text);
-    crate::model::adapt::read_content_call(&request, &mut reply);
+    crate::model::wire::read_content_call(&request, &mut reply);
     let r = s.read(&reply, &ctx);
     let kinds = r
         .actions
@@ -171,7 +171,9 @@ fn every_reply_the_grammars_allow_is_read_into_an_action() {
 fn every_operator_call_the_grammar_allows_is_read() {
     for space in spaces() {
         let tools = schema::operator(space);
-        let Some(ReplyFormat::Call { schema, .. }) = format::of_tools(&tools, space) else {
+        let Some(ReplyFormat::Call { schema, .. }) =
+            crate::strategy::reply_format::of_tools(&tools, space)
+        else {
             panic!("the operator has a call format");
         };
         let g = of(&schema);

@@ -18,6 +18,7 @@ mod plain;
 mod prompts;
 mod prose;
 mod quoted;
+pub mod reply_format;
 pub mod schema;
 #[cfg(test)]
 mod test_support;

@@ -15,8 +15,9 @@
 //!   problem sent back as a user message and runs nothing.
 //! - A reply cut off at max_tokens performs nothing, its tool calls included; a call performed
 //!   early (while the reply streamed) stands, and its result says the reply was then cut.
-//! - Pruning: only the last `keep_last_screenshots` images stay (older ones become a text
-//!   placeholder); `<think>` is stripped from all but the last `keep_last_thinks` assistant
+//! - Pruning: at most the last `keep_last_screenshots` images stay (older ones become a text
+//!   placeholder, several at a time so that the request's prefix stays the same for a
+//!   server's prompt cache most turns, see [`prune_screenshots`]); `<think>` is stripped from all but the last `keep_last_thinks` assistant
 //!   messages; beyond `history_max_chars` the oldest turns are dropped (see `budget`).
 //! - A reply read again before its results are recorded (an approver's edit) replaces the
 //!   first one in the history.
@@ -176,7 +177,11 @@ impl Strategy for Tools {
         Prompt {
             messages: self.history.clone(),
             tool_choice: (!tools.is_empty()).then(ToolChoice::auto),
-            format: super::format::tools_reply(&tools, space, self.finish.may_answer(ctx.task)),
+            format: super::reply_format::tools_reply(
+                &tools,
+                space,
+                self.finish.may_answer(ctx.task),
+            ),
             tools,
             ..Prompt::default()
         }
@@ -334,8 +339,33 @@ fn is_image(part: &ContentPart) -> bool {
     matches!(part, ContentPart::ImageUrl { .. })
 }
 
-/// Keeps the last `keep` images of the history; older ones become [`PRUNED_SCREENSHOT`].
+/// The most turns between two prunings. Pruning rewrites an old message, so the request's
+/// prefix changes there and a server's prompt cache is lost from that point: pruning several
+/// images at once loses it once every `min(keep, PRUNE_STEP)` turns instead of every turn
+/// (docs/context.md, "Requests a server can cache").
+pub const PRUNE_STEP: usize = 4;
+
+/// How many images a pruning leaves: the newest, and as many more as keep the next
+/// `PRUNE_STEP - 1` turns within `keep`.
+fn kept_after_pruning(keep: usize) -> usize {
+    (keep + 1).saturating_sub(PRUNE_STEP).max(1).min(keep)
+}
+
+/// Keeps at most the last `keep` images of the history (`keep_last_screenshots` is a ceiling:
+/// a small model's context holds no more): once more are there, all but the last
+/// [`kept_after_pruning`] become [`PRUNED_SCREENSHOT`] at once. `keep` 0 keeps none.
 pub fn prune_screenshots(history: &mut [Message], keep: usize) {
+    let live = history
+        .iter()
+        .filter_map(|m| match &m.content {
+            Content::Parts(parts) => Some(parts.iter().filter(|p| is_image(p)).count()),
+            Content::Text(_) => None,
+        })
+        .sum::<usize>();
+    if live <= keep {
+        return;
+    }
+    let keep = kept_after_pruning(keep);
     let mut seen = 0;
     for m in history.iter_mut().rev() {
         let Content::Parts(parts) = &mut m.content else {

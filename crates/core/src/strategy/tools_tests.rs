@@ -14,18 +14,20 @@ fn images(h: &[Message]) -> usize {
 
 #[test]
 fn pruning_keeps_the_last_k_screenshots_and_thinks() {
+    // keep 5: at most 5 images; a pruning leaves the last 2 (5 + 1 - PRUNE_STEP)
     let mut h = vec![Message::system("s")];
-    for i in 0..5 {
+    for i in 0..6 {
         h.push(Message::user_with_image(
             format!("s{i}"),
             "data:image/png;base64,AA",
         ));
         h.push(Message::assistant(format!("<think>t{i}</think>a{i}")));
     }
-    prune_screenshots(&mut h, 2);
+    prune_screenshots(&mut h, 5);
     prune_thinks(&mut h, 2);
     assert_eq!(images(&h), 2);
     assert!(matches!(&h[9].content, Content::Parts(_)));
+    assert!(matches!(&h[11].content, Content::Parts(p) if is_image(&p[1])));
     let Content::Parts(p) = &h[1].content else {
         panic!()
     };
@@ -36,9 +38,41 @@ fn pruning_keeps_the_last_k_screenshots_and_thinks() {
         }
     );
     assert_eq!(h[2].content, Content::Text("a0".into()));
+    assert_eq!(h[12].content, Content::Text("<think>t5</think>a5".into()));
     assert_eq!(h[10].content, Content::Text("<think>t4</think>a4".into()));
-    assert_eq!(h[8].content, Content::Text("<think>t3</think>a3".into()));
-    assert_eq!(h[6].content, Content::Text("a2".into()));
+    assert_eq!(h[8].content, Content::Text("a3".into()));
+}
+
+/// Over many turns the history's messages are rewritten (images pruned) only once every
+/// `min(keep, PRUNE_STEP)` turns, and never hold more than `keep` images: the other requests
+/// begin with the whole previous request, byte for byte, which a server's prompt cache reuses
+/// (docs/context.md).
+#[test]
+fn old_screenshots_are_pruned_in_steps_that_keep_the_prefix() {
+    let mut t = Tools::new(ReadOptions {
+        keep_last_screenshots: 2,
+        history_max_chars: usize::MAX,
+        ..ReadOptions::default()
+    });
+    let mut last: Option<String> = None;
+    let mut rewritten = Vec::new();
+    for n in 1..=24 {
+        let (prompt, _) = turn(&mut t, n, &call("press_key", json!({"key": "enter"})));
+        let images = images(&prompt.messages);
+        assert!((1..=2).contains(&images), "turn {n}: {images}");
+        let body = serde_json::to_string(&prompt.messages).unwrap();
+        // the previous request's messages, less the closing bracket, begin this one's
+        if let Some(prev) = last.replace(body.clone())
+            && !body.starts_with(&prev[..prev.len() - 1])
+        {
+            rewritten.push(n);
+        }
+    }
+    // before pruning in steps: every turn from the third (22 of 24)
+    assert!(
+        !rewritten.is_empty() && rewritten.len() <= 24 / 2,
+        "rewritten at turns {rewritten:?}"
+    );
 }
 
 use crate::model::{ChatRequest, ToolCall};

@@ -53,7 +53,7 @@ impl Strategy for Vision {
             ),
         };
         let mut prompt = super::one_shot_prompt(&self.options, &system, user, &vars, ctx);
-        prompt.format = super::format::vision(&self.options, space);
+        prompt.format = super::reply_format::vision(&self.options, space);
         self.finish.prompted(&prompt.messages);
         prompt
     }

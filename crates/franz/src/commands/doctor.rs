@@ -299,7 +299,14 @@ fn profile_check(c: &Config, chosen: &franz_core::config::Chosen) -> Check {
     let names: Vec<String> = franz_core::profile::builtin()
         .into_iter()
         .filter(|p| p.name != s.profile.name && !p.matches.is_empty())
-        .map(|p| format!("{} (ids containing {})", p.name, p.matches.join(" or ")))
+        .map(|p| {
+            format!(
+                "{} for {} (ids containing {})",
+                p.name,
+                p.family,
+                p.matches.join(" or ")
+            )
+        })
         .collect();
     Check::warn(
         "profile",
@@ -309,7 +316,10 @@ fn profile_check(c: &Config, chosen: &franz_core::config::Chosen) -> Check {
         ),
         format!(
             "if the model is one of these families, pick its profile with --profile NAME \
-             (or profile = \"NAME\" in the config file): {}; `franz profiles` lists them",
+             (or profile = \"NAME\" in the config file): {}; an id matches where it holds \
+             one of these in its letters and digits, in any case, so GGUF builds as LM Studio \
+             and Ollama list them (holo3-35b-a3b@q4_k_m, hf.co/Hcompany/Holo3-35B-A3B-GGUF:Q4_K_M) \
+             match too; `franz profiles` lists them",
             names.join(", ")
         ),
     )

@@ -418,7 +418,7 @@ pub fn act_with_policy(
 /// The model id a user types for each built-in profile (`--profile auto`, the default, picks
 /// the profile from it): the ids of the families' own releases and of the servers people run
 /// them on.
-pub const MODEL_IDS: [(&str, &str); 14] = [
+pub const MODEL_IDS: [(&str, &str); 23] = [
     ("franz", "gemma-3-12b-it"),
     ("qwen3-vl", "qwen3-vl-8b-instruct"),
     ("qwen2.5-vl", "Qwen/Qwen2.5-VL-7B-Instruct"),
@@ -433,6 +433,15 @@ pub const MODEL_IDS: [(&str, &str); 14] = [
     ("glm-4.6v", "glm-4.6v-flash"),
     ("fara-7b", "microsoft/Fara-7B"),
     ("opencua", "OpenCUA-7B"),
+    ("holo3", "hf.co/Hcompany/Holo3-35B-A3B-GGUF:Q4_K_M"),
+    ("holo1.5", "Hcompany/Holo1.5-7B"),
+    ("ui-venus-1.5", "ui-venus-1.5-8b@q4_k_m"),
+    ("gta1", "HelloKKMe/GTA1-7B-2507"),
+    ("uground", "osunlp/UGround-V1-7B"),
+    ("os-atlas", "os-atlas-base-7b-gguf"),
+    ("showui", "showlab/ShowUI-2B"),
+    ("gemini-computer", "gemini-2.5-computer-use-preview-10-2025"),
+    ("opencua-relative", "opencua-a3b@q4_k_m"),
 ];
 
 /// The model id users type for built-in profile `profile`; panics for a profile missing from

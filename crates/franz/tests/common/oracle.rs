@@ -158,3 +158,27 @@ pub fn show_and_parse(family: &str, combo: &Combo, reply: Option<&str>) -> Seen 
         parsed,
     }
 }
+
+/// Asserts that every image franz sends is one its family's own resize leaves unchanged:
+/// `fixed` is the oracle's answer (one bool a case, in order), `cases` each case's family,
+/// screen and crop, and the image franz sends.
+pub fn assert_fixed_points<'a>(
+    fixed: &Value,
+    cases: impl IntoIterator<Item = (&'a str, &'a Combo, (u32, u32))>,
+) {
+    let answers = fixed.as_array().expect("the oracle's \"fixed\" list");
+    let mut n = 0;
+    for ((family, combo, image), ok) in cases.into_iter().zip(answers) {
+        assert_eq!(
+            ok,
+            &json!(true),
+            "{family}: {}x{} for screen {:?} crop {} is not an image the family's own resize keeps",
+            image.0,
+            image.1,
+            combo.screen,
+            combo.crop
+        );
+        n += 1;
+    }
+    assert_eq!(n, answers.len(), "one answer a case");
+}

@@ -6,7 +6,8 @@ and prints {"fixed": [bool, ...], "points": [[x, y], ...]}:
 - sizes: whether (w, h) is an image the family's own resize leaves unchanged (GLM-4.6V has
   none: true);
 - points: the pixel the family's own code makes of the model's (vx, vy) on a screen of W x H
-  (the working area) when the model was sent an image_w x image_h image, from its top-left.
+  (the working area) when the model was sent an image_w x image_h image, from its top-left
+  (ShowUI's and OpenCUA's fractions are given as vx / 10000, vy / 10000).
 
 Each function below is copied from the family's source (repository and file named); only the
 names of its arguments were changed to fit, and nothing of its arithmetic.
@@ -169,6 +170,64 @@ def opencua_point(x_val, y_val, new_w, new_h, width, height):
     return rel_x * width, rel_y * height
 
 
+# H Company's agent-loop docs (hub.hcompany.ai/agent-loop), Holo3 / Holo3.1's coordinates
+def holo3_point(x, y, screenshot_width, screenshot_height):
+    abs_x = int((x / 1000) * screenshot_width)
+    abs_y = int((y / 1000) * screenshot_height)
+    return abs_x, abs_y
+
+
+# trycua/cua libs/python/agent/cua_agent/loops/holo.py, HoloConfig.predict_click (Holo1.5):
+# the point in pixels of the resized image, mapped back to the original size
+def holo15_point(x, y, orig_w, orig_h, proc_w, proc_h):
+    sx = orig_w / float(proc_w)
+    sy = orig_h / float(proc_h)
+    return x * sx, y * sy  # the source then rounds: int(round(...))
+
+
+# inclusionAI/UI-Venus Venus_framework/policy/ui_venus_policy.py, the 1000x1000 conversion
+def ui_venus_point(x, y, width, height):
+    actual_x = int(x * width / 1000)
+    actual_y = int(y * height / 1000)
+    return actual_x, actual_y
+
+
+# Yan98/GTA1 README.md's inference example: pred_x *= scale_x, scale_x = width / resized_width
+def gta1_point(pred_x, pred_y, width, height, resized_width, resized_height):
+    scale_x, scale_y = width / resized_width, height / resized_height
+    return pred_x * scale_x, pred_y * scale_y
+
+
+# OSU-NLP-Group/UGround grounding/uground_qwen2vl.py: x_abs = int(x_ratio / 1000 * width)
+def uground_point(x_ratio, y_ratio, width, height):
+    x_abs = int(x_ratio / 1000 * width)
+    y_abs = int(y_ratio / 1000 * height)
+    return x_abs, y_abs
+
+
+# OS-Copilot/OS-Atlas README.md: a 0..1000 box (x1, y1), (x2, y2), "convert these relative
+# coordinates back to the original image dimensions"; the click is the box's centre
+def os_atlas_point(x1, y1, x2, y2, width, height):
+    return (x1 + x2) / 2 / 1000 * width, (y1 + y2) / 2 / 1000 * height
+
+
+# showlab/ShowUI QUICK_START.md draw_point: x, y = point[0] * width, point[1] * height
+def showui_point(px, py, width, height):
+    return px * width, py * height
+
+
+# google's computer-use tool as trycua/cua ports it (libs/python/agent/cua_agent/loops/
+# gemini.py, _denormalize)
+def gemini_denormalize(v, size):
+    return max(0, min(size - 1, int(round(v / 1000 * size))))
+
+
+# xlang-ai/OpenCUA evaluation/agentnetbench/agent/opencua.py: with a coord_type other than
+# "qwen25" the lines are left as they are, fractions of the screen
+def opencua_relative_point(x_val, y_val, width, height):
+    return x_val * width, y_val * height
+
+
 def fixed(family, w, h):
     if family == "evocua":
         return evocua_smart_resize(h, w, factor=32, max_pixels=16 * 16 * 4 * 12800) == (h, w)
@@ -176,9 +235,19 @@ def fixed(family, w, h):
         return qwen_smart_resize(h, w, factor=32) == (h, w)
     if family == "fara-7b":
         return fara_smart_resize(h, w, factor=14 * 2, min_pixels=3136, max_pixels=12845056) == (h, w)
-    if family == "opencua":
+    if family in ("opencua", "opencua-relative"):
         return opencua_smart_resize(w, h) == (w, h)
     if family == "glm-4.6v":
+        return True
+    if family in ("holo3", "ui-venus-1.5"):
+        return qwen_smart_resize(h, w, factor=32) == (h, w)
+    if family in ("holo1.5", "uground", "os-atlas"):
+        return qwen_smart_resize(h, w, factor=28, min_pixels=3136, max_pixels=12845056) == (h, w)
+    if family == "gta1":
+        return qwen_smart_resize(h, w, factor=28, min_pixels=3136, max_pixels=4096 * 2160) == (h, w)
+    if family == "showui":
+        return qwen_smart_resize(h, w, factor=28, min_pixels=256 * 28 * 28, max_pixels=1344 * 28 * 28) == (h, w)
+    if family == "gemini-computer":
         return True
     raise ValueError(family)
 
@@ -196,6 +265,25 @@ def point(family, vx, vy, w, h, iw, ih):
         return fara_point(vx, vy, w, h, iw, ih)
     if family == "opencua":
         return opencua_point(vx, vy, iw, ih, w, h)
+    if family == "holo3":
+        return holo3_point(vx, vy, w, h)
+    if family == "holo1.5":
+        return holo15_point(vx, vy, w, h, iw, ih)
+    if family == "ui-venus-1.5":
+        return ui_venus_point(vx, vy, w, h)
+    if family == "gta1":
+        return gta1_point(vx, vy, w, h, iw, ih)
+    if family == "uground":
+        return uground_point(vx, vy, w, h)
+    if family == "os-atlas":
+        # a zero-size box at the point: its centre is the point
+        return os_atlas_point(vx, vy, vx, vy, w, h)
+    if family == "showui":
+        return showui_point(vx / 10000, vy / 10000, w, h)
+    if family == "opencua-relative":
+        return opencua_relative_point(vx / 10000, vy / 10000, w, h)
+    if family == "gemini-computer":
+        return gemini_denormalize(vx, w), gemini_denormalize(vy, h)
     raise ValueError(family)
 
 

@@ -2,7 +2,8 @@
 //! its prompt would: it reads the request's system prompt and tool schema, finds the example
 //! of the action it needs (a tool's function schema, the JSON example, the prompt's grammar
 //! lines) and fills in the values. Coordinates are computed for the request: from the size of
-//! the image it carries and the space its prompt names (pixels of that image, or 0..1000).
+//! the image it carries and the space its prompt names (pixels of that image, 0..1000, or
+//! fractions 0..1).
 //! Nothing here knows a profile or a strategy by name, so a new grammar or prompt is answered
 //! the way its own text says.
 //!
@@ -64,19 +65,32 @@ pub enum Space {
     Norm1000,
     /// Pixels of the image sent, of this width and height.
     Pixels(u32, u32),
+    /// Fractions 0..1 of each axis, written with four decimals.
+    Relative,
 }
 
 impl Space {
-    /// The point at fractions `fx`, `fy` of the image, in this space.
-    pub fn point(self, fx: f64, fy: f64) -> (i64, i64) {
-        let at = |f: f64, len: u32| ((f * f64::from(len)).round() as i64).clamp(0, i64::from(len));
+    /// The point at fractions `fx`, `fy` of the image, in this space: whole numbers in
+    /// 0..1000 and pixels, decimals in fractions.
+    pub fn point(self, fx: f64, fy: f64) -> (f64, f64) {
+        let at = |f: f64, len: u32| (f * f64::from(len)).round().clamp(0.0, f64::from(len));
         match self {
             Space::Norm1000 => (at(fx, 1000), at(fy, 1000)),
             Space::Pixels(w, h) => (
-                at(fx, w).min(i64::from(w) - 1),
-                at(fy, h).min(i64::from(h) - 1),
+                at(fx, w).min(f64::from(w) - 1.0),
+                at(fy, h).min(f64::from(h) - 1.0),
             ),
+            Space::Relative => (at(fx, 10_000) / 10_000.0, at(fy, 10_000) / 10_000.0),
         }
+    }
+}
+
+/// A coordinate as JSON: a whole number stays an integer (`500`, never `500.0`).
+fn number(v: f64) -> Value {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        Value::from(v as i64)
+    } else {
+        Value::from(v)
     }
 }
 
@@ -129,13 +143,16 @@ pub fn answer(request: &Value, intent: &Intent, style: Style) -> ScriptedReply {
 
 fn point_norm(intent: &Intent) -> (i64, i64) {
     match intent {
-        Intent::Click { fx, fy } => Space::Norm1000.point(*fx, *fy),
+        Intent::Click { fx, fy } => {
+            let (x, y) = Space::Norm1000.point(*fx, *fy);
+            (x as i64, y as i64)
+        }
         _ => (0, 0),
     }
 }
 
 /// In the format the request asks for: a structured tool call when it sends tools, else text.
-fn asked(request: &Value, intent: &Intent, at: Option<(i64, i64)>) -> ScriptedReply {
+fn asked(request: &Value, intent: &Intent, at: Option<(f64, f64)>) -> ScriptedReply {
     let sys = system_text(request);
     let tools = tool_functions(request);
     // a function for the action when the request sends one; else the prompt's text grammar
@@ -206,15 +223,17 @@ fn tool_functions(request: &Value) -> Vec<Value> {
         .collect()
 }
 
-/// The space the request's prompt names: 0..1000 when its prompt or tool descriptions say so,
-/// else pixels of the image it carries.
+/// The space the request's prompt names for points: fractions when its prompt or tool
+/// descriptions say so; pixels of the image it carries when they say that (a request in pixels
+/// may still name 0..1000 for something else, such as `list_windows`'s bounds); 0..1000 when
+/// they say so; else pixels.
 pub fn read_space(request: &Value) -> Space {
     let words = format!("{}\n{}", system_text(request), request["tools"]);
-    let norm = ["0 to 1000", "0..1000", "1000x1000"]
-        .iter()
-        .any(|w| words.contains(w));
+    let says = |ws: &[&str]| ws.iter().any(|w| words.contains(w));
     match image_size(request) {
-        Some((w, h)) if !norm => Space::Pixels(w, h),
+        _ if says(&["fractions from 0 to 1", "fractions 0..1"]) => Space::Relative,
+        Some((w, h)) if says(&["pixels of the"]) => Space::Pixels(w, h),
+        Some((w, h)) if !says(&["0 to 1000", "0..1000", "1000x1000"]) => Space::Pixels(w, h),
         _ => Space::Norm1000,
     }
 }

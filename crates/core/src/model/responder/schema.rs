@@ -11,7 +11,7 @@ use serde_json::{Map, Value, json};
 pub(super) fn call(
     tools: &[Value],
     intent: &Intent,
-    at: Option<(i64, i64)>,
+    at: Option<(f64, f64)>,
 ) -> Option<(String, Value)> {
     let name = |t: &Value| t["name"].as_str().unwrap_or_default().to_string();
     for tool in tools {
@@ -97,7 +97,7 @@ fn enum_args(
     prop: &str,
     verb: &str,
     intent: &Intent,
-    at: Option<(i64, i64)>,
+    at: Option<(f64, f64)>,
 ) -> Value {
     let mut args = Map::new();
     args.insert(prop.to_string(), json!(verb));
@@ -121,12 +121,12 @@ fn enum_args(
 }
 
 /// `[x, y]` for a point parameter, `x` or `y` for those.
-fn point_value(name: &str, schema: &Value, at: Option<(i64, i64)>) -> Option<Value> {
+fn point_value(name: &str, schema: &Value, at: Option<(f64, f64)>) -> Option<Value> {
     let (x, y) = at?;
     match name {
-        "x" => Some(json!(x)),
-        "y" => Some(json!(y)),
-        _ => is_point(name, schema).then(|| json!([x, y])),
+        "x" => Some(super::number(x)),
+        "y" => Some(super::number(y)),
+        _ => is_point(name, schema).then(|| json!([super::number(x), super::number(y)])),
     }
 }
 
@@ -164,7 +164,7 @@ fn fits(tool: &Value, intent: &Intent) -> bool {
     }
 }
 
-fn function_args(tool: &Value, intent: &Intent, at: Option<(i64, i64)>) -> Value {
+fn function_args(tool: &Value, intent: &Intent, at: Option<(f64, f64)>) -> Value {
     let mut args = Map::new();
     for (name, schema) in properties(tool) {
         let value = match intent {

@@ -45,12 +45,12 @@ fn coordinate_placeholders_are_found_by_shape() {
     ];
     for (snippet, want) in cases {
         assert_eq!(
-            text::calls_fill_point(snippet, (7, 9)).as_deref(),
+            text::calls_fill_point(snippet, (7.0, 9.0)).as_deref(),
             Some(want),
             "{snippet}"
         );
     }
-    assert_eq!(text::calls_fill_point("wait(2)", (7, 9)), None);
+    assert_eq!(text::calls_fill_point("wait(2)", (7.0, 9.0)), None);
 }
 
 #[test]
@@ -155,4 +155,50 @@ fn a_tool_schema_is_filled_from_its_parameters() {
     assert_eq!(name, "click_element");
     assert_eq!(args["position"], json!([250, 500]));
     assert!(args["label"].is_string());
+}
+
+/// A prompt in fractions (`--coords relative`, OpenCUA-A3B, ShowUI) is answered in decimals,
+/// in its text grammar and in a tool schema alike.
+#[test]
+fn a_fractions_prompt_is_answered_in_decimals() {
+    let prompt = "Coordinates are fractions from 0 to 1 on each axis of the screenshot, written as \
+                  decimals.\n## Action space\n```python\npyautogui.click(x=0.5, y=0.5)\n```";
+    let req = request(prompt, json!(null), (1288, 728));
+    assert_eq!(read_space(&req), Space::Relative);
+    let click = answer(
+        &req,
+        &Intent::Click {
+            fx: 0.2531,
+            fy: 0.5,
+        },
+        Style::Asked,
+    )
+    .content;
+    assert!(
+        click.contains("pyautogui.click(x=0.2531, y=0.5)"),
+        "{click}"
+    );
+    let tool = json!([{"type": "function", "function": {"name": "click_element", "parameters": {
+        "properties": {"position": {"type": "array",
+            "description": "[x, y] in fractions 0..1 of the screen"}}}}}]);
+    let req = request("Act.", tool, (1288, 728));
+    let (_, args) = &answer(&req, &CLICK, Style::Asked).tool_calls[0];
+    assert_eq!(args["position"], json!([0.25, 0.5]));
+}
+
+/// franz's tool schema in pixels (a grounding family's run with the tools strategy) also
+/// says `list_windows`'s bounds are in 0..1000: the points are still pixels.
+#[test]
+fn a_pixel_tool_schema_is_answered_in_pixels_whatever_else_names_0_to_1000() {
+    let tools = json!([
+        {"type": "function", "function": {"name": "click_element", "parameters": {
+            "properties": {"box": {"type": "array",
+                "description": "where, in pixels of the 1932x1092 screenshot (x: 0 left, 1931 right; y: 0 top, 1091 bottom): a point [x, y]"}}}}},
+        {"type": "function", "function": {"name": "list_windows",
+            "description": "List the open windows: id, application, title, bounds [x1, y1, x2, y2] in 0..1000, and which one is focused.",
+            "parameters": {"properties": {}}}}]);
+    let req = request("Act.", tools, (1932, 1092));
+    assert_eq!(read_space(&req), Space::Pixels(1932, 1092));
+    let (_, args) = &answer(&req, &CLICK, Style::Asked).tool_calls[0];
+    assert_eq!(args["box"], json!([483, 546]));
 }

@@ -10,7 +10,7 @@ use regex::Regex;
 use serde_json::{Map, Value, json};
 
 /// The reply that does `intent` in the format `prompt` (the system text) asks for.
-pub(super) fn reply(prompt: &str, intent: &Intent, at: Option<(i64, i64)>) -> String {
+pub(super) fn reply(prompt: &str, intent: &Intent, at: Option<(f64, f64)>) -> String {
     if let Some(tools) = embedded_tools(prompt) {
         return match schema::call(&tools, intent, at) {
             Some((name, args)) => tool_call_text(prompt, &name, &args),
@@ -155,7 +155,7 @@ fn top_level(template: &str) -> Vec<(String, String)> {
 
 /// A reply that is the prompt's JSON object: its text fields a story, its action list the one
 /// action, its other lists empty.
-fn json_reply(prompt: &str, template: &str, intent: &Intent, at: Option<(i64, i64)>) -> String {
+fn json_reply(prompt: &str, template: &str, intent: &Intent, at: Option<(f64, f64)>) -> String {
     let mut object = Map::new();
     for (key, value) in top_level(template) {
         let v = if value.starts_with('[') && key.contains("action") {
@@ -172,7 +172,7 @@ fn json_reply(prompt: &str, template: &str, intent: &Intent, at: Option<(i64, i6
 
 /// One action object: the template's own example filled for a click; for another action,
 /// its name and argument as the prompt's list of action names gives them (`type (text)`).
-fn json_action(prompt: &str, actions: &str, intent: &Intent, at: Option<(i64, i64)>) -> Value {
+fn json_action(prompt: &str, actions: &str, intent: &Intent, at: Option<(f64, f64)>) -> Value {
     let (verbs, value) = match intent {
         Intent::Click { .. } => {
             let example = actions

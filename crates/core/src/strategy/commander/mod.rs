@@ -188,7 +188,7 @@ impl Commander {
             max_tokens: Some(self.s.leader_max_tokens),
             tool_choice: Some(ToolChoice::auto()),
             // the leader's tools have no positions: any space
-            format: super::format::of_tools(&schema::leader(), Space::Norm1000),
+            format: super::reply_format::of_tools(&schema::leader(), Space::Norm1000),
         }
     }
 
@@ -459,8 +459,8 @@ impl Strategy for Commander {
                 Message::system(system),
                 Message::user_with_image(user, ctx.screenshot.data_url.clone()),
             ],
-            format: super::format::of_tools(
-                &super::format::evidence_of_at_least(&tools, self.s.min_evidence),
+            format: super::reply_format::of_tools(
+                &super::reply_format::evidence_of_at_least(&tools, self.s.min_evidence),
                 space,
             ),
             tools,

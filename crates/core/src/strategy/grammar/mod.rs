@@ -146,7 +146,10 @@ pub fn of(dialect: Option<Dialect>) -> Option<&'static Grammar> {
         Dialect::Anthropic => Some(&anthropic::GRAMMAR),
         Dialect::Openai => Some(&openai::GRAMMAR),
         Dialect::Pyautogui => Some(&pyautogui::GRAMMAR),
+        // franz's own formats; and the families whose own format franz reads but whose prompt
+        // it does not write (docs/coordinates.md): the strategy's own prompt goes to them
         Dialect::Json | Dialect::Calls | Dialect::Tools | Dialect::None => None,
+        Dialect::Holo | Dialect::Venus | Dialect::Gemini | Dialect::Point => None,
     }
 }
 

@@ -97,5 +97,5 @@ fn options(o: &mut RunOptions) {
     (o.max_steps, o.max_time) = (1, None);
     (o.step_delay, o.max_empty_turns) = (Duration::ZERO, 1);
     o.context = Default::default();
-    o.guard = Default::default();
+    o.loop_breaker = Default::default();
 }

@@ -9,7 +9,7 @@ use regex::Regex;
 pub(in super::super) fn call_reply(
     prompt: &str,
     intent: &Intent,
-    at: Option<(i64, i64)>,
+    at: Option<(f64, f64)>,
 ) -> String {
     let example = example_block(prompt);
     let filled = match intent {
@@ -118,7 +118,7 @@ fn place(prompt: &str, example: Option<&str>, filled: &str) -> String {
 }
 
 /// `s` with its first coordinate pair set to `(x, y)`; `None` when it has none.
-pub(in super::super) fn fill_point(s: &str, (x, y): (i64, i64)) -> Option<String> {
+pub(in super::super) fn fill_point(s: &str, (x, y): (f64, f64)) -> Option<String> {
     let slot_x = r"-?\d+(?:\.\d+)?|<?[xX]\d?>?";
     let slot_y = r"-?\d+(?:\.\d+)?|<?[yY]\d?>?";
     let re = Regex::new(&format!(
