@@ -207,7 +207,11 @@ fn same_length(a: &str, b: &str) -> G {
 
 /// 0, or up to `digits` digits without a leading zero.
 pub(super) fn number(digits: u32) -> G {
-    let more = G::Rep(Box::new(G::Class("[0-9]".into())), 0, digits.saturating_sub(1));
+    let more = G::Rep(
+        Box::new(G::Class("[0-9]".into())),
+        0,
+        digits.saturating_sub(1),
+    );
     let g = G::Alt(vec![G::Seq(vec![G::Class("[1-9]".into()), more]), lit("0")]);
     rule(&format!("int-{digits}"), g)
 }
@@ -279,7 +283,10 @@ fn call(name: &str, args: &[Arg], space: Space) -> G {
 /// parentheses (the call parser reads every `name(...)` in a reply, the story's too).
 pub fn narrative_grammar(space: Space) -> G {
     let calls = CALLS.iter().map(|(n, a)| call(n, a, space)).collect();
-    let story = rule("story", G::Rep(Box::new(G::Class("[^\\n()]".into())), 1, NOTE_MAX));
+    let story = rule(
+        "story",
+        G::Rep(Box::new(G::Class("[^\\n()]".into())), 1, NOTE_MAX),
+    );
     let after = G::Rep(Box::new(G::Seq(vec![lit("\n"), story])), 0, 1);
     G::Seq(vec![G::Alt(calls), after])
 }

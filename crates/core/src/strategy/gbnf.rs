@@ -17,6 +17,13 @@ pub enum G {
     /// bounded repetition it reads into rules of its own, so a repetition written inline at
     /// every use makes a grammar of thousands of rules), inline in the regex.
     Rule(String, Box<G>),
+    /// A part whose language is `tree` (written to the GBNF, and what the tests sample), and
+    /// whose regex is `wider`, a superset: for a part whose own regex is too large to inline at
+    /// every use in a grammar's regex (a quoted text, `quoted.rs`). `tree` is tested on its own.
+    Wide {
+        tree: Box<G>,
+        wider: Box<G>,
+    },
 }
 
 /// `g` as the rule `name` (see [`G::Rule`]).
@@ -62,6 +69,7 @@ impl G {
             G::Alt(items) => format!("({})", each(items, " | ")),
             G::Rep(g, 0, 1) => format!("({})?", g.gbnf_in(rules)),
             G::Rep(g, min, max) => format!("({}){{{min},{max}}}", g.gbnf_in(rules)),
+            G::Wide { tree, .. } => tree.gbnf_in(rules),
             G::Rule(name, g) => {
                 if !rules.iter().any(|(n, _)| n == name) {
                     let at = rules.len();
@@ -82,7 +90,7 @@ impl G {
             G::Seq(items) => items.iter().map(G::max_chars).sum(),
             G::Alt(items) => items.iter().map(G::max_chars).max().unwrap_or(0),
             G::Rep(g, _, max) => g.max_chars().saturating_mul(*max),
-            G::Rule(_, g) => g.max_chars(),
+            G::Rule(_, g) | G::Wide { tree: g, .. } => g.max_chars(),
         }
     }
 
@@ -97,7 +105,7 @@ impl G {
                 items.iter().map(G::regex).collect::<Vec<_>>().join("|")
             ),
             G::Rep(g, min, max) => format!("({}){{{min},{max}}}", g.regex()),
-            G::Rule(_, g) => g.regex(),
+            G::Rule(_, g) | G::Wide { wider: g, .. } => g.regex(),
         }
     }
 }

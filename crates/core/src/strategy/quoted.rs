@@ -19,9 +19,24 @@ const PLAIN: &str = "\"\\\\\\x00-\\x1f";
 const BLANKS: &str = "\\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
 
 /// A quoted text of `min` to `max` characters (each plain or escaped), that is neither blank
-/// nor a placeholder (see the module doc). A text longer than every placeholder needs no trie:
-/// its part of the grammar is one repetition, which keeps the grammar (and its regex) small.
+/// nor a placeholder (see the module doc). In a grammar's regex it stands as any quoted text of
+/// those lengths ([`G::Wide`]): the trie's regex is too large to inline at every text of a
+/// grammar; [`exact`] is tested on its own.
 pub fn quoted_between(min: u32, max: u32) -> G {
+    let wider = G::Seq(vec![
+        lit("\""),
+        G::Rep(Box::new(any_char()), min, max.max(1)),
+        lit("\""),
+    ]);
+    G::Wide {
+        tree: Box::new(exact(min, max)),
+        wider: Box::new(wider),
+    }
+}
+
+/// [`quoted_between`]'s language, with its own regex. A text longer than every placeholder
+/// needs no trie: its part is one repetition, which keeps the grammar small.
+pub fn exact(min: u32, max: u32) -> G {
     let max = max.max(1);
     let lo = min.max(1);
     let name = format!("str-{min}-{max}");

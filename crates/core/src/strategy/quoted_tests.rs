@@ -42,7 +42,7 @@ fn refused(s: &str) -> bool {
 
 #[test]
 fn no_text_the_grammar_allows_is_one_franz_refuses() {
-    let re = anchored(&quoted_between(1, 64));
+    let re = anchored(&exact(1, 64));
     let mut candidates: Vec<String> = Vec::new();
     for word in placeholder::text_values() {
         let upper = word.to_uppercase();
@@ -61,12 +61,18 @@ fn no_text_the_grammar_allows_is_one_franz_refuses() {
             }
         }
     }
-    candidates.extend(every(&['t', 'E', 'x', ' ', '.', '\u{2026}', '<', '>', '\u{a0}'], 5));
+    candidates.extend(every(
+        &['t', 'E', 'x', ' ', '.', '\u{2026}', '<', '>', '\u{a0}'],
+        5,
+    ));
     let mut allowed = 0;
     for s in &candidates {
         if re.is_match(&written(s)) {
             allowed += 1;
-            assert!(!refused(s), "the grammar lets a model write {s:?}, which franz refuses");
+            assert!(
+                !refused(s),
+                "the grammar lets a model write {s:?}, which franz refuses"
+            );
         }
     }
     assert!(allowed > 1000, "only {allowed} candidates allowed");
@@ -74,7 +80,7 @@ fn no_text_the_grammar_allows_is_one_franz_refuses() {
 
 #[test]
 fn texts_near_the_placeholders_stay_writable() {
-    let re = anchored(&quoted_between(1, 64));
+    let re = anchored(&exact(1, 64));
     for s in [
         "hello",
         "text editor",
@@ -106,7 +112,7 @@ fn texts_near_the_placeholders_stay_writable() {
 
 #[test]
 fn a_text_has_the_lengths_it_is_given_and_no_other() {
-    let re = anchored(&quoted_between(5, 10));
+    let re = anchored(&exact(5, 10));
     for (s, ok) in [
         ("hell", false),
         ("hello", true),
@@ -117,7 +123,7 @@ fn a_text_has_the_lengths_it_is_given_and_no_other() {
     ] {
         assert_eq!(re.is_match(&written(s)), ok, "{s:?}");
     }
-    let optional = anchored(&quoted_between(0, 8));
+    let optional = anchored(&exact(0, 8));
     assert!(optional.is_match("\"\""));
     assert!(optional.is_match("\"fine\""));
     assert!(!optional.is_match("\"text\""));
@@ -126,14 +132,21 @@ fn a_text_has_the_lengths_it_is_given_and_no_other() {
 #[test]
 fn the_gbnf_defines_every_rule_it_names_once() {
     let gbnf = quoted_between(1, 64).gbnf();
+    assert_eq!(gbnf, exact(1, 64).gbnf());
     assert!(!gbnf.contains("()"), "{gbnf}");
-    let defined: Vec<&str> = gbnf.lines().filter_map(|l| l.split(" ::= ").next()).collect();
+    let defined: Vec<&str> = gbnf
+        .lines()
+        .filter_map(|l| l.split(" ::= ").next())
+        .collect();
     let mut unique = defined.clone();
     unique.sort_unstable();
     unique.dedup();
     assert_eq!(unique.len(), defined.len(), "{gbnf}");
     let names = gbnf.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'));
     for name in names.filter(|w| w.starts_with("str-1-64-")) {
-        assert!(defined.contains(&name), "{name} is used, not defined: {gbnf}");
+        assert!(
+            defined.contains(&name),
+            "{name} is used, not defined: {gbnf}"
+        );
     }
 }
