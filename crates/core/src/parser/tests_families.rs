@@ -2,22 +2,9 @@
 //! Gemini computer use (`gemini.rs`), grounding answers (`point.rs`) and MAI-UI's grounding
 //! `<answer>`; each as forced by its profile and, where it has a mark of its own, detected.
 
+use super::tests_forms::{actions, parse_as};
 use super::*;
 use serde_json::json;
-
-fn parse_as(t: &str, dialect: Option<Dialect>) -> ParsedReply {
-    parse_text(
-        t,
-        &ParseOptions {
-            dialect,
-            coords: CoordMode::Norm,
-        },
-    )
-}
-
-fn actions(p: &ParsedReply) -> Value {
-    serde_json::to_value(&p.actions).unwrap()
-}
 
 #[test]
 fn holo3_steps_and_holo15_answers_read_in_auto_and_forced() {

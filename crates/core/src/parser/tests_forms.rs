@@ -5,7 +5,7 @@
 use super::*;
 use serde_json::json;
 
-fn parse_as(t: &str, dialect: Option<Dialect>) -> ParsedReply {
+pub(super) fn parse_as(t: &str, dialect: Option<Dialect>) -> ParsedReply {
     parse_text(
         t,
         &ParseOptions {
@@ -15,7 +15,7 @@ fn parse_as(t: &str, dialect: Option<Dialect>) -> ParsedReply {
     )
 }
 
-fn actions(p: &ParsedReply) -> Value {
+pub(super) fn actions(p: &ParsedReply) -> Value {
     serde_json::to_value(&p.actions).unwrap()
 }
 
