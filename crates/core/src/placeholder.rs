@@ -60,6 +60,12 @@ fn is_current_text(t: &str) -> bool {
     TEXT.iter().any(|p| p.eq_ignore_ascii_case(t))
 }
 
+/// Every text [`is_text`] refuses once trimmed and unbracketed, lowercase: [`TEXT`] and the old
+/// examples. The constrained grammars leave them out (`strategy/quoted.rs`).
+pub fn text_values() -> impl Iterator<Item = &'static str> {
+    TEXT.iter().chain(OLD_TEXT.iter()).copied()
+}
+
 /// `<name>` or `{name}` without its brackets.
 fn unwrap_brackets(t: &str) -> &str {
     for (open, close) in [('<', '>'), ('{', '}')] {

@@ -874,6 +874,42 @@ fn replies_at(c: &str) -> Vec<(&'static str, String, bool)> {
     out
 }
 
+/// The texts franz refuses as a repeated example (`type("text")`, any case, blanks or brackets
+/// around it) are outside the narrative's and the vision loop's grammars; the texts that only
+/// look like them (longer, shorter, another word) are inside.
+fn echoes_and_neighbours(cases: &mut Vec<(String, String)>, expected: &mut Vec<(String, bool)>) {
+    use franz_core::strategy::format::narrative_grammar;
+    use franz_core::strategy::grammar::Space;
+    use franz_core::strategy::reply_format::vision_schema;
+    let narrative = narrative_grammar(Space::Norm1000).gbnf();
+    let vision = franz_core::strategy::json_grammar::gbnf(&vision_schema(Space::Norm1000));
+    let texts = [
+        ("text", false),
+        ("TEXT", false),
+        ("Keys", false),
+        ("result", false),
+        ("text to type", false),
+        (" text", false),
+        ("<text>", false),
+        ("{text}", false),
+        ("texts", true),
+        ("tex", true),
+        ("context", true),
+        ("text it", true),
+        ("hello", true),
+    ];
+    for (text, takes) in texts {
+        let call = format!("type(\"{text}\")");
+        cases.push((narrative.clone(), call.clone()));
+        expected.push((format!("narrative {call}"), takes));
+        let action = format!(
+            "{{\"actions\": [{{\"name\": \"type\", \"text\": \"{text}\"}}], \"observation\": \"\"}}"
+        );
+        cases.push((vision.clone(), action.clone()));
+        expected.push((format!("vision {action}"), takes));
+    }
+}
+
 /// franz's GBNF grammars (`--constrain grammar`, and `auto` on this server) in llama.cpp's own
 /// grammar engine: each parses; every call of the narrative, every action of the vision loop
 /// and a tool's position, at the edges of each coordinate space, are in its language; a
@@ -936,6 +972,7 @@ fn llama_cpps_grammar_engine_takes_every_action_and_no_coordinate_outside_the_sp
             }
         }
     }
+    echoes_and_neighbours(&mut cases, &mut expected);
     let got = llama_takes(&cases);
     let wrong: Vec<String> = expected
         .iter()

@@ -158,7 +158,14 @@ norm`), from 0 to the sent image's width or height less one (pixels), or a fract
 (relative), so the model cannot write one outside the space. Objects are written with their
 required fields only, in the order the format lists them, a tool's position or box as a point
 `[x, y]` (a box in a grammar could be empty, which franz refuses), texts not empty, keys as the
-keys franz knows. Each repeated part (a number's digits, a quoted text, a key) is one shared
+keys franz knows. A text is never one of the prompts' placeholders that franz refuses as a
+repeated example (`type("text")`, `"keys"`, `"result"`, ... in any case; docs/actions.md,
+"Placeholders in examples"): the grammar leaves them out with a trie of them
+(`crates/core/src/strategy/quoted.rs`), so a small model that would echo the prompt's example
+writes a real text instead. To keep that exact and small, a constrained text starts with a
+character that is neither blank nor `<` or `{` and ends with one that is not blank: under
+`grammar`, a model cannot type a text that begins with `<` or `{` (with `json_schema` and
+`json_object` it can, and an echo there is refused as usual). Each repeated part (a number's digits, a quoted text, a key) is one shared
 rule, because llama.cpp turns every bounded repetition it reads into rules of its own.
 `off` (the default) sends none of it. `auto` asks the server what it is before the first
 constrained request (the answers of the context probe, `GET /props` and `GET /v1/models`):

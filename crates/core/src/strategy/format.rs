@@ -17,7 +17,10 @@
 //! prompt gives against it).
 
 use super::ReadOptions;
+pub use super::gbnf::G;
+pub(super) use super::gbnf::{lit, rule, shared};
 use super::grammar::Space;
+pub(super) use super::quoted::quoted_between;
 use crate::model::ReplyFormat;
 use crate::parser::Dialect;
 
@@ -96,112 +99,6 @@ pub(super) const VISION_MAX_ACTIONS: u32 = 2;
 /// The largest count (scroll notches, seconds to wait): the longest wait franz performs, which
 /// is less than the most notches of a scroll.
 pub(super) const COUNT_MAX: u32 = crate::action::MAX_WAIT_SECONDS as u32;
-
-/// A grammar tree: renders to GBNF and to a regular expression.
-#[derive(Debug, Clone)]
-pub enum G {
-    Lit(String),
-    /// A character class, written the same in GBNF and in a regex (e.g. `[0-9]`).
-    Class(&'static str),
-    /// One digit from the first to the second.
-    Digit(u8, u8),
-    Seq(Vec<G>),
-    Alt(Vec<G>),
-    Rep(Box<G>, u32, u32),
-    /// A named rule: written once in the GBNF however often it is used (llama.cpp expands each
-    /// bounded repetition it reads into rules of its own, so a repetition written inline at
-    /// every use makes a grammar of thousands of rules), inline in the regex.
-    Rule(String, Box<G>),
-}
-
-/// `g` as the rule `name` (see [`G::Rule`]).
-pub(super) fn rule(name: &str, g: G) -> G {
-    G::Rule(name.to_string(), Box::new(g))
-}
-
-/// `g` as a rule named for what it is (a hash of its language), for a part used twice.
-pub(super) fn shared(g: G) -> G {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    g.regex().hash(&mut h);
-    rule(&format!("part-{:x}", h.finish()), g)
-}
-
-pub(super) fn lit(s: &str) -> G {
-    G::Lit(s.to_string())
-}
-
-impl G {
-    /// The GBNF grammar whose `root` is this tree, each named rule defined once after it.
-    pub fn gbnf(&self) -> String {
-        let mut rules = Vec::new();
-        let root = self.gbnf_in(&mut rules);
-        let mut out = format!("root ::= {root}\n");
-        for (name, body) in rules {
-            out.push_str(&format!("{name} ::= {body}\n"));
-        }
-        out
-    }
-
-    /// This tree as a GBNF expression; the rules it names are added to `rules`.
-    fn gbnf_in(&self, rules: &mut Vec<(String, String)>) -> String {
-        let mut each = |items: &[G], sep: &str| {
-            let parts: Vec<String> = items.iter().map(|g| g.gbnf_in(rules)).collect();
-            parts.join(sep)
-        };
-        match self {
-            G::Lit(s) => format!("\"{}\"", gbnf_escape(s)),
-            G::Class(c) => (*c).to_string(),
-            G::Digit(a, b) => format!("[{a}-{b}]"),
-            G::Seq(items) => each(items, " "),
-            G::Alt(items) => format!("({})", each(items, " | ")),
-            G::Rep(g, 0, 1) => format!("({})?", g.gbnf_in(rules)),
-            G::Rep(g, min, max) => format!("({}){{{min},{max}}}", g.gbnf_in(rules)),
-            G::Rule(name, g) => {
-                if !rules.iter().any(|(n, _)| n == name) {
-                    let at = rules.len();
-                    rules.push((name.clone(), String::new()));
-                    let body = g.gbnf_in(rules);
-                    rules[at].1 = body;
-                }
-                name.clone()
-            }
-        }
-    }
-
-    /// The most characters a text of this tree has.
-    pub fn max_chars(&self) -> u32 {
-        match self {
-            G::Lit(s) => u32::try_from(s.chars().count()).unwrap_or(u32::MAX),
-            G::Class(_) | G::Digit(..) => 1,
-            G::Seq(items) => items.iter().map(G::max_chars).sum(),
-            G::Alt(items) => items.iter().map(G::max_chars).max().unwrap_or(0),
-            G::Rep(g, _, max) => g.max_chars().saturating_mul(*max),
-            G::Rule(_, g) => g.max_chars(),
-        }
-    }
-
-    pub fn regex(&self) -> String {
-        match self {
-            G::Lit(s) => regex::escape(s),
-            G::Class(c) => (*c).to_string(),
-            G::Digit(a, b) => format!("[{a}-{b}]"),
-            G::Seq(items) => items.iter().map(G::regex).collect(),
-            G::Alt(items) => format!(
-                "({})",
-                items.iter().map(G::regex).collect::<Vec<_>>().join("|")
-            ),
-            G::Rep(g, min, max) => format!("({}){{{min},{max}}}", g.regex()),
-            G::Rule(_, g) => g.regex(),
-        }
-    }
-}
-
-fn gbnf_escape(s: &str) -> String {
-    s.replace('\\', "\\\\")
-        .replace('"', "\\\"")
-        .replace('\n', "\\n")
-}
 
 /// Which axis a coordinate is on: pixel coordinates are bounded by the image's width or height.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -310,40 +207,17 @@ fn same_length(a: &str, b: &str) -> G {
 
 /// 0, or up to `digits` digits without a leading zero.
 pub(super) fn number(digits: u32) -> G {
-    let more = G::Rep(Box::new(G::Class("[0-9]")), 0, digits.saturating_sub(1));
-    let g = G::Alt(vec![G::Seq(vec![G::Class("[1-9]"), more]), lit("0")]);
+    let more = G::Rep(
+        Box::new(G::Class("[0-9]".into())),
+        0,
+        digits.saturating_sub(1),
+    );
+    let g = G::Alt(vec![G::Seq(vec![G::Class("[1-9]".into()), more]), lit("0")]);
     rule(&format!("int-{digits}"), g)
 }
 
 fn quoted(max: u32) -> G {
     quoted_between(1, max)
-}
-
-/// A quoted string of `min` to `max` characters, each plain or escaped, none a control
-/// character (which JSON does not allow raw in a string); one that is not empty begins with a
-/// character that is not blank (franz refuses a text of blanks: nothing to type, no window).
-pub(super) fn quoted_between(min: u32, max: u32) -> G {
-    let ch = rule(
-        "char",
-        G::Alt(vec![
-            G::Class("[^\"\\\\\\x00-\\x1f]"),
-            G::Seq(vec![lit("\\"), G::Class("[\"\\\\nt]")]),
-        ]),
-    );
-    let first = rule(
-        "char-first",
-        G::Alt(vec![
-            G::Class("[^\"\\\\\\x00-\\x20]"),
-            G::Seq(vec![lit("\\"), G::Class("[\"\\\\]")]),
-        ]),
-    );
-    let rest = |min: u32| G::Rep(Box::new(ch.clone()), min, max.saturating_sub(1));
-    let body = match min {
-        0 => G::Rep(Box::new(G::Seq(vec![first, rest(0)])), 0, 1),
-        _ => G::Seq(vec![first, rest(min - 1)]),
-    };
-    let g = G::Seq(vec![lit("\""), body, lit("\"")]);
-    rule(&format!("str-{min}-{max}"), g)
 }
 
 fn arg(a: Arg, space: Space, axis: Axis) -> G {
@@ -372,12 +246,12 @@ fn key() -> G {
     names.push(G::Seq(vec![
         lit("f"),
         G::Alt(vec![
-            G::Seq(vec![lit("2"), G::Class("[0-4]")]),
-            G::Seq(vec![lit("1"), G::Class("[0-9]")]),
-            G::Class("[1-9]"),
+            G::Seq(vec![lit("2"), G::Class("[0-4]".into())]),
+            G::Seq(vec![lit("1"), G::Class("[0-9]".into())]),
+            G::Class("[1-9]".into()),
         ]),
     ]));
-    names.push(G::Class("[a-z0-9]"));
+    names.push(G::Class("[a-z0-9]".into()));
     rule("key", G::Alt(names))
 }
 
@@ -409,7 +283,10 @@ fn call(name: &str, args: &[Arg], space: Space) -> G {
 /// parentheses (the call parser reads every `name(...)` in a reply, the story's too).
 pub fn narrative_grammar(space: Space) -> G {
     let calls = CALLS.iter().map(|(n, a)| call(n, a, space)).collect();
-    let story = rule("story", G::Rep(Box::new(G::Class("[^\\n()]")), 1, NOTE_MAX));
+    let story = rule(
+        "story",
+        G::Rep(Box::new(G::Class("[^\\n()]".into())), 1, NOTE_MAX),
+    );
     let after = G::Rep(Box::new(G::Seq(vec![lit("\n"), story])), 0, 1);
     G::Seq(vec![G::Alt(calls), after])
 }

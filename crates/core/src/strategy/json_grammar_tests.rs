@@ -19,8 +19,10 @@ fn anchored(g: &G) -> regex::Regex {
         .unwrap()
 }
 
-/// Characters a class may stand for in a sample.
-const CANDIDATES: &str = "x0a9z1 .-t\"";
+/// Characters a class may stand for in a sample (the placeholders' letters among them, for the
+/// classes of `quoted.rs`'s trie).
+const CANDIDATES: &str =
+    "x0a9z1 .-t\"bcdefghijklmnopqrsuvwyABCDEFGHIJKLMNOPQRSTUVWXYZ\u{2026}\u{a0}";
 
 /// The values of `g` that vary each choice once, with every other choice at its first value;
 /// each repetition at its fewest and at its most.
@@ -45,7 +47,7 @@ fn samples(g: &G) -> Vec<String> {
             fits.into_iter().take(2).collect()
         }
         G::Alt(items) => items.iter().flat_map(samples).collect(),
-        G::Rule(_, g) => samples(g),
+        G::Rule(_, g) | G::Wide { tree: g, .. } => samples(g),
         G::Seq(items) => {
             let each: Vec<Vec<String>> = items.iter().map(samples).collect();
             let base: Vec<&str> = each.iter().map(|v| v[0].as_str()).collect();

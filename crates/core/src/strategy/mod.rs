@@ -9,6 +9,7 @@ pub mod caps;
 pub mod commander;
 pub mod finish;
 pub mod format;
+pub mod gbnf;
 pub mod grammar;
 pub mod json_grammar;
 mod name;
@@ -16,6 +17,7 @@ mod narrative;
 mod plain;
 mod prompts;
 mod prose;
+mod quoted;
 pub mod reply_format;
 pub mod schema;
 #[cfg(test)]
