@@ -304,9 +304,30 @@ pub struct BenchMcpArgs {
 
 #[derive(Debug, Args)]
 pub struct BenchTurnArgs {
-    /// How many turns to run (the first two are warm-up).
-    #[arg(long, default_value_t = 200)]
-    pub turns: usize,
+    /// How many turns to run (the first two are warm-up); default 200, with --api-url 8 a
+    /// strategy.
+    #[arg(long)]
+    pub turns: Option<usize>,
+    /// Against this model server instead (OpenAI-compatible): per turn and strategy, the
+    /// prompt tokens the server had to evaluate (its `timings.prompt_n` or `cached_tokens`
+    /// when it reports them, else estimated from the first byte that differs from the last
+    /// request), and their median.
+    #[arg(long, value_name = "URL", conflicts_with = "stream")]
+    pub api_url: Option<String>,
+    /// With --api-url: the model to ask (default: the configuration's).
+    #[arg(long, value_name = "M", requires = "api_url")]
+    pub model: Option<String>,
+    /// With --api-url: a strategy to measure (repeatable; default: narrative, vision, tools,
+    /// commander).
+    #[arg(long = "strategy", value_name = "S", requires = "api_url")]
+    pub strategies: Vec<String>,
+    /// With --api-url: the most tokens a reply may have (the leader's and operator's too).
+    #[arg(long, value_name = "N", default_value_t = 64, requires = "api_url")]
+    pub max_tokens: u32,
+    /// With --api-url: run the strategies with this franz binary's `franz run` instead of this
+    /// one's (e.g. an older build, to compare its request arrangement).
+    #[arg(long, value_name = "PATH", requires = "api_url")]
+    pub franz: Option<PathBuf>,
     /// Copy each raw screenshot into a fresh buffer instead of a pooled one (what franz did
     /// before the pool), to compare.
     #[arg(long)]

@@ -7,6 +7,7 @@ mod approve_tty;
 mod architecture_doc;
 mod ask_user;
 mod bench_deploy;
+mod bench_evaluated;
 mod bench_miniwob;
 mod bench_tasks;
 mod calibrate;

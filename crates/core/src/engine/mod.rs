@@ -978,7 +978,8 @@ impl Channel<'_> {
                 self.exchange(turn, "response", || {
                     serde_json::json!({
                     "content": reply.content, "reasoning": reply.reasoning,
-                    "tool_calls": reply.tool_calls, "finish_reason": reply.finish_reason})
+                    "tool_calls": reply.tool_calls, "finish_reason": reply.finish_reason,
+                    "usage": reply.usage})
                 });
                 Ok(reply)
             }

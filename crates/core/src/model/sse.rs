@@ -105,8 +105,12 @@ impl StreamAssembler {
         if let Some(err) = v.get("error") {
             return Err(format!("the server sent an error in the stream: {err}"));
         }
-        if let Some(u) = v.get("usage").filter(|u| !u.is_null()) {
-            self.reply.usage = serde_json::from_value::<Usage>(u.clone()).ok();
+        if let Some(u) = Usage::of_response(&v) {
+            self.reply.usage = Some(u);
+        }
+        // llama.cpp may send its timings in a chunk of their own
+        if let (Some(u), Some(n)) = (&mut self.reply.usage, v.pointer("/timings/prompt_n")) {
+            u.prompt_evaluated = n.as_u64().or(u.prompt_evaluated);
         }
         let Some(choice) = v
             .get("choices")
@@ -303,6 +307,31 @@ mod tests {
         assert_eq!(r.tool_calls[1].name, "type_text");
         assert_eq!(r.finish_reason.as_deref(), Some("tool_calls"));
         assert_eq!(r.usage.unwrap().total_tokens, 12);
+    }
+
+    #[test]
+    fn usage_keeps_the_evaluated_and_cached_prompt_tokens_a_server_reports() {
+        let llama = assemble(&[
+            json!({"choices":[{"delta":{"content":"ok"},"finish_reason":"stop"}]}),
+            json!({"choices":[],"usage":{"prompt_tokens":900,"completion_tokens":2,"total_tokens":902},
+                   "timings":{"prompt_n":40,"cache_n":860}}),
+        ]);
+        let u = llama.usage.unwrap();
+        assert_eq!(u.evaluated(), Some((40, "timings.prompt_n")));
+        let openai = assemble(&[
+            json!({"choices":[{"delta":{"content":"ok"},"finish_reason":"stop"}]}),
+            json!({"choices":[],"usage":{"prompt_tokens":900,"completion_tokens":2,"total_tokens":902,
+                   "prompt_tokens_details":{"cached_tokens":768}}}),
+        ]);
+        assert_eq!(
+            openai.usage.unwrap().evaluated(),
+            Some((132, "cached_tokens"))
+        );
+        let plain = assemble(&[
+            json!({"choices":[{"delta":{"content":"ok"},"finish_reason":"stop"}]}),
+            json!({"choices":[],"usage":{"prompt_tokens":900,"completion_tokens":2,"total_tokens":902}}),
+        ]);
+        assert_eq!(plain.usage.unwrap().evaluated(), None);
     }
 
     #[test]

@@ -318,6 +318,38 @@ pub struct Usage {
     pub completion_tokens: u64,
     #[serde(default)]
     pub total_tokens: u64,
+    /// The prompt tokens the server took from its cache (`usage.prompt_tokens_details.
+    /// cached_tokens`: OpenAI, vLLM, recent llama.cpp), when it says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cached_tokens: Option<u64>,
+    /// The prompt tokens the server evaluated for this request (llama.cpp's
+    /// `timings.prompt_n`: what was not in its KV cache), when it says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_evaluated: Option<u64>,
+}
+
+impl Usage {
+    /// The usage of a response (or a stream's chunk) `v`: its `usage` object, with the cached
+    /// and evaluated prompt tokens when the server reports them; None without `usage`.
+    pub fn of_response(v: &Value) -> Option<Usage> {
+        let u = v.get("usage").filter(|u| u.is_object())?;
+        let mut usage: Usage = serde_json::from_value(u.clone()).ok()?;
+        usage.cached_tokens = u
+            .pointer("/prompt_tokens_details/cached_tokens")
+            .and_then(Value::as_u64);
+        usage.prompt_evaluated = v.pointer("/timings/prompt_n").and_then(Value::as_u64);
+        Some(usage)
+    }
+
+    /// The prompt tokens the server had to evaluate, and where the figure comes from:
+    /// llama.cpp's `timings.prompt_n`, else `prompt_tokens` less `cached_tokens`.
+    pub fn evaluated(&self) -> Option<(u64, &'static str)> {
+        if let Some(n) = self.prompt_evaluated {
+            return Some((n, "timings.prompt_n"));
+        }
+        let cached = self.cached_tokens?;
+        Some((self.prompt_tokens.saturating_sub(cached), "cached_tokens"))
+    }
 }
 
 /// What the model answered: what the client returns and the parser takes.
@@ -372,9 +404,7 @@ impl Reply {
                 .get("finish_reason")
                 .and_then(Value::as_str)
                 .map(str::to_string);
-            reply.usage = v
-                .get("usage")
-                .and_then(|u| serde_json::from_value(u.clone()).ok());
+            reply.usage = Usage::of_response(v);
             return Ok(reply);
         }
         if v.get("role").is_some() || v.get("tool_calls").is_some() {
@@ -433,6 +463,19 @@ fn content_text(v: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_whole_response_keeps_llama_cpp_timings_and_cached_tokens() {
+        let v = json!({"choices":[{"message":{"role":"assistant","content":"ok"},"finish_reason":"stop"}],
+            "usage":{"prompt_tokens":500,"completion_tokens":1,"total_tokens":501,
+                     "prompt_tokens_details":{"cached_tokens":400}},
+            "timings":{"prompt_n":100}});
+        let u = Reply::from_response(&v).unwrap().usage.unwrap();
+        assert_eq!((u.prompt_tokens, u.cached_tokens), (500, Some(400)));
+        assert_eq!(u.evaluated(), Some((100, "timings.prompt_n")));
+        let without = json!({"choices":[{"message":{"role":"assistant","content":"ok"}}]});
+        assert_eq!(Reply::from_response(&without).unwrap().usage, None);
+    }
 
     #[test]
     fn request_body_shape() {

@@ -2,6 +2,7 @@
 
 mod board;
 mod early;
+mod evaluated;
 mod mcp;
 mod parse;
 mod stop;
@@ -49,6 +50,7 @@ pub fn run(g: &GlobalArgs, cmd: &BenchCommand) -> anyhow::Result<ExitCode> {
             needs_x11("bench turn --stream (the witness window sees the input)")?;
             early::bench(g, args)
         }
+        BenchCommand::Turn(args) if args.api_url.is_some() => evaluated::bench(g, args),
         BenchCommand::Turn(args) => turn::turn(g, args),
         BenchCommand::Soak(args) => turn::soak(g, args),
         BenchCommand::Parse(args) => parse::bench(args),

@@ -53,7 +53,7 @@ struct Ran {
 
 /// `bench turn` without `--stream` (with it: `early.rs`).
 pub fn turn(g: &GlobalArgs, args: &BenchTurnArgs) -> anyhow::Result<ExitCode> {
-    let turns = args.turns.max(WARM_UP + 1);
+    let turns = args.turns.unwrap_or(200).max(WARM_UP + 1);
     let ran = in_scratch(args.dir.as_deref(), "turn", |root| {
         let pool = if args.fresh_buffers { 0 } else { 4 };
         run(g, root, turns, (LogImages::All, pool), None)
@@ -217,7 +217,7 @@ impl Requests {
 }
 
 /// Runs `f` on a scratch runs folder under `dir` (default the system temp folder), removed after.
-fn in_scratch<T>(
+pub(super) fn in_scratch<T>(
     dir: Option<&Path>,
     what: &str,
     f: impl FnOnce(&Path) -> anyhow::Result<T>,
