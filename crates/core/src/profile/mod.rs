@@ -400,6 +400,13 @@ pub struct Applied {
 }
 
 impl Applied {
+    /// franz's own profile with the default `coords`: 0..1000 by franz's rule.
+    pub const FRANZ: Applied = Applied {
+        exact_space: None,
+        pixel_coords: false,
+        norm_max: crate::geometry::NORM_MAX as u32,
+    };
+
     /// The parser's coordinate mode for a model sent an image of `image` (a run reads replies
     /// so, `ReadOptions::coord_mode`).
     pub fn coord_mode(&self, image: ImageSize) -> crate::parser::CoordMode {

@@ -57,7 +57,7 @@ fn parse_args(args: &ActArgs, options: &ParseOptions) -> anyhow::Result<Vec<Acti
 pub fn run(g: &GlobalArgs, args: &ActArgs) -> anyhow::Result<ExitCode> {
     let (effective, _) = crate::settings::resolve(g, &args.settings.given, None)?;
     let (settings, chosen) = crate::profiles::choose(effective, Vec::new())?;
-    let franz = chosen.applied == crate::profiles::franz_rule();
+    let franz = chosen.applied == franz_core::profile::Applied::FRANZ;
     // franz's own rule needs no screen: bad arguments are usage errors before any display
     let early = if franz {
         Some(parse_args(args, &ParseOptions::default())?)

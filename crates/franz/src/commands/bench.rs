@@ -66,7 +66,9 @@ fn observe(g: &GlobalArgs, args: &BenchObserveArgs) -> anyhow::Result<ExitCode> 
         ..ObserveConfig::default()
     };
     let mut session = setup::open_session(g)?;
-    let mut pipeline = Pipeline::new(config);
+    let mut pipeline = franz_core::agent::Agent::acting(&settings)
+        .observing(|o| *o = config)
+        .build_pipeline();
     let turns = args.turns.max(1);
     let mut grounded = Grounded::open(c, &args.grounding, &pipeline, session.desktop.as_ref())?;
     pipeline.observe(session.desktop.as_mut(), |_| {})?; // warm-up: SHM segment, scratch buffers
