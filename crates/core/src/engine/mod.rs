@@ -11,7 +11,7 @@ mod control;
 mod early;
 mod fit;
 mod ground;
-mod hooks;
+mod steering;
 mod op;
 mod overhead;
 mod session;
@@ -679,7 +679,7 @@ impl Engine<'_> {
                         text: format!("using {source} instead of asking the model"),
                     },
                 );
-                hooks::given_reply(text)
+                steering::given_reply(text)
             }
             None => {
                 let reply;
@@ -1135,7 +1135,7 @@ enum TurnEnd {
 
 /// Whether a person answered this `ask_user`.
 fn answered(r: &ActionResult) -> bool {
-    matches!(r, ActionResult::Ok { warnings } if warnings.iter().any(|w| w.kind == hooks::USER_ANSWER))
+    matches!(r, ActionResult::Ok { warnings } if warnings.iter().any(|w| w.kind == steering::USER_ANSWER))
 }
 
 /// A performed done/fail/report_completion ends the run, and so does an `ask_user` nobody
