@@ -9,7 +9,7 @@
 
 mod control;
 mod early;
-mod fit;
+mod context_fit;
 mod ground;
 mod steering;
 mod op;
@@ -20,7 +20,7 @@ mod tests;
 
 use control::Remote;
 pub use control::{Decision, Gate, Modes, RemoteError, ShownScreenshot};
-pub use fit::{ContextOptions, LEFT_OUT_SCREENSHOT, ShrinkStep, franz_shrink};
+pub use context_fit::{ContextOptions, LEFT_OUT_SCREENSHOT, ShrinkStep, franz_shrink};
 pub use op::{Op, STOPPED_BY_A_CLIENT};
 pub use overhead::TurnOverhead;
 pub use session::{
@@ -62,7 +62,7 @@ pub struct RunOptions {
     pub max_empty_turns: u64,
     /// Draw the last actions onto the next screenshot.
     pub feedback: bool,
-    /// The model's context: its length and how requests are kept inside it (`fit.rs`).
+    /// The model's context: its length and how requests are kept inside it (`context_fit.rs`).
     pub context: ContextOptions,
     /// The loop breaker's thresholds and the unchanged-screen note.
     pub loop_breaker: crate::loops::LoopBreaker,
@@ -391,7 +391,7 @@ impl Engine<'_> {
         self.emit(0, EventKind::Note { text });
     }
 
-    /// The turn's request kept inside the model's context (`fit.rs`) and asked. When the
+    /// The turn's request kept inside the model's context (`context_fit.rs`) and asked. When the
     /// server refuses it as too long and says a context length shorter than the one known (or
     /// the first one, as llama-cpp-python's server, which says it nowhere else), the run learns
     /// it (a note), and the request is fitted to it and asked once more. Also returns the
@@ -1004,7 +1004,7 @@ impl Channel<'_> {
         }
     }
 
-    /// Keeps `request` inside the model's context (`fit.rs`), emitting a `context_fitted` per
+    /// Keeps `request` inside the model's context (`context_fit.rs`), emitting a `context_fitted` per
     /// step; the turn's screenshot as sent when it was shrunk. A request that cannot fit ends
     /// the run.
     fn fit(
@@ -1013,7 +1013,7 @@ impl Channel<'_> {
         request: &mut ChatRequest,
         newest: Option<&Screenshot>,
     ) -> Result<Option<Screenshot>, Stop> {
-        let fitted = fit::fit_request(request, newest, self.context, &*self.calibration);
+        let fitted = context_fit::fit_request(request, newest, self.context, &*self.calibration);
         for step in fitted.steps {
             self.emit(turn, step);
         }
