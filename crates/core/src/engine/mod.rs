@@ -10,7 +10,7 @@
 mod control;
 mod early;
 mod context_fit;
-mod ground;
+mod element_list;
 mod steering;
 mod op;
 mod overhead;
@@ -135,7 +135,7 @@ pub struct Engine<'a> {
     /// Time added up over this turn (events, run log, model) and its stages so far.
     spent: Spent,
     overhead: TurnOverhead,
-    /// Elements from the accessibility tree each turn (`ground.rs`); `None`: pure vision.
+    /// Elements from the accessibility tree each turn (`element_list.rs`); `None`: pure vision.
     grounding: Option<crate::grounding::GroundingSource>,
     /// Set by [`Channel::ask_with`] when the server refused a request as too long and said a
     /// context length shorter than the one known (or the first one known).
@@ -745,7 +745,7 @@ impl Engine<'_> {
             if failed.is_some() {
                 return None;
             }
-            let prompt = ground::with_list(prompt, elements.as_deref());
+            let prompt = element_list::with_list(prompt, elements.as_deref());
             let mut request = build_request(options, prompt);
             if let Err(stop) = channel.fit(turn, &mut request, None) {
                 failed = Some(stop);
