@@ -14,7 +14,7 @@ pub mod cancel;
 pub mod config;
 pub mod engine;
 pub mod event;
-pub mod exact;
+pub mod exact_target;
 pub mod executor;
 pub mod files;
 pub mod geometry;

@@ -113,7 +113,7 @@ fn the_click_tool_maps_a_point_as_the_profile_says() {
     let fast = ["--motion", "fast"];
     let at = (600, 600);
     // Qwen3-VL's reference code: min(L - 1, round(n * L / 1000)), not franz's n * (L - 1) / 1000
-    let exact = franz_core::exact::exact_axis;
+    let exact = franz_core::exact_target::exact_axis;
     let want = franz_desktop::PixelPoint::new(
         exact(at.0 as f64, 1000.0, 0, w),
         exact(at.1 as f64, 1000.0, 0, h),

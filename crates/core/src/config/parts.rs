@@ -122,7 +122,7 @@ impl Config {
             dialect: self.dialect,
             // prompts say "pixels" for every pixel space; `exact_space` says how they are mapped
             pixel_coords: applied.pixel_coords
-                || applied.exact_space == Some(crate::exact::Space::Pixels),
+                || applied.exact_space == Some(crate::exact_target::Space::Pixels),
             exact_space: applied.exact_space,
             norm_max: applied.norm_max,
             ..history

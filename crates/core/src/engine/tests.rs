@@ -1559,7 +1559,7 @@ fn a_reply_in_another_dialect_runs_when_it_means_the_same_with_a_note() {
     let qwen = |space| ReadOptions {
         dialect: Some(crate::parser::Dialect::Qwen),
         exact_space: Some(space),
-        pixel_coords: space == crate::exact::Space::Pixels,
+        pixel_coords: space == crate::exact_target::Space::Pixels,
         ..ReadOptions::default()
     };
     let reply = "The OK button is in the middle.\nleft_click(500, 500)";
@@ -1579,7 +1579,7 @@ fn a_reply_in_another_dialect_runs_when_it_means_the_same_with_a_note() {
             strategy,
             answers(strategy, &[reply, finish, finish, finish]),
         );
-        run.read = qwen(crate::exact::Space::Norm1000);
+        run.read = qwen(crate::exact_target::Space::Norm1000);
         let model = run.model.clone();
         let ran = run.go();
         assert_eq!(ran.clicks(), 1, "{strategy}: {:?}", ran.events);
@@ -1604,7 +1604,7 @@ fn a_reply_in_another_dialect_runs_when_it_means_the_same_with_a_note() {
         // pixels of the 320x200 image: (100, 100) is inside it, and means another point
         let pixels = "The OK button.\nleft_click(100, 100)";
         let mut run = Run::new(strategy, answers(strategy, &[pixels, pixels, pixels]));
-        run.read = qwen(crate::exact::Space::Pixels);
+        run.read = qwen(crate::exact_target::Space::Pixels);
         let ran = run.go();
         assert_eq!(ran.clicks(), 0, "{strategy}: {:?}", ran.events);
         let told = ran.events.iter().any(|e| {

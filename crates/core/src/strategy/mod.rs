@@ -123,7 +123,7 @@ pub struct ReadOptions {
     /// A family profile's coordinate space, read exactly (docs/coordinates.md, "Exact
     /// targets"); it wins over `pixel_coords` when replies are parsed. `None` keeps franz's
     /// own rule.
-    pub exact_space: Option<crate::exact::Space>,
+    pub exact_space: Option<crate::exact_target::Space>,
     /// The largest value of `exact_space`'s `Norm1000` on each axis: 1000, or 999 for a
     /// profile whose `norm_max` says so.
     pub norm_max: u32,

@@ -9,7 +9,7 @@
 
 use franz_core::action::{Action, ActionResult};
 use franz_core::cancel::Cancel;
-use franz_core::exact::{Exact, Num};
+use franz_core::exact_target::{Exact, Num};
 use franz_core::executor::{ExecError, Executor};
 use franz_core::geometry::{ImageSize, NormPoint, WorkArea};
 use franz_core::observe::Pipeline;
@@ -477,8 +477,8 @@ mod tests {
         let (w, hh) = (shot.size.width as i64, shot.size.height as i64);
         let at = (w / 3, hh / 3);
         let want = PixelPoint::new(
-            franz_core::exact::exact_axis(at.0 as f64, w as f64, 0, 800),
-            franz_core::exact::exact_axis(at.1 as f64, hh as f64, 0, 600),
+            franz_core::exact_target::exact_axis(at.0 as f64, w as f64, 0, 800),
+            franz_core::exact_target::exact_axis(at.1 as f64, hh as f64, 0, 600),
         );
         let got = lands(&mut h, Space::Pixels, at, Some(&shot.image_id));
         assert_eq!(got, want);
