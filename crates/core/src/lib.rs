@@ -20,7 +20,7 @@ pub mod files;
 pub mod geometry;
 pub mod grounding;
 pub mod keys;
-pub mod loops;
+pub mod loop_breaker;
 pub mod model;
 pub mod observe;
 pub mod overlay;

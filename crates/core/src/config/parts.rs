@@ -10,7 +10,7 @@
 use super::{Config, Settings};
 use crate::engine::{ContextOptions, RunOptions};
 use crate::executor::{ExecConfig, MotionProfile, motion::Motion};
-use crate::loops::{LoopBreaker, LoopSettings};
+use crate::loop_breaker::{LoopBreaker, LoopSettings};
 use crate::model::client::ClientConfig;
 use crate::observe::ObserveConfig;
 use crate::profile::{Applied, Profile};

@@ -31,7 +31,7 @@ use crate::action::{Action, ActionKind, ActionResult};
 use crate::cancel::Cancel;
 use crate::event::{Event, EventKind, Outcome};
 use crate::executor::{ExecError, Executor};
-use crate::loops::{LoopDetector, Verdict};
+use crate::loop_breaker::{LoopDetector, Verdict};
 use crate::model::{ChatRequest, Model, ModelError, Progress, Reply, sanitize};
 use crate::observe::{Pipeline, Screenshot};
 use crate::overlay::{FeedbackHistory, Overlay, TurnFeedback};
@@ -65,7 +65,7 @@ pub struct RunOptions {
     /// The model's context: its length and how requests are kept inside it (`context_fit.rs`).
     pub context: ContextOptions,
     /// The loop breaker's thresholds and the unchanged-screen note.
-    pub loop_breaker: crate::loops::LoopBreaker,
+    pub loop_breaker: crate::loop_breaker::LoopBreaker,
 }
 
 /// The settings table's defaults (`config/settings.rs`) with an empty task; the mapping from
@@ -86,7 +86,7 @@ impl Default for RunOptions {
             max_empty_turns: 5,
             feedback: true,
             context: ContextOptions::default(),
-            loop_breaker: crate::loops::LoopBreaker::default(),
+            loop_breaker: crate::loop_breaker::LoopBreaker::default(),
         }
     }
 }
@@ -631,7 +631,7 @@ impl Engine<'_> {
                 Some(r.note())
             }
             Verdict::Fine(_) => (self.options.loop_breaker.unchanged_note && !obs.change.changed)
-                .then(|| crate::loops::UNCHANGED_NOTE.to_string()),
+                .then(|| crate::loop_breaker::UNCHANGED_NOTE.to_string()),
         };
         self.strategy
             .loop_status(verdict.repeats(), note.as_deref());

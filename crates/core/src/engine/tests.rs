@@ -122,7 +122,7 @@ impl Run {
                 }
             })],
             cancel: self.cancel,
-            loops: crate::loops::LoopDetector::new(self.options.loop_breaker.loops),
+            loops: crate::loop_breaker::LoopDetector::new(self.options.loop_breaker.loops),
             options: self.options,
             controls: self.controls,
             last_acted: None,

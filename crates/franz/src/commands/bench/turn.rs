@@ -312,7 +312,7 @@ pub(super) fn options(o: &mut RunOptions, turns: usize) {
     (o.step_delay, o.max_empty_turns) = (Duration::ZERO, turns as u64);
     o.context = Default::default();
     // the clicks repeat on purpose: no loop breaker, no unchanged-screen note
-    o.loop_breaker.loops = franz_core::loops::LoopSettings { warn: 0, stop: 0 };
+    o.loop_breaker.loops = franz_core::loop_breaker::LoopSettings { warn: 0, stop: 0 };
     o.loop_breaker.unchanged_note = false;
 }
 
