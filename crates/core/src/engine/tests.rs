@@ -1038,7 +1038,7 @@ fn every_strategy_runs_the_boot_reply_as_its_first_turn() {
     }
 }
 
-/// Seed 004's completion rule in every strategy (strategy/plain.rs `EvidenceRule`): a first
+/// Seed 004's completion rule in every strategy (strategy/text_reply.rs `EvidenceRule`): a first
 /// empty `done` goes back to the model as a problem; the next one with an answer ends the run
 /// with that answer in `run_finished`.
 #[test]

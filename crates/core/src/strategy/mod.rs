@@ -13,7 +13,7 @@ pub mod grammar;
 pub mod json_grammar;
 mod name;
 mod narrative;
-mod plain;
+mod text_reply;
 mod prompts;
 mod prose;
 pub mod reply_format;
@@ -26,7 +26,7 @@ mod vision;
 pub use commander::{Commander, CommanderSettings};
 pub use name::StrategyName;
 pub use narrative::Narrative;
-pub use plain::{PlainReply, read_plain};
+pub use text_reply::{PlainReply, read_plain};
 pub use tools::Tools;
 pub use vision::Vision;
 
