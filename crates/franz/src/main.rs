@@ -4,7 +4,6 @@
 // Functions do one thing: none is over 80 lines (crates/core/tests/function_length.rs).
 #![deny(clippy::too_many_lines)]
 
-mod acting;
 mod approve;
 mod assemble;
 mod calibration;
@@ -12,6 +11,7 @@ mod cli;
 mod commands;
 mod exit;
 mod flags;
+mod input_commands;
 mod panel;
 mod printer;
 mod profiles;

@@ -7,20 +7,20 @@
 //!
 //! No function here is over 80 lines (`clippy.toml`).
 
+mod context_fit;
 mod control;
 mod early;
-mod context_fit;
 mod element_list;
-mod steering;
 mod op;
 mod overhead;
 mod session;
+mod steering;
 #[cfg(test)]
 mod tests;
 
+pub use context_fit::{ContextOptions, LEFT_OUT_SCREENSHOT, ShrinkStep, franz_shrink};
 use control::Remote;
 pub use control::{Decision, Gate, Modes, RemoteError, ShownScreenshot};
-pub use context_fit::{ContextOptions, LEFT_OUT_SCREENSHOT, ShrinkStep, franz_shrink};
 pub use op::{Op, STOPPED_BY_A_CLIENT};
 pub use overhead::TurnOverhead;
 pub use session::{

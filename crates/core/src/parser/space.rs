@@ -44,7 +44,9 @@ impl Space {
                 image,
                 exact: false,
             },
-            CoordMode::Exact(s) if let Some(m) = crate::exact_target::norm_max_of(s) => Space::Norm(m),
+            CoordMode::Exact(s) if let Some(m) = crate::exact_target::norm_max_of(s) => {
+                Space::Norm(m)
+            }
             CoordMode::Exact(s) if s == ImageSize::new(1, 1) => Space::Relative,
             CoordMode::Exact(image) => Space::Pixels { image, exact: true },
         }

@@ -13,13 +13,13 @@ pub mod grammar;
 pub mod json_grammar;
 mod name;
 mod narrative;
-mod text_reply;
 mod prompts;
 mod prose;
 pub mod reply_format;
 pub mod schema;
 #[cfg(test)]
 mod test_support;
+mod text_reply;
 pub mod tools;
 mod vision;
 

@@ -5,9 +5,9 @@
 //! flushed), so a script or a test can follow along. Exit codes: 0 all ok, 1 some action
 //! failed, 2 an argument is not an action, 4 the failsafe fired.
 
-use crate::acting::{executor, fatal, print_line};
 use crate::cli::{ActArgs, GlobalArgs};
 use crate::exit::{self, Exit};
+use crate::input_commands::{executor, fatal, print_line};
 use crate::setup;
 use franz_core::parser::ParseOptions;
 use franz_core::{Action, ActionError, ActionResult, ErrorKind};

@@ -387,8 +387,8 @@ fn ms(since: Instant) -> f64 {
 /// `franz bench act`: clicks on the witness window with the fast profile and prints the
 /// median time from the click action starting to the press arriving at the window.
 fn act(g: &GlobalArgs, args: &BenchActArgs) -> anyhow::Result<ExitCode> {
-    use crate::acting::{executor, fatal};
     use crate::flags::InputSettings;
+    use crate::input_commands::{executor, fatal};
     use anyhow::Context;
     use franz_core::config::Choice;
     use franz_core::executor::MotionProfile;
@@ -398,7 +398,7 @@ fn act(g: &GlobalArgs, args: &BenchActArgs) -> anyhow::Result<ExitCode> {
     needs_x11("bench act (the witness window)")?;
     let fast = InputSettings::default().with("motion", MotionProfile::Fast.name());
     let what = "times clicks arriving at its witness window";
-    let config = crate::acting::config_that_acts(g, &fast.given, "bench act", what)?;
+    let config = crate::input_commands::config_that_acts(g, &fast.given, "bench act", what)?;
     let mut session = setup::open_session(g)?;
     let display = session.display().ok_or_else(|| {
         Exit(

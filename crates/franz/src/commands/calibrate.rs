@@ -12,7 +12,7 @@ use crate::terminal::outln;
 use std::process::ExitCode;
 
 pub fn run(g: &GlobalArgs, args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
-    let config = crate::acting::config_that_acts(
+    let config = crate::input_commands::config_that_acts(
         g,
         &args.settings.given,
         "calibrate",

@@ -32,7 +32,7 @@ pub const DEMO_TASK: &str = "Click into the terminal, type 'Hello from franz!' a
 pub fn run(g: &GlobalArgs, args: &DemoArgs) -> anyhow::Result<ExitCode> {
     let (effective, _) = crate::settings::resolve(g, &[], None)?;
     let what = "shows franz typing into a real terminal and checks what arrived";
-    crate::acting::refuse_dry_run(&effective, "demo", what)?;
+    crate::input_commands::refuse_dry_run(&effective, "demo", what)?;
     errln!(
         "franz demo: the MODEL IS SCRIPTED here (a local fake server answers with a fixed plan,"
     );

@@ -39,7 +39,7 @@ use check::Check;
 pub fn run(g: &GlobalArgs, a: &DoctorArgs) -> anyhow::Result<ExitCode> {
     let (mut effective, _) = crate::settings::resolve(g, &a.settings.given, None)?;
     let what = "checks that input reaches the screen and where clicks land";
-    crate::acting::refuse_dry_run(&effective, "doctor", what)?;
+    crate::input_commands::refuse_dry_run(&effective, "doctor", what)?;
     let (mut checks, screen) = desktop_checks(g);
     checks.extend(server_checks(&mut effective, screen));
     for c in &checks {
@@ -119,7 +119,7 @@ fn calibration_check(session: &mut setup::Session, g: &GlobalArgs) -> Check {
     let Some(display) = session.display() else {
         return Check::fail(NAME, "no X display", "set DISPLAY or pass --sandbox");
     };
-    let config = match crate::acting::config(g, &[]) {
+    let config = match crate::input_commands::config(g, &[]) {
         Ok(c) => c,
         Err(e) => return Check::fail(NAME, format!("{e:#}"), "fix the configuration"),
     };

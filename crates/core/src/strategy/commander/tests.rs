@@ -119,7 +119,8 @@ fn the_loop_breakers_repeats_trigger_recovery_with_a_cooldown() {
 fn the_same_action_that_changes_the_screen_is_no_loop() {
     // the old action-only comparison recovered on turn 4 here
     let mut c = Commander::new(settings());
-    let mut d = crate::loop_breaker::LoopDetector::new(crate::loop_breaker::LoopSettings::default());
+    let mut d =
+        crate::loop_breaker::LoopDetector::new(crate::loop_breaker::LoopSettings::default());
     let mut last = None;
     let kinds = judged(&mut c, &mut d, &mut last, 1..=8, true);
     assert!(kinds.iter().all(|k| *k == "click"), "{kinds:?}");
@@ -128,7 +129,8 @@ fn the_same_action_that_changes_the_screen_is_no_loop() {
 #[test]
 fn the_loop_warning_reaches_the_operator() {
     let mut c = Commander::new(settings());
-    let mut d = crate::loop_breaker::LoopDetector::new(crate::loop_breaker::LoopSettings::default());
+    let mut d =
+        crate::loop_breaker::LoopDetector::new(crate::loop_breaker::LoopSettings::default());
     let mut last = None;
     judged(&mut c, &mut d, &mut last, 1..=2, false);
     c.loop_status(2, Some("LOOP: your last 2 actions changed nothing"));

@@ -241,7 +241,7 @@ fn run(
 ) -> anyhow::Result<Ran> {
     let fast = InputSettings::default().with("motion", MotionProfile::Fast.name());
     let what = "measures turns that act on the screen";
-    let c = crate::acting::config_that_acts(g, &fast.given, "bench turn / soak", what)?;
+    let c = crate::input_commands::config_that_acts(g, &fast.given, "bench turn / soak", what)?;
     let session = setup::open_session(g)?;
     if session.display().is_none() {
         return Err(Exit(

@@ -53,7 +53,7 @@ pub fn run(g: &GlobalArgs, a: &McpArgs) -> anyhow::Result<ExitCode> {
     let display = session.display();
     let (desktop, _keep) = session.into_parts();
     // the pipeline, the executor and the profile's mapping of a point are a run's
-    let parts = crate::acting::agent(&settings)
+    let parts = crate::input_commands::agent(&settings)
         .confirmer(Box::new(hands::nobody_to_ask))
         .desktop(desktop)
         .build_hands()
