@@ -17,7 +17,7 @@ mod printer;
 mod profiles;
 mod progress;
 mod reporting;
-mod runner;
+mod session_clients;
 mod settings;
 mod setup;
 mod stats;

@@ -68,7 +68,7 @@ pub fn run(g: &GlobalArgs, args: &DemoArgs) -> anyhow::Result<ExitCode> {
     };
     let (effective, _) = crate::settings::resolve_run(&global, &run_args)?;
     let (summary, _sandbox) =
-        crate::runner::run_engine(session, &effective, DEMO_TASK.into(), &run_args)?;
+        crate::session_clients::run_engine(session, &effective, DEMO_TASK.into(), &run_args)?;
 
     // the run directory is the newest one in runs_dir
     let run_dir = newest_run(&args.runs_dir)?;

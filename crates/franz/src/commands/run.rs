@@ -1,9 +1,9 @@
 //! `franz run`: resolves the configuration (flags > environment > scenario > config file >
-//! defaults), opens the desktop, and runs the engine with the chosen strategy (`runner`).
+//! defaults), opens the desktop, and runs the engine with the chosen strategy (`session_clients`).
 
 use crate::cli::{GlobalArgs, RunArgs};
 use crate::exit::usage;
-use crate::runner::run_engine;
+use crate::session_clients::run_engine;
 use crate::settings::resolve_run;
 use crate::setup;
 use crate::terminal::{errln, errs};
