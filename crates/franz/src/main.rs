@@ -16,7 +16,7 @@ mod panel;
 mod printer;
 mod profiles;
 mod progress;
-mod reporting;
+mod report_file;
 mod session_clients;
 mod settings;
 mod setup;

@@ -73,7 +73,7 @@ pub fn run(g: &GlobalArgs, args: &DemoArgs) -> anyhow::Result<ExitCode> {
     // the run directory is the newest one in runs_dir
     let run_dir = newest_run(&args.runs_dir)?;
     let report = run_dir.join("report.html");
-    crate::reporting::write_report(&run_dir, &report)?;
+    crate::report_file::write_report(&run_dir, &report)?;
     // cat writes the line when Enter arrives; give it a moment to reach the file
     let deadline = Instant::now() + Duration::from_secs(5);
     let mut typed = String::new();

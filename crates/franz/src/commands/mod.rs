@@ -1,5 +1,5 @@
 //! One module per subcommand; `run` dispatches. A command imports shared modules (`exit`,
-//! `settings`, `setup`, `input_commands`, `session_clients`, `reporting`, `stats`), never another command
+//! `settings`, `setup`, `input_commands`, `session_clients`, `report_file`, `stats`), never another command
 //! (`tests/module_cycles.rs`).
 
 mod act;

@@ -28,7 +28,7 @@ pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> anyhow::Result<ExitCode> {
         )
         .into());
     }
-    let log = crate::reporting::read_run(&args.run_dir)?;
+    let log = crate::report_file::read_run(&args.run_dir)?;
     let from = args.from.unwrap_or(1);
     let to = args.to.unwrap_or(u32::MAX);
     if args.execute {
