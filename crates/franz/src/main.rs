@@ -6,8 +6,8 @@
 
 mod approve;
 mod assemble;
-mod calibration;
 mod cli;
+mod click_grid;
 mod commands;
 mod exit;
 mod flags;

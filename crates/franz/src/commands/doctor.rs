@@ -125,7 +125,7 @@ fn calibration_check(session: &mut setup::Session, g: &GlobalArgs) -> Check {
     };
     let m = session.desktop.monitor().clone();
     let zero = franz_desktop::PixelPoint::new(0, 0);
-    match crate::calibration::measure(
+    match crate::click_grid::measure(
         session.desktop.as_mut(),
         Some(&display),
         &config,
@@ -145,7 +145,7 @@ fn calibration_check(session: &mut setup::Session, g: &GlobalArgs) -> Check {
             format!(
                 "a click missed its target: {}",
                 r.worst()
-                    .map(crate::calibration::describe)
+                    .map(crate::click_grid::describe)
                     .unwrap_or_default()
             ),
             "run franz calibrate for every target; check the display scaling and --crop",
