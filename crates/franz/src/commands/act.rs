@@ -64,7 +64,7 @@ pub fn run(g: &GlobalArgs, args: &ActArgs) -> anyhow::Result<ExitCode> {
     } else {
         None
     };
-    let mut session = setup::open_session(g)?;
+    let mut session = setup::open_desktop(g)?;
     let mut ex = executor(&settings, session.desktop.monitor().rect)?;
     let actions = match early {
         Some(a) => a,

@@ -65,7 +65,7 @@ fn observe(g: &GlobalArgs, args: &BenchObserveArgs) -> anyhow::Result<ExitCode> 
         cursor: c.cursor,
         ..ObserveConfig::default()
     };
-    let mut session = setup::open_session(g)?;
+    let mut session = setup::open_desktop(g)?;
     let mut pipeline = franz_core::agent::Agent::acting(&settings)
         .observing(|o| *o = config)
         .build_pipeline();
@@ -399,7 +399,7 @@ fn act(g: &GlobalArgs, args: &BenchActArgs) -> anyhow::Result<ExitCode> {
     let fast = InputSettings::default().with("motion", MotionProfile::Fast.name());
     let what = "times clicks arriving at its witness window";
     let config = crate::input_commands::config_that_acts(g, &fast.given, "bench act", what)?;
-    let mut session = setup::open_session(g)?;
+    let mut session = setup::open_desktop(g)?;
     let display = session.display().ok_or_else(|| {
         Exit(
             exit::USAGE,

@@ -19,7 +19,7 @@ pub fn run(g: &GlobalArgs, args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
         "measures where real clicks land",
     )?;
     let offset = parse_offset(args.test_offset.as_deref())?;
-    let mut session = setup::open_session(g)?;
+    let mut session = setup::open_desktop(g)?;
     run_on(&mut session, g, &config, args.grid, offset)
 }
 
@@ -40,7 +40,7 @@ fn parse_offset(s: Option<&str>) -> anyhow::Result<franz_desktop::PixelPoint> {
 }
 
 fn run_on(
-    session: &mut setup::Session,
+    session: &mut setup::OpenDesktop,
     g: &GlobalArgs,
     config: &franz_core::config::Settings,
     n: u32,

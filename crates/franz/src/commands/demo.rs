@@ -50,7 +50,7 @@ pub fn run(g: &GlobalArgs, args: &DemoArgs) -> anyhow::Result<ExitCode> {
         "xterm -geometry 60x16+40+40 -e sh -c 'cat > {}'",
         note.display()
     ));
-    let session = setup::open_session(&global)?;
+    let session = setup::open_desktop(&global)?;
 
     let (script, _) = responder::script(demo_plan(), Style::Asked);
     let server = ScriptedServer::start(script).context("cannot start the scripted model server")?;

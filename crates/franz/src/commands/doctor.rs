@@ -65,7 +65,7 @@ fn desktop_checks(g: &GlobalArgs) -> (Vec<Check>, Option<franz_desktop::PixelRec
     };
     // Taken before opening, so the note is a line of the report rather than a stderr note.
     let wayland_note = setup::take_wayland_note(g);
-    let mut session = match setup::open_session(g) {
+    let mut session = match setup::open_desktop(g) {
         Ok(s) => s,
         Err(e) => {
             let fix = if g.sandbox.is_some() {
@@ -111,7 +111,7 @@ fn desktop_checks(g: &GlobalArgs) -> (Vec<Check>, Option<franz_desktop::PixelRec
 
 /// The short calibration: a 3x3 grid on the monitor in use (`franz calibrate` runs 5x5 on
 /// every monitor).
-fn calibration_check(session: &mut setup::Session, g: &GlobalArgs) -> Check {
+fn calibration_check(session: &mut setup::OpenDesktop, g: &GlobalArgs) -> Check {
     const NAME: &str = "calibration";
     if let Some(unchecked) = not_checked_here(NAME) {
         return unchecked;
@@ -171,7 +171,7 @@ fn capture_path(describe: &str) -> &str {
         .unwrap_or("the backend's own capture")
 }
 
-fn input_check(session: &mut setup::Session) -> Check {
+fn input_check(session: &mut setup::OpenDesktop) -> Check {
     use franz_desktop::witness::{Witness, WitnessKind};
     use franz_desktop::{Button, PixelPoint, PixelRect, Press};
     if let Some(unchecked) = not_checked_here("input") {

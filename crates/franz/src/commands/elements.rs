@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 /// A native-size screenshot of the working area with the marks drawn, as PNG at `out`.
 fn write_png(
-    session: &mut setup::Session,
+    session: &mut setup::OpenDesktop,
     settings: &franz_core::config::Settings,
     marks: &[grounding::Mark],
     out: &std::path::Path,
@@ -48,7 +48,7 @@ pub fn run(g: &GlobalArgs, args: &ElementsArgs) -> anyhow::Result<ExitCode> {
     let settings = crate::settings::typed(crate::settings::resolve(g, &[], None)?.0)?;
     let crop = settings.crop;
     let g = &setup::with_default_wm(g, Some("franz elements (grounding)"));
-    let mut session = setup::open_session(g)?;
+    let mut session = setup::open_desktop(g)?;
     let area = crop
         .work_area(session.desktop.monitor().rect)
         .map_err(|e| crate::exit::Exit(crate::exit::USAGE, e.to_string()))?;

@@ -38,7 +38,7 @@ pub fn run(g: &GlobalArgs, cmd: &PolicyCommand) -> anyhow::Result<ExitCode> {
             ex.verdicts(&mut desktop, &actions)
         }
         why => {
-            let mut session = setup::open_session(g).map_err(|e| match why {
+            let mut session = setup::open_desktop(g).map_err(|e| match why {
                 Some(why) => exit::usage(format!(
                     "franz policy check needs the screen {why} ({e:#}): set DISPLAY or pass --sandbox"
                 )),

@@ -264,7 +264,7 @@ fn execute(
 ) -> anyhow::Result<ExitCode> {
     let rec = recorded(log);
     let config = replay_config(g, &rec)?;
-    let mut session = setup::open_session(g)?;
+    let mut session = setup::open_desktop(g)?;
     let screen = session.desktop.monitor().rect;
     check_screen(
         log,

@@ -41,7 +41,7 @@ pub fn run(g: &GlobalArgs, a: &RunArgs) -> anyhow::Result<ExitCode> {
         global.launch.extend(s.setup.iter().cloned());
     }
     let global = setup::with_default_wm(&global, setup::wm_wanted_by(&effective.config).as_deref());
-    let session = setup::open_session(&global)?;
+    let session = setup::open_desktop(&global)?;
     let (summary, _sandbox) = run_engine(session, &effective, task, a)?;
     if summary.outcome == franz_core::event::Outcome::Unreachable {
         errln!(

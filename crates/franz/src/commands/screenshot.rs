@@ -35,7 +35,7 @@ pub fn run(g: &GlobalArgs, args: &ScreenshotArgs) -> anyhow::Result<ExitCode> {
         }
         _ => ImageFormat::Png,
     };
-    let mut session = setup::open_session(g)?;
+    let mut session = setup::open_desktop(g)?;
     // the run's pipeline (crop, cursor, masks) at the size and format asked
     let mut pipeline = Agent::acting(&settings)
         .observing(|o| {

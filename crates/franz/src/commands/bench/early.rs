@@ -73,7 +73,7 @@ fn first_inputs(g: &GlobalArgs, server: &ScriptedServer, early: bool) -> anyhow:
     let fast = InputSettings::default().with("motion", MotionProfile::Fast.name());
     let what = "times early input arriving at its witness window";
     let c = crate::input_commands::config_that_acts(g, &fast.given, "bench turn --stream", what)?;
-    let session = setup::open_session(g)?;
+    let session = setup::open_desktop(g)?;
     let Some(display) = session.display() else {
         let msg = "this benchmark needs an X display: set DISPLAY or pass --sandbox";
         return Err(Exit(exit::USAGE, msg.into()).into());

@@ -242,7 +242,7 @@ fn run(
     let fast = InputSettings::default().with("motion", MotionProfile::Fast.name());
     let what = "measures turns that act on the screen";
     let c = crate::input_commands::config_that_acts(g, &fast.given, "bench turn / soak", what)?;
-    let session = setup::open_session(g)?;
+    let session = setup::open_desktop(g)?;
     if session.display().is_none() {
         return Err(Exit(
             exit::USAGE,

@@ -49,7 +49,7 @@ pub fn run(g: &GlobalArgs, a: &McpArgs) -> anyhow::Result<ExitCode> {
     let c = settings.config();
     // the window tools are served: a sandbox gets a window manager unless --no-wm
     let g = &crate::setup::with_default_wm(g, Some("the MCP window tools"));
-    let session = crate::setup::open_session(g)?;
+    let session = crate::setup::open_desktop(g)?;
     let display = session.display();
     let (desktop, _keep) = session.into_parts();
     // the pipeline, the executor and the profile's mapping of a point are a run's
