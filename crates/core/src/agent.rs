@@ -1,8 +1,8 @@
 //! One way from settings to a running agent (docs/architecture.md), for every client: `franz
 //! run`, `franz demo`, MCP's `run_task`, the benches and the tests; and to the parts of a client
 //! that looks or acts without a model (`franz act`, MCP's action tools, [`Agent::acting`]),
-//! which get the same profile, pipeline, policy, fence, failsafe and dry run. [`Agent::builder`] takes
-//! the typed [`Settings`] and the task; the client gives the model, the desktop and, where it
+//! which get the same profile, pipeline, policy, fence, failsafe and dry run.
+//! [`Agent::builder`] takes the typed [`Settings`] and the task; the client gives the model, the desktop and, where it
 //! keeps a log, the run writer; the builder makes the parts from the settings' one mapping
 //! (`config/parts.rs`): the observation pipeline, the executor with the safety policy, the
 //! strategy with its reading options, the overlay and the run options. A client that must look

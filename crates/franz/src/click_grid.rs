@@ -2,8 +2,8 @@
 //! arrives at (`franz calibrate`, and a short version in `franz doctor`). The witness window
 //! (crates/desktop/src/witness.rs) covers a monitor; a grid of targets (corners included) in
 //! 0..1000 of the working area is clicked through the executor a command that acts builds
-//! (`input_commands::executor`: crop, mapping, policy), and each target's error is the distance from
-//! the pixel the geometry says (`WorkArea::to_screen`) to where the witness saw the press.
+//! (`input_commands::executor`, the core builder's: crop, mapping, policy), and each target's
+//! error is the distance from the pixel the geometry says (`WorkArea::to_screen`) to where the witness saw the press.
 //! A target whose click the safety policy refused (the built-in `work_area` rule: the test
 //! offset took it outside the working area) is reported as refused, never as 0 px, and fails
 //! the calibration; every target is tried (the refusals do not stop it).
