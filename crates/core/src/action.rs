@@ -18,7 +18,7 @@ pub struct Action {
     /// The model's own values of the target, when a family profile read them
     /// (docs/coordinates.md, "Exact targets"): the executor maps these, not `x`/`y`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub exact: Option<crate::exact::Exact>,
+    pub exact: Option<crate::exact_target::Exact>,
     /// A grounding mark of this turn (`element=7`) in place of the point: the executor acts at
     /// its box's centre (`type` clicks it first). Only on clicks, `move` and `type`.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -1,6 +1,8 @@
 //! One way from settings to a running agent (docs/architecture.md), for every client: `franz
-//! run`, `franz demo`, MCP's `run_task`, the benches and the tests. [`Agent::builder`] takes
-//! the typed [`Settings`] and the task; the client gives the model, the desktop and, where it
+//! run`, `franz demo`, MCP's `run_task`, the benches and the tests; and to the parts of a client
+//! that looks or acts without a model (`franz act`, MCP's action tools, [`Agent::acting`]),
+//! which get the same profile, pipeline, policy, fence, failsafe and dry run.
+//! [`Agent::builder`] takes the typed [`Settings`] and the task; the client gives the model, the desktop and, where it
 //! keeps a log, the run writer; the builder makes the parts from the settings' one mapping
 //! (`config/parts.rs`): the observation pipeline, the executor with the safety policy, the
 //! strategy with its reading options, the overlay and the run options. A client that must look
@@ -17,9 +19,10 @@ use crate::grounding::GroundingSource;
 use crate::model::Model;
 use crate::observe::{ObserveConfig, ObserveError, Pipeline};
 use crate::overlay::Overlay;
+use crate::profile::Applied;
 use crate::runlog::RunWriter;
 use crate::strategy::{ReadOptions, StrategyName};
-use franz_desktop::Desktop;
+use franz_desktop::{Desktop, PixelRect};
 use std::sync::Arc;
 
 /// Why an agent cannot be built or started; each says what to do.
@@ -49,6 +52,7 @@ impl Agent {
             observe: settings.observe(),
             overlay: Overlay::new(settings.config().overlay.clone()).ok(),
             policy: settings.policy.clone(),
+            profile: settings.profile.as_ref().map(|c| c.applied.clone()),
             writer: None,
             grounding: None,
             confirmer: None,
@@ -57,6 +61,14 @@ impl Agent {
             desktop: None,
             handle: None,
         }
+    }
+
+    /// A builder of the parts of a client that looks or acts without a model or a task
+    /// (`franz act`, MCP's action tools, `franz replay --execute`, `franz screenshot`): finish
+    /// it with [`AgentBuilder::build_hands`], [`AgentBuilder::build_executor`] or
+    /// [`AgentBuilder::build_pipeline`].
+    pub fn acting(settings: &Settings) -> AgentBuilder {
+        Self::builder(settings, String::new())
     }
 }
 
@@ -70,6 +82,7 @@ pub struct AgentBuilder {
     observe: ObserveConfig,
     overlay: Option<Overlay>,
     policy: crate::policy::Policy,
+    profile: Option<Applied>,
     writer: Option<RunWriter>,
     grounding: Option<GroundingSource>,
     confirmer: Option<Confirmer>,
@@ -193,14 +206,14 @@ impl AgentBuilder {
         let work_area = self.work_area()?;
         let desktop = self.desktop.ok_or(AgentError::Missing("desktop"))?;
         let model = self.model.ok_or(AgentError::Missing("model"))?;
-        let mut executor =
-            Executor::new(work_area, self.exec, self.dry_run).with_policy(self.policy);
-        if let Some(c) = self.confirmer {
-            executor = executor.with_confirmer(c);
+        let executor = Safety {
+            exec: self.exec,
+            dry_run: self.dry_run,
+            policy: self.policy,
+            confirmer: self.confirmer,
+            cancel: self.cancel,
         }
-        if let Some(c) = self.cancel {
-            executor = executor.with_cancel(c);
-        }
+        .executor(work_area);
         let config = SessionConfig {
             pipeline: Pipeline::new(self.observe),
             executor,
@@ -224,6 +237,100 @@ impl AgentBuilder {
     /// Builds the session and starts it.
     pub fn spawn(self) -> Result<(SessionHandle, EventStream), AgentError> {
         self.build()?.spawn()
+    }
+
+    /// The observation pipeline of the settings (with what [`AgentBuilder::observing`]
+    /// changed).
+    pub fn build_pipeline(&self) -> Pipeline {
+        Pipeline::new(self.observe.clone())
+    }
+
+    /// The executor of the settings on a screen of `screen`: the working area (`crop`), the
+    /// safety policy, the fence, the failsafe and the dry run a run's has, with the confirmer
+    /// and cancel token given.
+    pub fn build_executor(self, screen: PixelRect) -> Result<Executor, AgentError> {
+        let work_area = (self.observe.crop.work_area(screen))
+            .map_err(|e| AgentError::WorkArea(ObserveError::from(e)))?;
+        Ok(self.safety().executor(work_area))
+    }
+
+    /// The parts of a client that looks and acts on the desktop given without a model.
+    pub fn build_hands(mut self) -> Result<Hands, AgentError> {
+        let work_area = self.work_area()?;
+        let desktop = self.desktop.take().ok_or(AgentError::Missing("desktop"))?;
+        let pipeline = self.build_pipeline();
+        let (overlay, profile, read) =
+            (self.overlay.take(), self.profile.take(), self.read.clone());
+        Ok(Hands {
+            executor: self.safety().executor(work_area),
+            desktop,
+            pipeline,
+            overlay,
+            profile,
+            read,
+        })
+    }
+
+    fn safety(self) -> Safety {
+        Safety {
+            exec: self.exec,
+            dry_run: self.dry_run,
+            policy: self.policy,
+            confirmer: self.confirmer,
+            cancel: self.cancel,
+        }
+    }
+}
+
+/// What the executor is made of: its settings, the dry run and the safety policy, with the
+/// client's confirmer and cancel token.
+struct Safety {
+    exec: ExecConfig,
+    dry_run: bool,
+    policy: crate::policy::Policy,
+    confirmer: Option<Confirmer>,
+    cancel: Option<Cancel>,
+}
+
+impl Safety {
+    /// The one place an executor is made from settings.
+    fn executor(self, work_area: WorkArea) -> Executor {
+        let mut executor =
+            Executor::new(work_area, self.exec, self.dry_run).with_policy(self.policy);
+        if let Some(c) = self.confirmer {
+            executor = executor.with_confirmer(c);
+        }
+        if let Some(c) = self.cancel {
+            executor = executor.with_cancel(c);
+        }
+        executor
+    }
+}
+
+/// The parts of a client that looks and acts without a model (`franz act`, MCP's action
+/// tools): the desktop, the pipeline and the executor a run of the same settings has, the
+/// overlay, and the profile's reading of a point.
+pub struct Hands {
+    pub desktop: Box<dyn Desktop + Send>,
+    pub pipeline: Pipeline,
+    pub executor: Executor,
+    /// The overlay (`None`: nothing is drawn).
+    pub overlay: Option<Overlay>,
+    /// What the chosen profile makes of coordinates (`None`: no profile was chosen, franz's
+    /// own rule); `exact_space` set means a point is mapped by the family's reference rule
+    /// (docs/coordinates.md, "Exact targets").
+    pub profile: Option<Applied>,
+    /// How a run of these settings reads a reply (its dialect and coordinates).
+    pub read: ReadOptions,
+}
+
+impl Hands {
+    /// Whether the profile maps points by its family's reference rule (`P0 + min(L - 1,
+    /// round(v * L / S))`) rather than franz's 0..1000 rule.
+    pub fn maps_exactly(&self) -> bool {
+        self.profile
+            .as_ref()
+            .is_some_and(|p| p.exact_space.is_some())
     }
 }
 

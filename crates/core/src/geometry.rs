@@ -557,8 +557,8 @@ impl SmartResize {
     }
 
     /// The next smaller image the family keeps, about 3/4 of `size` on each side (9/16 of its
-    /// pixels): for keeping a request inside a small context (crates/core/src/engine/fit.rs's
-    /// shrink step). `None` below `min_pixels`.
+    /// pixels): for keeping a request inside a small context (the shrink step of
+    /// crates/core/src/engine/context_fit.rs). `None` below `min_pixels`.
     pub fn next_smaller(&self, size: ImageSize) -> Option<ImageSize> {
         let area = size.width as u64 * size.height as u64;
         let target = area * 9 / 16;

@@ -152,7 +152,7 @@ impl Context {
 /// working-area fence.
 pub fn points(
     kind: &ActionKind,
-    exact: Option<crate::exact::Exact>,
+    exact: Option<crate::exact_target::Exact>,
     area: WorkArea,
     pointer: Option<PixelPoint>,
 ) -> Vec<PixelPoint> {

@@ -393,8 +393,12 @@ fn files_under(dir: &Path, exts: &[&str], out: &mut Vec<std::path::PathBuf>) {
     }
 }
 
+/// An issue number, the old contracts file, or a document outside the repository (the shared
+/// folder beside it, the machine's work folder, the developers' brief and style notes).
+const CITE: &str = r"(?i)\bissues? ?#?\d{1,3}\b|\bissue-\d|(?-i:CONTRACTS\.md)|\.\./shared/|/wor[k]/|(?-i:\bSTYL[E]\.md|\bbrie[f]\.md)";
+
 /// The code and the docs cite `docs/` files, never an issue number or a document outside the
-/// repository (docs/contracts.md, the project's history, excepted).
+/// repository (docs/contracts.md's text, the project's history, excepted; its headings are not).
 #[test]
 fn no_source_or_doc_cites_an_issue_number() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
@@ -403,12 +407,7 @@ fn no_source_or_doc_cites_an_issue_number() {
         files_under(&root.join(dir), &["rs", "md", "sh", "toml"], &mut files);
     }
     files.push(root.join("README.md"));
-    // an issue number, the old contracts file, or a document in the shared folder beside the
-    // repository
-    let cite = regex::Regex::new(
-        r"(?i)\bissues? ?#?\d{1,3}\b|\bissue-\d|(?-i:CONTRACTS\.md)|\.\./shared/",
-    )
-    .unwrap();
+    let cite = regex::Regex::new(CITE).unwrap();
     let mut found = Vec::new();
     for f in files.iter().filter(|f| !f.ends_with("docs/contracts.md")) {
         let text = std::fs::read_to_string(f).unwrap_or_default();
@@ -421,6 +420,33 @@ fn no_source_or_doc_cites_an_issue_number() {
     assert!(
         found.is_empty(),
         "cite docs/ instead:\n{}",
+        found.join("\n")
+    );
+}
+
+/// The headings of every document in `docs/` say what their section holds, never which issue
+/// brought it ("(issue N)", "(issues N-M)", "Finishing N-M"): docs/contracts.md's too.
+#[test]
+fn no_doc_heading_names_an_issue() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut files = Vec::new();
+    files_under(&root.join("docs"), &["md"], &mut files);
+    assert!(files.iter().any(|f| f.ends_with("docs/contracts.md")));
+    let cite = regex::Regex::new(CITE).unwrap();
+    // a bare range of issue numbers, as "Finishing 17-20" had
+    let range = regex::Regex::new(r"\b\d{1,2}-\d{1,2}\b|\bissues?\b").unwrap();
+    let mut found = Vec::new();
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap_or_default();
+        for (i, line) in text.lines().enumerate() {
+            if line.starts_with('#') && (cite.is_match(line) || range.is_match(line)) {
+                found.push(format!("{}:{}: {line}", f.display(), i + 1));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "give these headings titles that say what the section holds:\n{}",
         found.join("\n")
     );
 }

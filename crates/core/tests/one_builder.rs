@@ -3,6 +3,11 @@
 //! anywhere else, so a new run setting reaches every client through the settings' one mapping
 //! (`config/parts.rs`). The engine itself (its types, `RunOptions::default` and its own unit
 //! tests, which run the engine below the builder) and the mapping are the places allowed.
+//!
+//! The same holds for the parts of a client that looks or acts without a model (`franz act`,
+//! MCP's action tools, `franz replay --execute`, `franz screenshot`): an executor or an
+//! observation pipeline is made only by the builder (`Agent::acting`), so each gets the
+//! profile, the policy, the fence, the failsafe and the dry run a run has.
 
 use std::path::{Path, PathBuf};
 
@@ -90,6 +95,57 @@ fn run_options_and_session_configs_are_built_only_by_the_agent_builder() {
          options/executor/reading/observing methods) instead of:\n  {}",
         found.join("\n  ")
     );
+}
+
+/// Where an executor or a pipeline may be made in the sources: the builder, the parts' own
+/// modules (and their unit tests), and the engine's unit tests, which run below the builder.
+fn may_make_parts(name: &str) -> bool {
+    name == "crates/core/src/agent.rs"
+        || name == "crates/core/src/engine/tests.rs"
+        || name.starts_with("crates/core/src/executor/")
+        || name.starts_with("crates/core/src/observe/")
+}
+
+/// The lines of `text` whose code (not a comment) makes one of `calls`.
+fn makes(text: &str, calls: &[&str]) -> Vec<usize> {
+    let code = |line: &str| line.split("//").next().unwrap_or("").to_string();
+    (text.lines().enumerate())
+        .filter(|(_, line)| calls.iter().any(|c| code(line).contains(c)))
+        .map(|(i, _)| i + 1)
+        .collect()
+}
+
+#[test]
+fn executors_and_pipelines_are_made_only_by_the_agent_builder() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut files = Vec::new();
+    for dir in ["crates/core/src", "crates/franz/src"] {
+        rust_files(&root.join(dir), &mut files);
+    }
+    let mut found = Vec::new();
+    for f in &files {
+        let name = (f.strip_prefix(&root).unwrap_or(f).to_string_lossy()).replace('\\', "/");
+        if may_make_parts(&name) {
+            continue;
+        }
+        let text = std::fs::read_to_string(f).unwrap_or_default();
+        for line in makes(&text, &["Executor::new(", "Pipeline::new("]) {
+            found.push(format!("{name}:{line}"));
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "make the executor or the pipeline with franz_core::agent::Agent::acting (then \
+         build_executor, build_pipeline or build_hands) so that it gets the profile and the \
+         safety settings of a run, instead of:\n  {}",
+        found.join("\n  ")
+    );
+}
+
+#[test]
+fn the_parts_scan_sees_a_call_and_not_a_comment() {
+    let text = "// Pipeline::new(c)\nlet p = Pipeline::new(c);\nlet e = x.build_executor(r);\n";
+    assert_eq!(makes(text, &["Executor::new(", "Pipeline::new("]), vec![2]);
 }
 
 #[test]

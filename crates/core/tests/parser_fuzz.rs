@@ -10,7 +10,7 @@
 
 use franz_core::ImageSize;
 use franz_core::action::{Action, ActionKind};
-use franz_core::exact::Num;
+use franz_core::exact_target::Num;
 use franz_core::model::{Reply, ToolCall};
 use franz_core::parser::{self, CoordMode, Dialect, ParseOptions};
 use serde_json::{Value, json};

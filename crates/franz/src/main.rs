@@ -4,20 +4,20 @@
 // Functions do one thing: none is over 80 lines (crates/core/tests/function_length.rs).
 #![deny(clippy::too_many_lines)]
 
-mod acting;
 mod approve;
 mod assemble;
-mod calibration;
 mod cli;
+mod click_grid;
 mod commands;
 mod exit;
 mod flags;
+mod input_commands;
 mod panel;
 mod printer;
 mod profiles;
 mod progress;
-mod reporting;
-mod runner;
+mod report_file;
+mod session_clients;
 mod settings;
 mod setup;
 mod stats;

@@ -6,7 +6,6 @@
 use crate::exit::usage;
 use crate::terminal::errln;
 use franz_core::config::{Chosen, Effective, Settings};
-use franz_core::profile::Applied;
 
 /// What `--profile auto` learns from the server when no model is named (the `model` setting
 /// at its default): the one model `GET /v1/models` lists, or the one LM Studio has loaded; empty
@@ -48,15 +47,6 @@ pub fn choose(effective: Effective, served: Vec<String>) -> anyhow::Result<(Sett
         None => Err(anyhow::anyhow!(
             "the settings were resolved without their profile"
         )),
-    }
-}
-
-/// What franz's own profile, with the default `coords`, makes of coordinates.
-pub fn franz_rule() -> Applied {
-    Applied {
-        exact_space: None,
-        pixel_coords: false,
-        norm_max: franz_core::geometry::NORM_MAX as u32,
     }
 }
 

@@ -54,9 +54,9 @@ pub fn interrupted_error() -> anyhow::Error {
 ///
 /// The desktop opens its display by name (capture and input alike): `DISPLAY` is read once,
 /// here at open, when there is no sandbox, and never set; programs a command starts get the
-/// display in their own environment ([`Session::display`]).
+/// display in their own environment ([`OpenDesktop::display`]).
 #[allow(dead_code)] // fields are held for their Drop; `display` is for later commands
-pub struct Session {
+pub struct OpenDesktop {
     pub desktop: Box<dyn Desktop + Send>,
     /// The X display the desktop is on, as read at open (`None` off X11).
     display: Option<String>,
@@ -74,7 +74,7 @@ pub struct Keep {
 }
 
 #[allow(dead_code)]
-impl Session {
+impl OpenDesktop {
     /// The desktop, to move to an engine, and what must outlive it.
     pub fn into_parts(self) -> (Box<dyn Desktop + Send>, Keep) {
         let keep = Keep {
@@ -164,7 +164,7 @@ pub fn with_default_wm(g: &GlobalArgs, wanted_by: Option<&str>) -> GlobalArgs {
 }
 
 /// Opens the desktop the global flags describe.
-pub fn open_session(g: &GlobalArgs) -> anyhow::Result<Session> {
+pub fn open_desktop(g: &GlobalArgs) -> anyhow::Result<OpenDesktop> {
     if let Some(note) = take_wayland_note(g) {
         errln!("franz: note: {note}");
     }
@@ -194,7 +194,7 @@ pub fn open_session(g: &GlobalArgs) -> anyhow::Result<Session> {
         monitor: g.monitor,
     };
     let desktop = franz_desktop::open(&options).map_err(|e| desktop_error(g, e))?;
-    Ok(Session {
+    Ok(OpenDesktop {
         desktop,
         display,
         programs,

@@ -266,7 +266,10 @@ fn an_unchanged_screen_is_not_encoded_again_and_the_same_bytes_are_sent() {
     assert_eq!(sent[3], sent[2]);
     assert_eq!(obs[3]["bytes"], obs[1]["bytes"]);
     // unchanged_note: the click of turn 1 changed nothing, and turn 2's request says so
-    let said = |r: &Value| r.to_string().contains(franz_core::loops::UNCHANGED_NOTE);
+    let said = |r: &Value| {
+        r.to_string()
+            .contains(franz_core::loop_breaker::UNCHANGED_NOTE)
+    };
     assert!(!said(&ran.requests[0]));
     assert!(said(&ran.requests[1]), "{}", ran.requests[1]);
 }

@@ -10,7 +10,7 @@
 use super::{Config, Settings};
 use crate::engine::{ContextOptions, RunOptions};
 use crate::executor::{ExecConfig, MotionProfile, motion::Motion};
-use crate::loops::{LoopBreaker, LoopSettings};
+use crate::loop_breaker::{LoopBreaker, LoopSettings};
 use crate::model::client::ClientConfig;
 use crate::observe::ObserveConfig;
 use crate::profile::{Applied, Profile};
@@ -122,7 +122,7 @@ impl Config {
             dialect: self.dialect,
             // prompts say "pixels" for every pixel space; `exact_space` says how they are mapped
             pixel_coords: applied.pixel_coords
-                || applied.exact_space == Some(crate::exact::Space::Pixels),
+                || applied.exact_space == Some(crate::exact_target::Space::Pixels),
             exact_space: applied.exact_space,
             norm_max: applied.norm_max,
             ..history

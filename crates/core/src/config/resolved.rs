@@ -163,7 +163,7 @@ fn profile_size(c: &Config, profile: &Profile) -> Result<SizeRule, SettingsError
 /// profile's kind of mapping).
 pub fn apply_profile(profile: &Profile, effective: &mut Effective) -> Applied {
     use super::Coords as Setting;
-    use crate::exact::Space;
+    use crate::exact_target::Space;
     use crate::profile::Coords;
     let given = |key: &str| {
         effective

@@ -392,7 +392,7 @@ fn the_overlay_table_reaches_the_overlay_config() {
 fn each_parts_default_is_the_mapping_of_the_tables_defaults() {
     use crate::engine::RunOptions;
     use crate::executor::ExecConfig;
-    use crate::loops::LoopBreaker;
+    use crate::loop_breaker::LoopBreaker;
     use crate::model::ClientConfig;
     use crate::strategy::ReadOptions;
     let c = Config::defaults();

@@ -7,20 +7,20 @@
 //!
 //! No function here is over 80 lines (`clippy.toml`).
 
+mod context_fit;
 mod control;
 mod early;
-mod fit;
-mod ground;
-mod hooks;
+mod element_list;
 mod op;
 mod overhead;
 mod session;
+mod steering;
 #[cfg(test)]
 mod tests;
 
+pub use context_fit::{ContextOptions, LEFT_OUT_SCREENSHOT, ShrinkStep, franz_shrink};
 use control::Remote;
 pub use control::{Decision, Gate, Modes, RemoteError, ShownScreenshot};
-pub use fit::{ContextOptions, LEFT_OUT_SCREENSHOT, ShrinkStep, franz_shrink};
 pub use op::{Op, STOPPED_BY_A_CLIENT};
 pub use overhead::TurnOverhead;
 pub use session::{
@@ -31,7 +31,7 @@ use crate::action::{Action, ActionKind, ActionResult};
 use crate::cancel::Cancel;
 use crate::event::{Event, EventKind, Outcome};
 use crate::executor::{ExecError, Executor};
-use crate::loops::{LoopDetector, Verdict};
+use crate::loop_breaker::{LoopDetector, Verdict};
 use crate::model::{ChatRequest, Model, ModelError, Progress, Reply, sanitize};
 use crate::observe::{Pipeline, Screenshot};
 use crate::overlay::{FeedbackHistory, Overlay, TurnFeedback};
@@ -62,10 +62,10 @@ pub struct RunOptions {
     pub max_empty_turns: u64,
     /// Draw the last actions onto the next screenshot.
     pub feedback: bool,
-    /// The model's context: its length and how requests are kept inside it (`fit.rs`).
+    /// The model's context: its length and how requests are kept inside it (`context_fit.rs`).
     pub context: ContextOptions,
     /// The loop breaker's thresholds and the unchanged-screen note.
-    pub loop_breaker: crate::loops::LoopBreaker,
+    pub loop_breaker: crate::loop_breaker::LoopBreaker,
 }
 
 /// The settings table's defaults (`config/settings.rs`) with an empty task; the mapping from
@@ -86,7 +86,7 @@ impl Default for RunOptions {
             max_empty_turns: 5,
             feedback: true,
             context: ContextOptions::default(),
-            loop_breaker: crate::loops::LoopBreaker::default(),
+            loop_breaker: crate::loop_breaker::LoopBreaker::default(),
         }
     }
 }
@@ -135,7 +135,7 @@ pub struct Engine<'a> {
     /// Time added up over this turn (events, run log, model) and its stages so far.
     spent: Spent,
     overhead: TurnOverhead,
-    /// Elements from the accessibility tree each turn (`ground.rs`); `None`: pure vision.
+    /// Elements from the accessibility tree each turn (`element_list.rs`); `None`: pure vision.
     grounding: Option<crate::grounding::GroundingSource>,
     /// Set by [`Channel::ask_with`] when the server refused a request as too long and said a
     /// context length shorter than the one known (or the first one known).
@@ -391,7 +391,7 @@ impl Engine<'_> {
         self.emit(0, EventKind::Note { text });
     }
 
-    /// The turn's request kept inside the model's context (`fit.rs`) and asked. When the
+    /// The turn's request kept inside the model's context (`context_fit.rs`) and asked. When the
     /// server refuses it as too long and says a context length shorter than the one known (or
     /// the first one, as llama-cpp-python's server, which says it nowhere else), the run learns
     /// it (a note), and the request is fitted to it and asked once more. Also returns the
@@ -631,7 +631,7 @@ impl Engine<'_> {
                 Some(r.note())
             }
             Verdict::Fine(_) => (self.options.loop_breaker.unchanged_note && !obs.change.changed)
-                .then(|| crate::loops::UNCHANGED_NOTE.to_string()),
+                .then(|| crate::loop_breaker::UNCHANGED_NOTE.to_string()),
         };
         self.strategy
             .loop_status(verdict.repeats(), note.as_deref());
@@ -679,7 +679,7 @@ impl Engine<'_> {
                         text: format!("using {source} instead of asking the model"),
                     },
                 );
-                hooks::given_reply(text)
+                steering::given_reply(text)
             }
             None => {
                 let reply;
@@ -745,7 +745,7 @@ impl Engine<'_> {
             if failed.is_some() {
                 return None;
             }
-            let prompt = ground::with_list(prompt, elements.as_deref());
+            let prompt = element_list::with_list(prompt, elements.as_deref());
             let mut request = build_request(options, prompt);
             if let Err(stop) = channel.fit(turn, &mut request, None) {
                 failed = Some(stop);
@@ -1005,7 +1005,7 @@ impl Channel<'_> {
         }
     }
 
-    /// Keeps `request` inside the model's context (`fit.rs`), emitting a `context_fitted` per
+    /// Keeps `request` inside the model's context (`context_fit.rs`), emitting a `context_fitted` per
     /// step; the turn's screenshot as sent when it was shrunk. A request that cannot fit ends
     /// the run.
     fn fit(
@@ -1014,7 +1014,7 @@ impl Channel<'_> {
         request: &mut ChatRequest,
         newest: Option<&Screenshot>,
     ) -> Result<Option<Screenshot>, Stop> {
-        let fitted = fit::fit_request(request, newest, self.context, &*self.calibration);
+        let fitted = context_fit::fit_request(request, newest, self.context, &*self.calibration);
         for step in fitted.steps {
             self.emit(turn, step);
         }
@@ -1136,7 +1136,7 @@ enum TurnEnd {
 
 /// Whether a person answered this `ask_user`.
 fn answered(r: &ActionResult) -> bool {
-    matches!(r, ActionResult::Ok { warnings } if warnings.iter().any(|w| w.kind == hooks::USER_ANSWER))
+    matches!(r, ActionResult::Ok { warnings } if warnings.iter().any(|w| w.kind == steering::USER_ANSWER))
 }
 
 /// A performed done/fail/report_completion ends the run, and so does an `ask_user` nobody

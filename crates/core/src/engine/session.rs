@@ -241,7 +241,9 @@ impl Session {
                         let _gone = tx.send(e.clone());
                     })],
                     cancel,
-                    loops: crate::loops::LoopDetector::new(config.options.loop_breaker.loops),
+                    loops: crate::loop_breaker::LoopDetector::new(
+                        config.options.loop_breaker.loops,
+                    ),
                     options: config.options,
                     controls,
                     last_acted: None,

@@ -122,7 +122,7 @@ impl Run {
                 }
             })],
             cancel: self.cancel,
-            loops: crate::loops::LoopDetector::new(self.options.loop_breaker.loops),
+            loops: crate::loop_breaker::LoopDetector::new(self.options.loop_breaker.loops),
             options: self.options,
             controls: self.controls,
             last_acted: None,
@@ -1038,7 +1038,7 @@ fn every_strategy_runs_the_boot_reply_as_its_first_turn() {
     }
 }
 
-/// Seed 004's completion rule in every strategy (strategy/plain.rs `EvidenceRule`): a first
+/// Seed 004's completion rule in every strategy (strategy/text_reply.rs `EvidenceRule`): a first
 /// empty `done` goes back to the model as a problem; the next one with an answer ends the run
 /// with that answer in `run_finished`.
 #[test]
@@ -1559,7 +1559,7 @@ fn a_reply_in_another_dialect_runs_when_it_means_the_same_with_a_note() {
     let qwen = |space| ReadOptions {
         dialect: Some(crate::parser::Dialect::Qwen),
         exact_space: Some(space),
-        pixel_coords: space == crate::exact::Space::Pixels,
+        pixel_coords: space == crate::exact_target::Space::Pixels,
         ..ReadOptions::default()
     };
     let reply = "The OK button is in the middle.\nleft_click(500, 500)";
@@ -1579,7 +1579,7 @@ fn a_reply_in_another_dialect_runs_when_it_means_the_same_with_a_note() {
             strategy,
             answers(strategy, &[reply, finish, finish, finish]),
         );
-        run.read = qwen(crate::exact::Space::Norm1000);
+        run.read = qwen(crate::exact_target::Space::Norm1000);
         let model = run.model.clone();
         let ran = run.go();
         assert_eq!(ran.clicks(), 1, "{strategy}: {:?}", ran.events);
@@ -1604,7 +1604,7 @@ fn a_reply_in_another_dialect_runs_when_it_means_the_same_with_a_note() {
         // pixels of the 320x200 image: (100, 100) is inside it, and means another point
         let pixels = "The OK button.\nleft_click(100, 100)";
         let mut run = Run::new(strategy, answers(strategy, &[pixels, pixels, pixels]));
-        run.read = qwen(crate::exact::Space::Pixels);
+        run.read = qwen(crate::exact_target::Space::Pixels);
         let ran = run.go();
         assert_eq!(ran.clicks(), 0, "{strategy}: {:?}", ran.events);
         let told = ran.events.iter().any(|e| {

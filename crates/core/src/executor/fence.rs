@@ -10,7 +10,7 @@
 //! and both ends of a drag are fenced, the whole drag path stays inside it.
 
 use crate::action::Warning;
-use crate::exact::{Exact, Num};
+use crate::exact_target::{Exact, Num};
 use crate::geometry::{NormPoint, WorkArea};
 use franz_desktop::PixelPoint;
 

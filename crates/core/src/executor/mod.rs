@@ -151,7 +151,7 @@ pub struct Executor {
     /// Set by Ctrl+C: waits and holds end early, the turn's remaining actions are skipped.
     cancel: Option<Cancel>,
     /// The exact target of the action being performed (docs/coordinates.md, "Exact targets").
-    exact: Option<crate::exact::Exact>,
+    exact: Option<crate::exact_target::Exact>,
     /// The safety policy, its state and who confirms ([`policy_state`]).
     policy_state: policy_state::PolicyState,
     /// Test only (`franz calibrate --test-offset`): every pixel an action acts at is shifted

@@ -13,7 +13,7 @@ use super::fallback;
 use super::space::{self, Verdict};
 use super::{CoordMode, Dialect, ParseOptions};
 use crate::action::{Action, ActionKind};
-use crate::exact::{Exact, Num};
+use crate::exact_target::{Exact, Num};
 use crate::geometry::{GeometryError, NORM_MAX, NormBox, Target};
 use crate::keys;
 use crate::placeholder;
@@ -515,7 +515,7 @@ impl<'a> Ctx<'a> {
         let CoordMode::Exact(of) = self.opts.coords else {
             return (0, 0);
         };
-        let n = crate::exact::norm_point(v, of);
+        let n = crate::exact_target::norm_point(v, of);
         let p = (n.x, n.y);
         self.exact.push((p, [Num(v[0]), Num(v[1])]));
         p

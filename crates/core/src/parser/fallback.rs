@@ -55,7 +55,7 @@ fn meaning(coords: CoordMode) -> Meaning {
     match coords {
         CoordMode::Norm => Meaning::Norm1000,
         CoordMode::Pixels(_) => Meaning::Pixels,
-        CoordMode::Exact(s) if crate::exact::norm_max_of(s).is_some() => Meaning::Norm1000,
+        CoordMode::Exact(s) if crate::exact_target::norm_max_of(s).is_some() => Meaning::Norm1000,
         CoordMode::Exact(s) if s == ImageSize::new(1, 1) => Meaning::Relative,
         CoordMode::Exact(_) => Meaning::Pixels,
     }
@@ -147,8 +147,8 @@ pub(crate) fn disagreement(
             format!(
                 "read as {}, ({}, {}) is {}; read as {}, it is {}",
                 own.name(),
-                crate::exact::Num(p[0]),
-                crate::exact::Num(p[1]),
+                crate::exact_target::Num(p[0]),
+                crate::exact_target::Num(p[1]),
                 reading(own, *p, image(coords)),
                 run.name(),
                 reading(run, *p, image(coords)),

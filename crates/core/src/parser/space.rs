@@ -7,7 +7,7 @@
 //! the model's space, and such a refusal is never one of the safety policy's.
 
 use super::CoordMode;
-use crate::exact::Num;
+use crate::exact_target::Num;
 use crate::geometry::{ImageSize, NORM_MAX};
 
 /// How far past an edge, as a fraction of the extent, a point is taken for the edge.
@@ -26,7 +26,7 @@ pub(crate) enum Verdict {
 /// The space of a coordinate mode: its largest value on each axis and how it is named.
 #[derive(Debug, Clone, Copy)]
 enum Space {
-    /// 0..max on each axis (1000 or 999: `crate::exact::NORM_MAXES`).
+    /// 0..max on each axis (1000 or 999: `crate::exact_target::NORM_MAXES`).
     Norm(u32),
     Relative,
     /// Pixels of the image sent; `exact`: a family's space, whose last value is the side.
@@ -44,7 +44,9 @@ impl Space {
                 image,
                 exact: false,
             },
-            CoordMode::Exact(s) if let Some(m) = crate::exact::norm_max_of(s) => Space::Norm(m),
+            CoordMode::Exact(s) if let Some(m) = crate::exact_target::norm_max_of(s) => {
+                Space::Norm(m)
+            }
             CoordMode::Exact(s) if s == ImageSize::new(1, 1) => Space::Relative,
             CoordMode::Exact(image) => Space::Pixels { image, exact: true },
         }

@@ -5,7 +5,7 @@
 //! user's own file loads with `--profile FILE`. `--profile auto` picks one by model id
 //! ([`select`]). README.md has the table; docs/coordinates.md the formulas.
 
-use crate::exact::Space;
+use crate::exact_target::Space;
 use crate::geometry::{ImageSize, SizeRule, SmartResize};
 use crate::parser::Dialect;
 use serde::{Deserialize, Serialize};
@@ -155,7 +155,7 @@ impl Profile {
         Ok(p)
     }
 
-    /// `norm_max` is one of [`crate::exact::NORM_MAXES`] and only with `coords = "norm1000"`.
+    /// `norm_max` is one of [`crate::exact_target::NORM_MAXES`] and only with `coords = "norm1000"`.
     fn check_norm_max(&self) -> Result<(), String> {
         match self.norm_max {
             None => Ok(()),
@@ -163,7 +163,7 @@ impl Profile {
                 "norm_max applies to coords = \"norm1000\" only, not {:?}: leave it out",
                 self.coords.as_str()
             )),
-            Some(m) if crate::exact::NORM_MAXES.contains(&m) => Ok(()),
+            Some(m) if crate::exact_target::NORM_MAXES.contains(&m) => Ok(()),
             Some(m) => Err(format!(
                 "norm_max {m} is not a space franz maps: use 1000 or 999"
             )),
@@ -400,6 +400,13 @@ pub struct Applied {
 }
 
 impl Applied {
+    /// franz's own profile with the default `coords`: 0..1000 by franz's rule.
+    pub const FRANZ: Applied = Applied {
+        exact_space: None,
+        pixel_coords: false,
+        norm_max: crate::geometry::NORM_MAX as u32,
+    };
+
     /// The parser's coordinate mode for a model sent an image of `image` (a run reads replies
     /// so, `ReadOptions::coord_mode`).
     pub fn coord_mode(&self, image: ImageSize) -> crate::parser::CoordMode {

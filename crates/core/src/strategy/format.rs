@@ -33,7 +33,7 @@ pub enum Arg {
     Direction,
     /// A small whole number from 1 (scroll notches, seconds).
     Count,
-    /// A quoted string, not empty (an empty `done` is refused once, `plain.rs`).
+    /// A quoted string, not empty (an empty `done` is refused once, `text_reply.rs`).
     Text,
     /// A quoted key or combination, `"ctrl+s"`, of the keys `keys.rs` knows.
     Key,

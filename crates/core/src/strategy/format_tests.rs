@@ -99,7 +99,7 @@ fn every_call_in_each_coordinate_space_is_accepted_and_read() {
         ..ReadOptions::default()
     };
     let relative = ReadOptions {
-        exact_space: Some(crate::exact::Space::Relative),
+        exact_space: Some(crate::exact_target::Space::Relative),
         ..ReadOptions::default()
     };
     let spaces = [

@@ -83,7 +83,7 @@ fn options_in(space: Space) -> ReadOptions {
             ..ReadOptions::default()
         },
         Space::Relative => ReadOptions {
-            exact_space: Some(crate::exact::Space::Relative),
+            exact_space: Some(crate::exact_target::Space::Relative),
             ..ReadOptions::default()
         },
     }

@@ -14,7 +14,6 @@ pub mod grammar;
 pub mod json_grammar;
 mod name;
 mod narrative;
-mod plain;
 mod prompts;
 mod prose;
 mod quoted;
@@ -22,13 +21,14 @@ pub mod reply_format;
 pub mod schema;
 #[cfg(test)]
 mod test_support;
+mod text_reply;
 pub mod tools;
 mod vision;
 
 pub use commander::{Commander, CommanderSettings};
 pub use name::StrategyName;
 pub use narrative::Narrative;
-pub use plain::{PlainReply, read_plain};
+pub use text_reply::{PlainReply, read_plain};
 pub use tools::Tools;
 pub use vision::Vision;
 
@@ -125,7 +125,7 @@ pub struct ReadOptions {
     /// A family profile's coordinate space, read exactly (docs/coordinates.md, "Exact
     /// targets"); it wins over `pixel_coords` when replies are parsed. `None` keeps franz's
     /// own rule.
-    pub exact_space: Option<crate::exact::Space>,
+    pub exact_space: Option<crate::exact_target::Space>,
     /// The largest value of `exact_space`'s `Norm1000` on each axis: 1000, or 999 for a
     /// profile whose `norm_max` says so.
     pub norm_max: u32,

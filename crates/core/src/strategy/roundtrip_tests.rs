@@ -76,7 +76,7 @@ impl Values {
 
     /// The value written in place of the placeholder `name`.
     fn of(&self, name: &str) -> Option<String> {
-        let n = |v: f64| crate::exact::Num(v).to_string();
+        let n = |v: f64| crate::exact_target::Num(v).to_string();
         Some(match name.to_ascii_lowercase().as_str() {
             "x" => n(self.p[0]),
             "y" => n(self.p[1]),
@@ -103,7 +103,7 @@ impl Values {
             CoordMode::Norm => ((v[0] as i32, v[1] as i32), None),
             CoordMode::Pixels(s) => ((px(v[0], s.width), px(v[1], s.height)), None),
             CoordMode::Exact(s) => {
-                let n = crate::exact::norm_point(v, s);
+                let n = crate::exact_target::norm_point(v, s);
                 ((n.x, n.y), Some(v))
             }
         }
@@ -192,7 +192,7 @@ fn wording(coords: CoordMode) -> String {
         CoordMode::Norm => Space::Norm1000,
         // a 0..999 profile's prompts word its space as 0..1000, as EvoCUA's own prompt does
         // ("The screen's resolution is 1000x1000."; docs/coordinates.md, "Exact targets")
-        CoordMode::Exact(s) if crate::exact::norm_max_of(s).is_some() => Space::Norm1000,
+        CoordMode::Exact(s) if crate::exact_target::norm_max_of(s).is_some() => Space::Norm1000,
         CoordMode::Exact(s) if s == ImageSize::new(1, 1) => Space::Relative,
         CoordMode::Pixels(s) | CoordMode::Exact(s) => Space::Pixels(s),
     };

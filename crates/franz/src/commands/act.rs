@@ -5,9 +5,9 @@
 //! flushed), so a script or a test can follow along. Exit codes: 0 all ok, 1 some action
 //! failed, 2 an argument is not an action, 4 the failsafe fired.
 
-use crate::acting::{executor, fatal, print_line};
 use crate::cli::{ActArgs, GlobalArgs};
 use crate::exit::{self, Exit};
+use crate::input_commands::{executor, fatal, print_line};
 use crate::setup;
 use franz_core::parser::ParseOptions;
 use franz_core::{Action, ActionError, ActionResult, ErrorKind};
@@ -57,14 +57,14 @@ fn parse_args(args: &ActArgs, options: &ParseOptions) -> anyhow::Result<Vec<Acti
 pub fn run(g: &GlobalArgs, args: &ActArgs) -> anyhow::Result<ExitCode> {
     let (effective, _) = crate::settings::resolve(g, &args.settings.given, None)?;
     let (settings, chosen) = crate::profiles::choose(effective, Vec::new())?;
-    let franz = chosen.applied == crate::profiles::franz_rule();
+    let franz = chosen.applied == franz_core::profile::Applied::FRANZ;
     // franz's own rule needs no screen: bad arguments are usage errors before any display
     let early = if franz {
         Some(parse_args(args, &ParseOptions::default())?)
     } else {
         None
     };
-    let mut session = setup::open_session(g)?;
+    let mut session = setup::open_desktop(g)?;
     let mut ex = executor(&settings, session.desktop.monitor().rect)?;
     let actions = match early {
         Some(a) => a,

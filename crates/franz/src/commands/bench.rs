@@ -67,8 +67,10 @@ fn observe(g: &GlobalArgs, args: &BenchObserveArgs) -> anyhow::Result<ExitCode> 
         cursor: c.cursor,
         ..ObserveConfig::default()
     };
-    let mut session = setup::open_session(g)?;
-    let mut pipeline = Pipeline::new(config);
+    let mut session = setup::open_desktop(g)?;
+    let mut pipeline = franz_core::agent::Agent::acting(&settings)
+        .observing(|o| *o = config)
+        .build_pipeline();
     let turns = args.turns.max(1);
     let mut grounded = Grounded::open(c, &args.grounding, &pipeline, session.desktop.as_ref())?;
     pipeline.observe(session.desktop.as_mut(), |_| {})?; // warm-up: SHM segment, scratch buffers
@@ -387,8 +389,8 @@ fn ms(since: Instant) -> f64 {
 /// `franz bench act`: clicks on the witness window with the fast profile and prints the
 /// median time from the click action starting to the press arriving at the window.
 fn act(g: &GlobalArgs, args: &BenchActArgs) -> anyhow::Result<ExitCode> {
-    use crate::acting::{executor, fatal};
     use crate::flags::InputSettings;
+    use crate::input_commands::{executor, fatal};
     use anyhow::Context;
     use franz_core::config::Choice;
     use franz_core::executor::MotionProfile;
@@ -398,8 +400,8 @@ fn act(g: &GlobalArgs, args: &BenchActArgs) -> anyhow::Result<ExitCode> {
     needs_x11("bench act (the witness window)")?;
     let fast = InputSettings::default().with("motion", MotionProfile::Fast.name());
     let what = "times clicks arriving at its witness window";
-    let config = crate::acting::config_that_acts(g, &fast.given, "bench act", what)?;
-    let mut session = setup::open_session(g)?;
+    let config = crate::input_commands::config_that_acts(g, &fast.given, "bench act", what)?;
+    let mut session = setup::open_desktop(g)?;
     let display = session.display().ok_or_else(|| {
         Exit(
             exit::USAGE,

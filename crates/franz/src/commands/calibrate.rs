@@ -1,25 +1,25 @@
 //! `franz calibrate`: clicks a grid of targets on each monitor (or the one `--monitor`
 //! names) through the same path as a model's actions and prints each target's error in
-//! pixels and the maximum, per monitor (`calibration.rs`). Exit 0 when every click lands
+//! pixels and the maximum, per monitor (`click_grid.rs`). Exit 0 when every click lands
 //! within 1 px; 1 otherwise, naming the worst target (a target whose click the safety policy
 //! refused, e.g. one `--test-offset` moved outside the working area, is the worst).
 
-use crate::calibration::{self, MAX_ERROR_PX};
 use crate::cli::{CalibrateArgs, GlobalArgs};
+use crate::click_grid::{self, MAX_ERROR_PX};
 use crate::exit::{self, Exit};
 use crate::setup;
 use crate::terminal::outln;
 use std::process::ExitCode;
 
 pub fn run(g: &GlobalArgs, args: &CalibrateArgs) -> anyhow::Result<ExitCode> {
-    let config = crate::acting::config_that_acts(
+    let config = crate::input_commands::config_that_acts(
         g,
         &args.settings.given,
         "calibrate",
         "measures where real clicks land",
     )?;
     let offset = parse_offset(args.test_offset.as_deref())?;
-    let mut session = setup::open_session(g)?;
+    let mut session = setup::open_desktop(g)?;
     run_on(&mut session, g, &config, args.grid, offset)
 }
 
@@ -40,7 +40,7 @@ fn parse_offset(s: Option<&str>) -> anyhow::Result<franz_desktop::PixelPoint> {
 }
 
 fn run_on(
-    session: &mut setup::Session,
+    session: &mut setup::OpenDesktop,
     g: &GlobalArgs,
     config: &franz_core::config::Settings,
     n: u32,
@@ -58,7 +58,7 @@ fn run_on(
     };
     let mut failures = Vec::new();
     for m in &monitors {
-        let report = calibration::measure(
+        let report = click_grid::measure(
             session.desktop.as_mut(),
             display.as_deref(),
             config,
@@ -81,12 +81,9 @@ fn run_on(
             report.area.rect.y
         )?;
         for t in &report.targets {
-            outln!("  {}", calibration::describe(t))?;
+            outln!("  {}", click_grid::describe(t))?;
         }
-        let worst = report
-            .worst()
-            .map(calibration::describe)
-            .unwrap_or_default();
+        let worst = report.worst().map(click_grid::describe).unwrap_or_default();
         outln!("  max error {:.1} px ({worst})", report.max_error())?;
         if report.refused() > 0 {
             outln!(

@@ -32,7 +32,7 @@ pub const DEMO_TASK: &str = "Click into the terminal, type 'Hello from franz!' a
 pub fn run(g: &GlobalArgs, args: &DemoArgs) -> anyhow::Result<ExitCode> {
     let (effective, _) = crate::settings::resolve(g, &[], None)?;
     let what = "shows franz typing into a real terminal and checks what arrived";
-    crate::acting::refuse_dry_run(&effective, "demo", what)?;
+    crate::input_commands::refuse_dry_run(&effective, "demo", what)?;
     errln!(
         "franz demo: the MODEL IS SCRIPTED here (a local fake server answers with a fixed plan,"
     );
@@ -50,7 +50,7 @@ pub fn run(g: &GlobalArgs, args: &DemoArgs) -> anyhow::Result<ExitCode> {
         "xterm -geometry 60x16+40+40 -e sh -c 'cat > {}'",
         note.display()
     ));
-    let session = setup::open_session(&global)?;
+    let session = setup::open_desktop(&global)?;
 
     let (script, _) = responder::script(demo_plan(), Style::Asked);
     let server = ScriptedServer::start(script).context("cannot start the scripted model server")?;
@@ -68,12 +68,12 @@ pub fn run(g: &GlobalArgs, args: &DemoArgs) -> anyhow::Result<ExitCode> {
     };
     let (effective, _) = crate::settings::resolve_run(&global, &run_args)?;
     let (summary, _sandbox) =
-        crate::runner::run_engine(session, &effective, DEMO_TASK.into(), &run_args)?;
+        crate::session_clients::run_engine(session, &effective, DEMO_TASK.into(), &run_args)?;
 
     // the run directory is the newest one in runs_dir
     let run_dir = newest_run(&args.runs_dir)?;
     let report = run_dir.join("report.html");
-    crate::reporting::write_report(&run_dir, &report)?;
+    crate::report_file::write_report(&run_dir, &report)?;
     // cat writes the line when Enter arrives; give it a moment to reach the file
     let deadline = Instant::now() + Duration::from_secs(5);
     let mut typed = String::new();

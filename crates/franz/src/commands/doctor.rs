@@ -39,7 +39,7 @@ use check::Check;
 pub fn run(g: &GlobalArgs, a: &DoctorArgs) -> anyhow::Result<ExitCode> {
     let (mut effective, _) = crate::settings::resolve(g, &a.settings.given, None)?;
     let what = "checks that input reaches the screen and where clicks land";
-    crate::acting::refuse_dry_run(&effective, "doctor", what)?;
+    crate::input_commands::refuse_dry_run(&effective, "doctor", what)?;
     let (mut checks, screen) = desktop_checks(g);
     checks.extend(server_checks(&mut effective, screen));
     for c in &checks {
@@ -65,7 +65,7 @@ fn desktop_checks(g: &GlobalArgs) -> (Vec<Check>, Option<franz_desktop::PixelRec
     };
     // Taken before opening, so the note is a line of the report rather than a stderr note.
     let wayland_note = setup::take_wayland_note(g);
-    let mut session = match setup::open_session(g) {
+    let mut session = match setup::open_desktop(g) {
         Ok(s) => s,
         Err(e) => {
             let fix = if g.sandbox.is_some() {
@@ -111,7 +111,7 @@ fn desktop_checks(g: &GlobalArgs) -> (Vec<Check>, Option<franz_desktop::PixelRec
 
 /// The short calibration: a 3x3 grid on the monitor in use (`franz calibrate` runs 5x5 on
 /// every monitor).
-fn calibration_check(session: &mut setup::Session, g: &GlobalArgs) -> Check {
+fn calibration_check(session: &mut setup::OpenDesktop, g: &GlobalArgs) -> Check {
     const NAME: &str = "calibration";
     if let Some(unchecked) = not_checked_here(NAME) {
         return unchecked;
@@ -119,13 +119,13 @@ fn calibration_check(session: &mut setup::Session, g: &GlobalArgs) -> Check {
     let Some(display) = session.display() else {
         return Check::fail(NAME, "no X display", "set DISPLAY or pass --sandbox");
     };
-    let config = match crate::acting::config(g, &[]) {
+    let config = match crate::input_commands::config(g, &[]) {
         Ok(c) => c,
         Err(e) => return Check::fail(NAME, format!("{e:#}"), "fix the configuration"),
     };
     let m = session.desktop.monitor().clone();
     let zero = franz_desktop::PixelPoint::new(0, 0);
-    match crate::calibration::measure(
+    match crate::click_grid::measure(
         session.desktop.as_mut(),
         Some(&display),
         &config,
@@ -145,7 +145,7 @@ fn calibration_check(session: &mut setup::Session, g: &GlobalArgs) -> Check {
             format!(
                 "a click missed its target: {}",
                 r.worst()
-                    .map(crate::calibration::describe)
+                    .map(crate::click_grid::describe)
                     .unwrap_or_default()
             ),
             "run franz calibrate for every target; check the display scaling and --crop",
@@ -171,7 +171,7 @@ fn capture_path(describe: &str) -> &str {
         .unwrap_or("the backend's own capture")
 }
 
-fn input_check(session: &mut setup::Session) -> Check {
+fn input_check(session: &mut setup::OpenDesktop) -> Check {
     use franz_desktop::witness::{Witness, WitnessKind};
     use franz_desktop::{Button, PixelPoint, PixelRect, Press};
     if let Some(unchecked) = not_checked_here("input") {

@@ -13,22 +13,22 @@ use std::time::{Duration, Instant};
 
 /// A native-size screenshot of the working area with the marks drawn, as PNG at `out`.
 fn write_png(
-    session: &mut setup::Session,
-    crop: franz_core::geometry::Crop,
-    mask: Vec<franz_core::geometry::Crop>,
+    session: &mut setup::OpenDesktop,
+    settings: &franz_core::config::Settings,
     marks: &[grounding::Mark],
     out: &std::path::Path,
 ) -> anyhow::Result<()> {
-    use franz_core::observe::{ImageFormat, ObserveConfig, Pipeline};
+    use franz_core::observe::ImageFormat;
     use franz_core::overlay::{Overlay, OverlayConfig};
     let overlay = Overlay::new(OverlayConfig::default())?;
-    let mut pipeline = Pipeline::new(ObserveConfig {
-        crop,
-        size: franz_core::geometry::SizeRule::Native,
-        cursor: false,
-        format: ImageFormat::Png,
-        mask,
-    });
+    // the run's pipeline (crop, masks) at native size, without the cursor
+    let mut pipeline = franz_core::agent::Agent::acting(settings)
+        .observing(|o| {
+            o.size = franz_core::geometry::SizeRule::Native;
+            o.cursor = false;
+            o.format = ImageFormat::Png;
+        })
+        .build_pipeline();
     let mut drawn = Ok(());
     let shot = pipeline.observe(session.desktop.as_mut(), |img| {
         drawn = overlay.draw_marks(img.width, img.height, &mut img.data, marks);
@@ -48,7 +48,7 @@ pub fn run(g: &GlobalArgs, args: &ElementsArgs) -> anyhow::Result<ExitCode> {
     let settings = crate::settings::typed(crate::settings::resolve(g, &[], None)?.0)?;
     let crop = settings.crop;
     let g = &setup::with_default_wm(g, Some("franz elements (grounding)"));
-    let mut session = setup::open_session(g)?;
+    let mut session = setup::open_desktop(g)?;
     let area = crop
         .work_area(session.desktop.monitor().rect)
         .map_err(|e| crate::exit::Exit(crate::exit::USAGE, e.to_string()))?;
@@ -67,7 +67,7 @@ pub fn run(g: &GlobalArgs, args: &ElementsArgs) -> anyhow::Result<ExitCode> {
         outln!("{}", serde_json::to_string(m)?)?;
     }
     if let Some(out) = &args.png {
-        write_png(&mut session, crop, settings.mask.clone(), &marks, out)?;
+        write_png(&mut session, &settings, &marks, out)?;
     }
     let cut = if found.truncated {
         format!(", the budget ran out: {} objects skipped", found.skipped)

@@ -1,6 +1,6 @@
 //! One module per subcommand; `run` dispatches. A command imports shared modules (`exit`,
-//! `settings`, `setup`, `acting`, `runner`, `reporting`, `stats`), never another command
-//! (`tests/module_cycles.rs`).
+//! `settings`, `setup`, `input_commands`, `session_clients`, `report_file`, `click_grid`,
+//! `stats`), never another command (`tests/module_cycles.rs`).
 
 mod act;
 mod bench;

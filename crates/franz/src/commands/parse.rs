@@ -57,7 +57,7 @@ pub fn run(global: &GlobalArgs, args: &ParseArgs) -> anyhow::Result<ExitCode> {
     let coords = match (options.coords, image) {
         (CoordMode::Pixels(_) | CoordMode::Exact(_), None)
             if chosen.applied.pixel_coords
-                || chosen.applied.exact_space == Some(franz_core::exact::Space::Pixels) =>
+                || chosen.applied.exact_space == Some(franz_core::exact_target::Space::Pixels) =>
         {
             return Err(Exit(
                 exit::USAGE,
@@ -104,7 +104,7 @@ fn norm_max(coords: CoordMode) -> Option<u32> {
         CoordMode::Norm => Some(franz_core::geometry::NORM_MAX as u32),
         CoordMode::Pixels(_) => None,
         CoordMode::Exact(s) if s == ImageSize::new(1, 1) => Some(1),
-        CoordMode::Exact(s) => franz_core::exact::norm_max_of(s),
+        CoordMode::Exact(s) => franz_core::exact_target::norm_max_of(s),
     }
 }
 

@@ -6,9 +6,9 @@
 //! windows under the points with `allow_only_windows` and the pointer of an action at the
 //! pointer, and the error says so; `--sandbox` judges on its screen.
 
-use crate::acting::{config, print_line};
 use crate::cli::{GlobalArgs, PolicyCommand};
 use crate::exit::{self, Exit};
+use crate::input_commands::{config, print_line};
 use crate::setup;
 use franz_core::Action;
 use std::process::ExitCode;
@@ -34,17 +34,17 @@ pub fn run(g: &GlobalArgs, cmd: &PolicyCommand) -> anyhow::Result<ExitCode> {
         None if g.sandbox.is_none() => {
             let mut desktop = franz_desktop::fake::FakeDesktop::new(1000, 1000);
             let rect = franz_desktop::PixelRect::new(0, 0, 1000, 1000);
-            let mut ex = crate::acting::executor(&config, rect)?;
+            let mut ex = crate::input_commands::executor(&config, rect)?;
             ex.verdicts(&mut desktop, &actions)
         }
         why => {
-            let mut session = setup::open_session(g).map_err(|e| match why {
+            let mut session = setup::open_desktop(g).map_err(|e| match why {
                 Some(why) => exit::usage(format!(
                     "franz policy check needs the screen {why} ({e:#}): set DISPLAY or pass --sandbox"
                 )),
                 None => e,
             })?;
-            let mut ex = crate::acting::executor(&config, session.desktop.monitor().rect)?;
+            let mut ex = crate::input_commands::executor(&config, session.desktop.monitor().rect)?;
             ex.verdicts(session.desktop.as_mut(), &actions)
         }
     };

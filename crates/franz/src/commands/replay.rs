@@ -28,7 +28,7 @@ pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> anyhow::Result<ExitCode> {
         )
         .into());
     }
-    let log = crate::reporting::read_run(&args.run_dir)?;
+    let log = crate::report_file::read_run(&args.run_dir)?;
     let from = args.from.unwrap_or(1);
     let to = args.to.unwrap_or(u32::MAX);
     if args.execute {
@@ -174,7 +174,7 @@ fn recorded(log: &runlog::RunLog) -> Recorded {
 /// The configuration to replay with: the current one (flags > environment > config file >
 /// defaults: dry_run, failsafe, ...) with the run's crop (unless `--crop` is given) and motion.
 fn replay_config(g: &GlobalArgs, rec: &Recorded) -> anyhow::Result<Settings> {
-    let mut s = crate::acting::config(g, &[])?;
+    let mut s = crate::input_commands::config(g, &[])?;
     if let (None, Some(crop)) = (g.settings.get("crop"), &rec.crop) {
         s.crop = crop
             .parse()
@@ -264,7 +264,7 @@ fn execute(
 ) -> anyhow::Result<ExitCode> {
     let rec = recorded(log);
     let config = replay_config(g, &rec)?;
-    let mut session = setup::open_session(g)?;
+    let mut session = setup::open_desktop(g)?;
     let screen = session.desktop.monitor().rect;
     check_screen(
         log,
@@ -272,7 +272,7 @@ fn execute(
         ImageSize::new(screen.width, screen.height),
         args.rescale,
     )?;
-    let mut ex = crate::acting::executor(&config, screen)?;
+    let mut ex = crate::input_commands::executor(&config, screen)?;
     let mut all_ok = true;
     for t in log
         .turns
@@ -284,7 +284,7 @@ fn execute(
         for (i, action) in t.raw.actions.iter().enumerate() {
             match not_executed(t, i, rec.dry_run) {
                 None => runnable.push(i),
-                Some(why) => crate::acting::print_line(
+                Some(why) => crate::input_commands::print_line(
                     &serde_json::json!({ "turn": turn, "index": i, "action": action, "skipped": why }),
                 ),
             }
@@ -294,9 +294,9 @@ fn execute(
         ex.set_marks(recorded_marks(&actions));
         let results = ex
             .execute_with(session.desktop.as_mut(), &actions, |j, result| {
-                crate::acting::print_line(&serde_json::json!({ "turn": turn, "index": runnable[j], "action": &actions[j], "result": result }));
+                crate::input_commands::print_line(&serde_json::json!({ "turn": turn, "index": runnable[j], "action": &actions[j], "result": result }));
             })
-            .map_err(crate::acting::fatal)?;
+            .map_err(crate::input_commands::fatal)?;
         all_ok &= results.iter().all(|r| r.is_ok());
         if setup::interrupted() {
             return Err(setup::interrupted_error());

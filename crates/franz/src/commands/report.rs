@@ -2,7 +2,7 @@
 //! `franz_core::report` from what `runlog::read_run` can read (a running or crashed run too).
 
 use crate::cli::ReportArgs;
-use crate::reporting::write_report;
+use crate::report_file::write_report;
 use crate::terminal::outln;
 use std::process::ExitCode;
 

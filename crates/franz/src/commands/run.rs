@@ -1,9 +1,9 @@
 //! `franz run`: resolves the configuration (flags > environment > scenario > config file >
-//! defaults), opens the desktop, and runs the engine with the chosen strategy (`runner`).
+//! defaults), opens the desktop, and runs the engine with the chosen strategy (`session_clients`).
 
 use crate::cli::{GlobalArgs, RunArgs};
 use crate::exit::usage;
-use crate::runner::run_engine;
+use crate::session_clients::run_engine;
 use crate::settings::resolve_run;
 use crate::setup;
 use crate::terminal::{errln, errs};
@@ -41,7 +41,7 @@ pub fn run(g: &GlobalArgs, a: &RunArgs) -> anyhow::Result<ExitCode> {
         global.launch.extend(s.setup.iter().cloned());
     }
     let global = setup::with_default_wm(&global, setup::wm_wanted_by(&effective.config).as_deref());
-    let session = setup::open_session(&global)?;
+    let session = setup::open_desktop(&global)?;
     let (summary, _sandbox) = run_engine(session, &effective, task, a)?;
     if summary.outcome == franz_core::event::Outcome::Unreachable {
         errln!(

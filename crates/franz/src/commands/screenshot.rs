@@ -9,8 +9,9 @@ use crate::cli::{GlobalArgs, ScreenshotArgs};
 use crate::setup;
 use crate::terminal::outln;
 use anyhow::Context;
+use franz_core::agent::Agent;
 use franz_core::geometry::{GeometryError, ImageSize, SizeRule};
-use franz_core::observe::{ImageFormat, ObserveConfig, Pipeline};
+use franz_core::observe::ImageFormat;
 use std::process::ExitCode;
 
 fn usage(msg: impl Into<String>) -> anyhow::Error {
@@ -19,7 +20,6 @@ fn usage(msg: impl Into<String>) -> anyhow::Error {
 
 pub fn run(g: &GlobalArgs, args: &ScreenshotArgs) -> anyhow::Result<ExitCode> {
     let settings = crate::settings::typed(crate::settings::resolve(g, &[], None)?.0)?;
-    let c = settings.config();
     let size = match (args.width, args.height) {
         // the bounds of `--size` (ImageSize's parser), said the same way
         (Some(w), Some(h)) => SizeRule::Exact(
@@ -29,21 +29,20 @@ pub fn run(g: &GlobalArgs, args: &ScreenshotArgs) -> anyhow::Result<ExitCode> {
         ),
         _ => settings.size_given.unwrap_or(SizeRule::Native),
     };
-    let crop = settings.crop;
     let format = match args.out.extension().and_then(|e| e.to_str()) {
         Some(e) if e.eq_ignore_ascii_case("jpg") || e.eq_ignore_ascii_case("jpeg") => {
             ImageFormat::Jpeg { quality: 90 }
         }
         _ => ImageFormat::Png,
     };
-    let mut session = setup::open_session(g)?;
-    let mut pipeline = Pipeline::new(ObserveConfig {
-        crop,
-        size,
-        cursor: c.cursor,
-        format,
-        mask: settings.mask.clone(),
-    });
+    let mut session = setup::open_desktop(g)?;
+    // the run's pipeline (crop, cursor, masks) at the size and format asked
+    let mut pipeline = Agent::acting(&settings)
+        .observing(|o| {
+            o.size = size;
+            o.format = format;
+        })
+        .build_pipeline();
     let obs = pipeline.observe(session.desktop.as_mut(), |_| {})?;
     std::fs::write(&args.out, &obs.encoded)
         .with_context(|| format!("cannot write {}", args.out.display()))?;

@@ -67,7 +67,7 @@ fn click() -> Reply {
 /// around the target after each click when `changes`. Returns each turn's first action kind.
 fn judged(
     c: &mut Commander,
-    d: &mut crate::loops::LoopDetector,
+    d: &mut crate::loop_breaker::LoopDetector,
     last: &mut Option<(u32, Reading)>,
     turns: std::ops::RangeInclusive<u32>,
     changes: bool,
@@ -85,7 +85,7 @@ fn judged(
             let ok: Vec<ActionResult> = r.actions.iter().map(|_| ActionResult::ok()).collect();
             let v = d.judge(t, &r.actions, &ok, &change);
             let note = match &v {
-                crate::loops::Verdict::Warn(r) => Some(r.note()),
+                crate::loop_breaker::Verdict::Warn(r) => Some(r.note()),
                 _ => None,
             };
             c.loop_status(v.repeats(), note.as_deref());
@@ -100,8 +100,8 @@ fn judged(
 #[test]
 fn the_loop_breakers_repeats_trigger_recovery_with_a_cooldown() {
     let mut c = Commander::new(settings());
-    let settings = crate::loops::LoopSettings { warn: 2, stop: 0 };
-    let mut d = crate::loops::LoopDetector::new(settings);
+    let settings = crate::loop_breaker::LoopSettings { warn: 2, stop: 0 };
+    let mut d = crate::loop_breaker::LoopDetector::new(settings);
     let mut last = None;
     // the leader answers without a tool call: its text becomes the brief
     let kinds = judged(&mut c, &mut d, &mut last, 1..=4, false);
@@ -119,7 +119,8 @@ fn the_loop_breakers_repeats_trigger_recovery_with_a_cooldown() {
 fn the_same_action_that_changes_the_screen_is_no_loop() {
     // the old action-only comparison recovered on turn 4 here
     let mut c = Commander::new(settings());
-    let mut d = crate::loops::LoopDetector::new(crate::loops::LoopSettings::default());
+    let mut d =
+        crate::loop_breaker::LoopDetector::new(crate::loop_breaker::LoopSettings::default());
     let mut last = None;
     let kinds = judged(&mut c, &mut d, &mut last, 1..=8, true);
     assert!(kinds.iter().all(|k| *k == "click"), "{kinds:?}");
@@ -128,7 +129,8 @@ fn the_same_action_that_changes_the_screen_is_no_loop() {
 #[test]
 fn the_loop_warning_reaches_the_operator() {
     let mut c = Commander::new(settings());
-    let mut d = crate::loops::LoopDetector::new(crate::loops::LoopSettings::default());
+    let mut d =
+        crate::loop_breaker::LoopDetector::new(crate::loop_breaker::LoopSettings::default());
     let mut last = None;
     judged(&mut c, &mut d, &mut last, 1..=2, false);
     c.loop_status(2, Some("LOOP: your last 2 actions changed nothing"));

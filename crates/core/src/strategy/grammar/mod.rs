@@ -38,9 +38,9 @@ impl Space {
     /// The space of a strategy's options for an image of `size`.
     pub fn of(options: &ReadOptions, size: ImageSize) -> Space {
         match options.exact_space {
-            Some(crate::exact::Space::Relative) => Space::Relative,
-            Some(crate::exact::Space::Pixels) => Space::Pixels(size),
-            Some(crate::exact::Space::Norm1000) => Space::Norm1000,
+            Some(crate::exact_target::Space::Relative) => Space::Relative,
+            Some(crate::exact_target::Space::Pixels) => Space::Pixels(size),
+            Some(crate::exact_target::Space::Norm1000) => Space::Norm1000,
             None if options.pixel_coords => Space::Pixels(size),
             None => Space::Norm1000,
         }

@@ -72,8 +72,8 @@ pub fn bench(g: &GlobalArgs, args: &BenchTurnArgs) -> anyhow::Result<ExitCode> {
 fn first_inputs(g: &GlobalArgs, server: &ScriptedServer, early: bool) -> anyhow::Result<Vec<f64>> {
     let fast = InputSettings::default().with("motion", MotionProfile::Fast.name());
     let what = "times early input arriving at its witness window";
-    let c = crate::acting::config_that_acts(g, &fast.given, "bench turn --stream", what)?;
-    let session = setup::open_session(g)?;
+    let c = crate::input_commands::config_that_acts(g, &fast.given, "bench turn --stream", what)?;
+    let session = setup::open_desktop(g)?;
     let Some(display) = session.display() else {
         let msg = "this benchmark needs an X display: set DISPLAY or pass --sandbox";
         return Err(Exit(exit::USAGE, msg.into()).into());

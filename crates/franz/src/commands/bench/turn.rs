@@ -241,8 +241,8 @@ fn run(
 ) -> anyhow::Result<Ran> {
     let fast = InputSettings::default().with("motion", MotionProfile::Fast.name());
     let what = "measures turns that act on the screen";
-    let c = crate::acting::config_that_acts(g, &fast.given, "bench turn / soak", what)?;
-    let session = setup::open_session(g)?;
+    let c = crate::input_commands::config_that_acts(g, &fast.given, "bench turn / soak", what)?;
+    let session = setup::open_desktop(g)?;
     if session.display().is_none() {
         return Err(Exit(
             exit::USAGE,
@@ -312,7 +312,7 @@ pub(super) fn options(o: &mut RunOptions, turns: usize) {
     (o.step_delay, o.max_empty_turns) = (Duration::ZERO, turns as u64);
     o.context = Default::default();
     // the clicks repeat on purpose: no loop breaker, no unchanged-screen note
-    o.loop_breaker.loops = franz_core::loops::LoopSettings { warn: 0, stop: 0 };
+    o.loop_breaker.loops = franz_core::loop_breaker::LoopSettings { warn: 0, stop: 0 };
     o.loop_breaker.unchanged_note = false;
 }
 

@@ -1,11 +1,15 @@
-//! The desktop the MCP tools act on: one desktop, one observation pipeline and one executor
-//! (the same as `franz run`'s: crop fence, failsafe, dry run), the feedback overlay's history
-//! and the last screenshot's id. Everything here is blocking: it lives on a thread of its own
+//! The desktop the MCP tools act on: one desktop, one observation pipeline and one executor,
+//! built by the core's builder (`franz_core::agent::Agent::acting`) from the settings as a
+//! run's are (the profile, crop fence, policy, failsafe, dry run), the feedback overlay's
+//! history and the last screenshot's id. Under a profile whose family maps points by its
+//! reference rule, a tool's point is mapped by that rule (docs/coordinates.md, "Exact
+//! targets"), as the same point in a run's reply would be. Everything here is blocking: it lives on a thread of its own
 //! ([`Desk`]), which runs the tools' work one call at a time, in order. One thread keeps the
 //! pipeline's reused buffers (and the allocator's arena) the same from call to call.
 
 use franz_core::action::{Action, ActionResult};
 use franz_core::cancel::Cancel;
+use franz_core::exact_target::{Exact, Num};
 use franz_core::executor::{ExecError, Executor};
 use franz_core::geometry::{ImageSize, NormPoint, WorkArea};
 use franz_core::observe::Pipeline;
@@ -61,18 +65,24 @@ pub struct Hands {
     overlay: Option<Overlay>,
     history: FeedbackHistory,
     feedback: bool,
+    /// The profile maps a point by its family's reference rule.
+    exact: bool,
     seen: Option<Seen>,
     shots: u64,
 }
 
 impl Hands {
-    pub fn new(
-        desktop: Box<dyn Desktop + Send>,
-        pipeline: Pipeline,
-        executor: Executor,
-        overlay: Option<Overlay>,
-        feedback: bool,
-    ) -> Self {
+    /// The tools' hands on the parts the core's builder made; `feedback` draws the last
+    /// actions on the next screenshot.
+    pub fn new(parts: franz_core::agent::Hands, feedback: bool) -> Self {
+        let exact = parts.maps_exactly();
+        let franz_core::agent::Hands {
+            desktop,
+            pipeline,
+            executor,
+            overlay,
+            ..
+        } = parts;
         let history = overlay
             .as_ref()
             .map_or_else(|| FeedbackHistory::new(1), Overlay::history);
@@ -93,6 +103,7 @@ impl Hands {
             overlay,
             history,
             feedback,
+            exact,
             seen: None,
             shots: 0,
         }
@@ -160,6 +171,26 @@ impl Hands {
                 Ok((p.x, p.y))
             }
         }
+    }
+
+    /// The points given in `space` kept exactly (`at`, and `to` for a drag's end), for a
+    /// profile that maps points by its family's reference rule; `None` under franz's rule or
+    /// without a point. The points were checked by [`Hands::to_norm`].
+    pub fn exact(&self, space: Space, points: &[(i64, i64)]) -> Option<Exact> {
+        if !self.exact || points.is_empty() {
+            return None;
+        }
+        let of = match (space, &self.seen) {
+            (Space::Norm1000, _) => ImageSize::new(1000, 1000),
+            (Space::Pixels, Some(seen)) => seen.size,
+            (Space::Pixels, None) => return None,
+        };
+        let num = |&(x, y): &(i64, i64)| [Num(x as f64), Num(y as f64)];
+        Some(Exact {
+            at: points.first().map(num),
+            to: points.get(1).map(num),
+            of: [Num(of.width as f64), Num(of.height as f64)],
+        })
     }
 
     /// The current screenshot, checked against the id the client gave.
@@ -354,25 +385,39 @@ mod tests {
     use super::*;
     use franz_core::action::ActionKind;
     use franz_core::action::ErrorKind;
-    use franz_core::executor::ExecConfig;
-    use franz_core::geometry::{Crop, SizeRule};
-    use franz_core::observe::ObserveConfig;
+    use franz_core::agent::Agent;
+    use franz_core::config::{ConfigBuilder, Settings};
     use franz_core::policy::{Policy, PolicyConfig};
+    use franz_desktop::PixelPoint;
     use franz_desktop::fake::FakeDesktop;
 
-    fn hands(policy: PolicyConfig) -> (Hands, franz_desktop::fake::FakeLog) {
+    /// The tools' hands under `flags` (as `franz mcp` resolves them) on an 800x600 desktop.
+    fn hands_with(
+        flags: &[(&str, &str)],
+        policy: PolicyConfig,
+    ) -> (Hands, franz_desktop::fake::FakeLog) {
+        let mut b = ConfigBuilder::new();
+        for (key, value) in flags {
+            b = b.flag(key, &format!("--{key}"), *value);
+        }
+        let mut settings = Settings::with_profile(b.build().unwrap(), Vec::new()).unwrap();
+        settings.policy = Policy::new(&policy).unwrap();
         let desktop = FakeDesktop::new(800, 600);
         let log = desktop.log();
-        let area = Crop::FULL.work_area(desktop.monitor().rect).unwrap();
-        let config = ExecConfig::with_profile(franz_core::executor::MotionProfile::Fast);
-        let pipeline = Pipeline::new(ObserveConfig {
-            size: SizeRule::Exact(ImageSize::new(400, 300)),
-            ..ObserveConfig::default()
-        });
-        let executor =
-            Executor::new(area, config, false).with_policy(Policy::new(&policy).unwrap());
-        let h = Hands::new(Box::new(desktop), pipeline, executor, None, false);
-        (h, log)
+        let parts = Agent::acting(&settings)
+            .desktop(Box::new(desktop))
+            .build_hands()
+            .unwrap();
+        (Hands::new(parts, false), log)
+    }
+
+    fn hands(policy: PolicyConfig) -> (Hands, franz_desktop::fake::FakeLog) {
+        let flags = [
+            ("motion", "fast"),
+            ("size", "400x300"),
+            ("profile", "franz"),
+        ];
+        hands_with(&flags, policy)
     }
 
     #[test]
@@ -397,6 +442,46 @@ mod tests {
         }));
         assert!(moved.unwrap().is_ok());
         assert!(!log.sent().is_empty());
+    }
+
+    /// Where a click the tools were given at `(x, y)` in `space` lands.
+    fn lands(h: &mut Hands, space: Space, p: (i64, i64), id: Option<&str>) -> PixelPoint {
+        let (x, y) = h.to_norm(space, p, id).unwrap();
+        let mut click = Action::from(ActionKind::Click {
+            x: Some(x),
+            y: Some(y),
+        });
+        click.exact = h.exact(space, &[p]);
+        assert!(h.act(click).unwrap().is_ok());
+        h.desktop.pointer().unwrap()
+    }
+
+    #[test]
+    fn a_point_is_mapped_as_the_profile_says() {
+        let p = (600, 600);
+        // franz's rule: n * (L - 1) / 1000
+        let (mut h, _) = hands(PolicyConfig::default());
+        assert_eq!(
+            lands(&mut h, Space::Norm1000, p, None),
+            PixelPoint::new(479, 359)
+        );
+        // Qwen3-VL's reference code: min(L - 1, round(n * L / 1000))
+        let flags = [("motion", "fast"), ("profile", "qwen3-vl")];
+        let (mut h, _) = hands_with(&flags, PolicyConfig::default());
+        assert_eq!(
+            lands(&mut h, Space::Norm1000, p, None),
+            PixelPoint::new(480, 360)
+        );
+        // pixels of the screenshot sent, by the same rule: round(x * 800 / w)
+        let shot = h.screenshot().unwrap();
+        let (w, hh) = (shot.size.width as i64, shot.size.height as i64);
+        let at = (w / 3, hh / 3);
+        let want = PixelPoint::new(
+            franz_core::exact_target::exact_axis(at.0 as f64, w as f64, 0, 800),
+            franz_core::exact_target::exact_axis(at.1 as f64, hh as f64, 0, 600),
+        );
+        let got = lands(&mut h, Space::Pixels, at, Some(&shot.image_id));
+        assert_eq!(got, want);
     }
 
     #[test]

@@ -21,8 +21,6 @@ use crate::cli::{GlobalArgs, McpArgs};
 use crate::exit::usage;
 use crate::flags::Given;
 use crate::settings::resolve;
-use franz_core::observe::Pipeline;
-use franz_core::overlay::Overlay;
 use hands::{Hands, Space};
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
@@ -49,16 +47,18 @@ pub fn run(g: &GlobalArgs, a: &McpArgs) -> anyhow::Result<ExitCode> {
     // or `auto` from the `model` setting), as a run's are
     let (settings, _) = crate::profiles::choose(resolve(g, &given, None)?.0, Vec::new())?;
     let c = settings.config();
-    let pipeline = Pipeline::new(settings.observe());
     // the window tools are served: a sandbox gets a window manager unless --no-wm
     let g = &crate::setup::with_default_wm(g, Some("the MCP window tools"));
-    let session = crate::setup::open_session(g)?;
+    let session = crate::setup::open_desktop(g)?;
     let display = session.display();
     let (desktop, _keep) = session.into_parts();
-    let executor = crate::acting::executor(&settings, desktop.monitor().rect)?
-        .with_confirmer(Box::new(hands::nobody_to_ask));
-    let overlay = Overlay::new(c.overlay.clone()).ok();
-    let hands = Hands::new(desktop, pipeline, executor, overlay, c.feedback);
+    // the pipeline, the executor and the profile's mapping of a point are a run's
+    let parts = crate::input_commands::agent(&settings)
+        .confirmer(Box::new(hands::nobody_to_ask))
+        .desktop(desktop)
+        .build_hands()
+        .map_err(|e| usage(e.to_string()))?;
+    let hands = Hands::new(parts, c.feedback);
     let shared = Arc::new(shared::Shared {
         hands: hands::Desk::start(hands)?,
         space,

@@ -308,7 +308,9 @@ impl FranzMcp {
                     .iter()
                     .map(|&p| h.to_norm(space, p, image_id.as_deref()))
                     .collect::<Result<Vec<_>, _>>()?;
-                let action = Action::from(build(&norm)?);
+                let mut action = Action::from(build(&norm)?);
+                // under a family's profile the point is mapped by its reference rule
+                action.exact = h.exact(space, &points);
                 let result = h.act(action.clone())?;
                 // after a failed action too: the client sees where things are
                 let shot = if screenshot {

@@ -64,7 +64,7 @@ pub fn run(job: &Job) -> Row {
                     row.error = format!("{}{sep}{e}", row.error);
                 }
                 let report = run_dir.join("report.html");
-                if crate::reporting::write_report(run_dir, &report).is_ok()
+                if crate::report_file::write_report(run_dir, &report).is_ok()
                     && let Ok(rel) = report.strip_prefix(&job.dir)
                 {
                     row.report = Some(format!("{}/{}", job.rel_dir, rel.display()));

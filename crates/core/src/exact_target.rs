@@ -164,5 +164,5 @@ pub fn norm_point(v: [f64; 2], of: ImageSize) -> NormPoint {
 }
 
 #[cfg(test)]
-#[path = "exact_tests.rs"]
+#[path = "exact_target_tests.rs"]
 mod tests;

@@ -2,13 +2,13 @@
 //! arrives at (`franz calibrate`, and a short version in `franz doctor`). The witness window
 //! (crates/desktop/src/witness.rs) covers a monitor; a grid of targets (corners included) in
 //! 0..1000 of the working area is clicked through the executor a command that acts builds
-//! (`acting::executor`: crop, mapping, policy), and each target's error is the distance from
-//! the pixel the geometry says (`WorkArea::to_screen`) to where the witness saw the press.
+//! (`input_commands::executor`, the core builder's: crop, mapping, policy), and each target's
+//! error is the distance from the pixel the geometry says (`WorkArea::to_screen`) to where the witness saw the press.
 //! A target whose click the safety policy refused (the built-in `work_area` rule: the test
 //! offset took it outside the working area) is reported as refused, never as 0 px, and fails
 //! the calibration; every target is tried (the refusals do not stop it).
 
-use crate::acting;
+use crate::input_commands;
 use franz_core::action::{Action, ActionKind, ActionResult, ErrorKind};
 use franz_core::config::Settings;
 use franz_core::executor::MotionProfile;
@@ -111,7 +111,7 @@ pub fn measure(
     // every target is tried: a refusal is reported per target, it does not stop calibration
     c.policy.policy_violations_max = u32::MAX;
     config.policy = franz_core::policy::Policy::new(&c.policy)?;
-    let mut executor = acting::executor(&config, monitor.rect)?.with_pixel_offset(offset);
+    let mut executor = input_commands::executor(&config, monitor.rect)?.with_pixel_offset(offset);
     let area = executor.area();
     let points = grid(n);
     let actions: Vec<Action> = points
@@ -125,7 +125,9 @@ pub fn measure(
         .collect();
     let mut refused = Vec::new();
     let (got, dpi) = witness::click_and_watch(display, monitor.rect, || {
-        let results = executor.execute(desktop, &actions).map_err(acting::fatal)?;
+        let results = executor
+            .execute(desktop, &actions)
+            .map_err(input_commands::fatal)?;
         refused = results.iter().map(refusal).collect();
         Ok(refused.iter().filter(|r| r.is_none()).count())
     })?;

@@ -6,9 +6,9 @@ use crate::exit::{self, Exit};
 use crate::flags::Given;
 use crate::settings::resolve;
 use crate::setup;
-use franz_core::WorkArea;
+use franz_core::agent::{Agent, AgentBuilder};
 use franz_core::config::Settings;
-use franz_core::executor::{ExecConfig, ExecError, Executor};
+use franz_core::executor::{ExecError, Executor};
 
 /// The configuration a command that acts resolves, the same way `franz run` does (flags >
 /// environment > config file > defaults), so `dry_run`, `crop`, `motion` and `failsafe` apply
@@ -51,22 +51,22 @@ pub fn refuse_dry_run(
     )))
 }
 
-/// The executor of a configuration on the desktop's monitor. A command line is not a model
-/// turn: every action given is performed (no per-turn cap).
+/// The core's builder of the parts that act ([`Agent::acting`]) with what a command line adds:
+/// every action given is performed (a command line is not a model turn: no per-turn cap),
+/// Ctrl+C stops it, and a `confirm` rule asks at the terminal.
+pub fn agent(s: &Settings) -> AgentBuilder {
+    Agent::acting(s)
+        .executor(|e| e.max_actions_per_turn = usize::MAX)
+        .cancel(setup::interrupt_flag())
+        .confirmer(Box::new(crate::approve::confirm))
+}
+
+/// The executor of a command line ([`agent`]) on the desktop's monitor; a working area the
+/// screen cannot hold is a usage error.
 pub fn executor(s: &Settings, desktop_rect: franz_desktop::PixelRect) -> anyhow::Result<Executor> {
-    let c = s.config();
-    let area: WorkArea = s
-        .crop
-        .work_area(desktop_rect)
-        .map_err(|e| Exit(exit::USAGE, e.to_string()))?;
-    let config = ExecConfig {
-        max_actions_per_turn: usize::MAX,
-        ..c.exec()
-    };
-    Ok(Executor::new(area, config, c.dry_run)
-        .with_cancel(setup::interrupt_flag())
-        .with_policy(s.policy.clone())
-        .with_confirmer(Box::new(crate::approve::confirm)))
+    agent(s)
+        .build_executor(desktop_rect)
+        .map_err(|e| Exit(exit::USAGE, e.to_string()).into())
 }
 
 /// Prints one JSON result line on stdout, flushed at once.

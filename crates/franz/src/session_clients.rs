@@ -19,7 +19,7 @@ use std::time::Duration;
 /// events (printer, panel, terminal approver) until it ends. Ctrl+C stops it at once. Returns
 /// what keeps the sandbox up, for the caller to look at it after the run.
 pub fn run_engine(
-    session: setup::Session,
+    session: setup::OpenDesktop,
     effective: &Effective,
     task: String,
     a: &RunArgs,
