@@ -17,6 +17,7 @@ mod overhead;
 mod session;
 #[cfg(test)]
 mod tests;
+mod zoom;
 
 use control::Remote;
 pub use control::{Decision, Gate, Modes, RemoteError, ShownScreenshot};
@@ -66,6 +67,8 @@ pub struct RunOptions {
     pub context: ContextOptions,
     /// The loop breaker's thresholds and the unchanged-screen note.
     pub loop_breaker: crate::loops::LoopBreaker,
+    /// Zoom-in refinement of pointer actions' points (`zoom.rs`, docs/refine.md).
+    pub refine: crate::refine::RefineOptions,
 }
 
 /// The settings table's defaults (`config/settings.rs`) with an empty task; the mapping from
@@ -87,6 +90,10 @@ impl Default for RunOptions {
             feedback: true,
             context: ContextOptions::default(),
             loop_breaker: crate::loops::LoopBreaker::default(),
+            refine: crate::refine::RefineOptions {
+                crop: crate::refine::DEFAULT_CROP,
+                ..Default::default()
+            },
         }
     }
 }
@@ -520,6 +527,7 @@ impl Engine<'_> {
         let (mut reading, early) = self.ask(turn, &ctx)?;
         let model_ms = model_start.elapsed().as_secs_f64() * 1000.0;
         self.emit_reply_errors(turn, &reading.errors);
+        self.refine(turn, &mut reading, early.is_some())?;
         // an action performed early was allowed without approval before it started
         let rejected = match early {
             Some(_) => None,

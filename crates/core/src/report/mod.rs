@@ -205,6 +205,10 @@ fn header(h: &mut String, log: &RunLog) {
                 ),
             );
         }
+        // zoom-in refinement (docs/refine.md): both points of each refined action
+        if let Some(line) = e.kind.refined_line() {
+            row("refined", &format!("turn {}: {line}", e.turn));
+        }
     }
     h.push_str("</table>");
     if !log.warnings.is_empty() {
