@@ -264,9 +264,7 @@ pub fn refine_point<S>(
         Ok(reply) => {
             done.prompt_tokens = reply.usage.as_ref().map(|u| u.prompt_tokens);
             done.completion_tokens = reply.usage.as_ref().map(|u| u.completion_tokens);
-            asker
-                .read(&reply, shot)
-                .and_then(|a| crop_point(&a, shot))
+            asker.read(&reply, shot).and_then(|a| crop_point(&a, shot))
         }
         Err(AskFailure::Stop(s)) => return Err(s),
         Err(AskFailure::Failed(why)) => Err(format!("the request failed: {why}")),

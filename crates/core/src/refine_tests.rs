@@ -91,7 +91,10 @@ fn check(prof: &Profile, screen: (u32, u32), p: PixelPoint, v: (f64, f64)) {
         }
         None => ((1000, 1000), 1),
     };
-    let a = ((v.0 * (s.0 * d) as f64) as i64, (v.1 * (s.1 * d) as f64) as i64);
+    let a = (
+        (v.0 * (s.0 * d) as f64) as i64,
+        (v.1 * (s.1 * d) as f64) as i64,
+    );
     let action = click(prof, a, d, s);
     let got = crop_point(&action, &shot(rect, size)).unwrap();
     let want = match space {
@@ -113,7 +116,10 @@ fn check(prof: &Profile, screen: (u32, u32), p: PixelPoint, v: (f64, f64)) {
     // the refined point stands for the action as the executor maps it through the screen
     let mut moved = action.clone();
     retarget(&mut moved, &WorkArea { rect: area }, got, None);
-    assert_eq!(Fence::new(WorkArea { rect: area }).targets(&moved).0, Some(got));
+    assert_eq!(
+        Fence::new(WorkArea { rect: area }).targets(&moved).0,
+        Some(got)
+    );
 }
 
 #[test]
@@ -203,7 +209,11 @@ fn a_point_outside_the_crop_or_without_one_is_refused() {
     });
     assert!(crop_point(&a, &s).unwrap_err().contains("outside the crop"));
     let at_pointer: Action = ActionKind::Click { x: None, y: None }.into();
-    assert!(crop_point(&at_pointer, &s).unwrap_err().contains("no point"));
+    assert!(
+        crop_point(&at_pointer, &s)
+            .unwrap_err()
+            .contains("no point")
+    );
     let mut element: Action = ActionKind::Click {
         x: Some(1),
         y: Some(1),
@@ -322,8 +332,5 @@ fn a_retargeted_drag_keeps_its_other_end() {
     let fence = Fence::new(area);
     let (_, end) = fence.targets(&drag);
     retarget(&mut drag, &area, PixelPoint::new(5, 6), end);
-    assert_eq!(
-        fence.targets(&drag),
-        (Some(PixelPoint::new(5, 6)), end)
-    );
+    assert_eq!(fence.targets(&drag), (Some(PixelPoint::new(5, 6)), end));
 }

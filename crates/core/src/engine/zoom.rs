@@ -81,7 +81,9 @@ impl Engine<'_> {
                 ms: 0.0,
                 prompt_tokens: None,
                 completion_tokens: None,
-                error: Some(format!("kept the first point: cannot capture the crop: {why}")),
+                error: Some(format!(
+                    "kept the first point: cannot capture the crop: {why}"
+                )),
             },
         };
         let kind = EventKind::Refined {
@@ -113,7 +115,8 @@ impl Engine<'_> {
     ) -> Result<Refinement, Stop> {
         let options = self.options.clone();
         let (name, read) = (options.refine.strategy, options.refine.read.clone());
-        let mut asker = StrategyAsker::new(name, read, Box::new(move |p| build_request(&options, p)));
+        let mut asker =
+            StrategyAsker::new(name, read, Box::new(move |p| build_request(&options, p)));
         let mut channel = self.channel();
         let mut ask = |request: &ChatRequest| {
             channel.ask(turn, request).map_err(|stop| match stop {
