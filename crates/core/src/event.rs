@@ -555,22 +555,27 @@ mod tests {
                 repeats: 2,
                 stop: false,
             },
-            EventKind::Refined {
-                index: 0,
-                action: "click".into(),
-                from: [960, 540],
-                to: [981, 552],
-                distance: 24.2,
-                crop: franz_desktop::PixelRect::new(640, 360, 640, 360),
-                width: 640,
-                height: 360,
-                ms: 812.0,
-                prompt_tokens: Some(900),
-                completion_tokens: Some(20),
-                error: None,
-            },
         ])
+        .chain([refined_kind()])
         .collect()
+    }
+
+    /// A zoom-in refinement (docs/refine.md).
+    fn refined_kind() -> EventKind {
+        EventKind::Refined {
+            index: 0,
+            action: "click".into(),
+            from: [960, 540],
+            to: [981, 552],
+            distance: 24.2,
+            crop: franz_desktop::PixelRect::new(640, 360, 640, 360),
+            width: 640,
+            height: 360,
+            ms: 812.0,
+            prompt_tokens: Some(900),
+            completion_tokens: Some(20),
+            error: None,
+        }
     }
 
     /// A request, its retry, the reply and an action's result.
