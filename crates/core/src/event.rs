@@ -76,6 +76,16 @@ impl Event {
                 "{action} on turns {turns:?}{}",
                 if *stop { " (stop)" } else { "" }
             ),
+            EventKind::Refined {
+                action,
+                from,
+                to,
+                error,
+                ..
+            } => match error {
+                Some(e) => format!("{action} at {from:?}: {e}"),
+                None => format!("{action} from {from:?} to {to:?}"),
+            },
             _ => String::new(),
         };
         if detail.is_empty() {
@@ -296,6 +306,30 @@ pub enum EventKind {
         /// True when the run ends for it.
         stop: bool,
     },
+    /// Zoom-in refinement of one point of an action (docs/refine.md): the model's first point
+    /// and the one acted at, in screen pixels, after one request on a crop around the first.
+    Refined {
+        /// The action's index in the reply.
+        index: usize,
+        /// The action's kind, and `drag end` for a drag's second point.
+        action: String,
+        from: [i32; 2],
+        to: [i32; 2],
+        /// Between `from` and `to`, in screen pixels.
+        distance: f64,
+        /// The crop, in screen pixels, and its size as sent.
+        crop: franz_desktop::PixelRect,
+        width: u32,
+        height: u32,
+        ms: f64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        prompt_tokens: Option<u64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        completion_tokens: Option<u64>,
+        /// Why the first point was kept (`to` is `from`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+    },
 }
 
 /// Every event kind, as its `"event"` tag, in declaration order. Lets docs and tools list the
@@ -318,6 +352,7 @@ pub const EVENT_NAMES: &[&str] = &[
     "model_delta",
     "context_fitted",
     "loop_detected",
+    "refined",
 ];
 
 fn one() -> u32 {
@@ -344,7 +379,44 @@ impl EventKind {
             EventKind::ModelDelta { .. } => "model_delta",
             EventKind::ContextFitted { .. } => "context_fitted",
             EventKind::LoopDetected { .. } => "loop_detected",
+            EventKind::Refined { .. } => "refined",
         }
+    }
+}
+
+impl EventKind {
+    /// What a `refined` event says, in one line for people (the printer, the panel, the
+    /// report); `None` for other kinds.
+    pub fn refined_line(&self) -> Option<String> {
+        let EventKind::Refined {
+            action,
+            from,
+            to,
+            distance,
+            crop,
+            width,
+            height,
+            ms,
+            error,
+            ..
+        } = self
+        else {
+            return None;
+        };
+        let on = format!(
+            "crop {}x{} at ({}, {}) sent as {width}x{height}, {ms:.0} ms",
+            crop.width, crop.height, crop.x, crop.y
+        );
+        Some(match error {
+            Some(e) => format!(
+                "refinement of {action} at ({}, {}) failed, {e} ({on})",
+                from[0], from[1]
+            ),
+            None => format!(
+                "refined {action} from ({}, {}) to ({}, {}), {distance:.1} px ({on})",
+                from[0], from[1], to[0], to[1]
+            ),
+        })
     }
 }
 
@@ -484,7 +556,26 @@ mod tests {
                 stop: false,
             },
         ])
+        .chain([refined_kind()])
         .collect()
+    }
+
+    /// A zoom-in refinement (docs/refine.md).
+    fn refined_kind() -> EventKind {
+        EventKind::Refined {
+            index: 0,
+            action: "click".into(),
+            from: [960, 540],
+            to: [981, 552],
+            distance: 24.2,
+            crop: franz_desktop::PixelRect::new(640, 360, 640, 360),
+            width: 640,
+            height: 360,
+            ms: 812.0,
+            prompt_tokens: Some(900),
+            completion_tokens: Some(20),
+            error: None,
+        }
     }
 
     /// A request, its retry, the reply and an action's result.

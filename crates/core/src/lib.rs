@@ -28,6 +28,7 @@ pub mod parser;
 pub mod placeholder;
 pub mod policy;
 pub mod profile;
+pub mod refine;
 pub mod report;
 pub mod runlog;
 pub mod scenario;

@@ -245,6 +245,20 @@ fn event_samples() -> Vec<EventKind> {
             repeats: 2,
             stop: true,
         },
+        EventKind::Refined {
+            index: 0,
+            action: "click".into(),
+            from: [1, 2],
+            to: [3, 4],
+            distance: 2.8,
+            crop: franz_desktop::PixelRect::new(0, 0, 640, 360),
+            width: 640,
+            height: 360,
+            ms: 1.0,
+            prompt_tokens: Some(1),
+            completion_tokens: Some(1),
+            error: Some("kept the first point: no pointer action in the reply".into()),
+        },
     ]
 }
 

@@ -302,6 +302,7 @@ fn state_line(t: u32, kind: &EventKind) -> Option<String> {
             "turn {t}: loop{}: {action} on turns {turns:?} changed nothing around its target",
             if *stop { " (stopping)" } else { "" }
         ),
+        EventKind::Refined { .. } => format!("turn {t}: {}", kind.refined_line()?),
         EventKind::AwaitingApproval { actions } => format!(
             "turn {t}: waiting for approval of {} action(s)",
             actions.len()

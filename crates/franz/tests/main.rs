@@ -51,6 +51,7 @@ mod profiles_oracle;
 mod progress;
 mod real_model_server;
 mod real_server_tokens;
+mod refine;
 mod replay_execute;
 mod report_browser;
 mod run_e2e;

@@ -9,6 +9,11 @@ pub(super) fn mask(v: &str) -> Result<(), String> {
     })
 }
 
+/// `refine_crop`: a fraction of the screen's side (`crate::refine::parse_crop`).
+pub(super) fn refine_crop(v: &str) -> Result<(), String> {
+    crate::refine::parse_crop(v).map(|_| ())
+}
+
 /// `api_url`: a URL franz can send requests to.
 pub(super) fn url(v: &str) -> Result<(), String> {
     crate::model::Endpoint::parse(v)
@@ -46,6 +51,8 @@ mod tests {
     fn each_check_refuses_what_a_run_would_refuse() {
         assert!(mask("0,0,500,500;600,600,700,700").is_ok());
         assert!(mask("0,0,2000,2000").unwrap_err().contains("0..1000"));
+        assert!(refine_crop("1/3").is_ok());
+        assert!(refine_crop("3").unwrap_err().contains("from 0.05 to 1"));
         assert!(url("http://localhost:1234/v1").is_ok());
         assert!(url("localhost 1234").is_err());
         assert!(header("sk-abc").is_ok());

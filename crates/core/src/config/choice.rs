@@ -63,6 +63,17 @@ impl Choice for crate::grounding::Grounding {
     }
 }
 
+impl Choice for crate::refine::Refine {
+    const ALL: &'static [Self] = &[Self::Off, Self::Zoom];
+    const NAMES: &'static [&'static str] = &["off", "zoom"];
+    fn name(self) -> &'static str {
+        match self {
+            Self::Off => "off",
+            Self::Zoom => "zoom",
+        }
+    }
+}
+
 impl Choice for crate::model::MessageShape {
     const ALL: &'static [Self] = &{
         use crate::model::{MessageShape, Shape};
@@ -186,6 +197,7 @@ mod tests {
         consistent::<crate::model::MessageShape>();
         consistent::<crate::model::Constrain>();
         consistent::<crate::grounding::Grounding>();
+        consistent::<crate::refine::Refine>();
         consistent::<StrategyName>();
         consistent::<Option<Dialect>>();
         consistent::<Layout>();

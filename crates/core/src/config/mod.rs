@@ -172,6 +172,10 @@ pub struct Config {
     #[serde(with = "by_name")]
     pub grounding: crate::grounding::Grounding,
     pub grounding_budget_ms: u64,
+    #[serde(with = "by_name")]
+    pub refine: crate::refine::Refine,
+    /// The crop's side as a fraction, as given (`crate::refine::parse_crop` reads it).
+    pub refine_crop: String,
     /// The `[overlay]` table of the config file (or a scenario): colours, sizes and trails of
     /// what is drawn onto the screenshots.
     #[serde(default)]

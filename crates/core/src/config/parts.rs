@@ -14,6 +14,7 @@ use crate::loop_breaker::{LoopBreaker, LoopSettings};
 use crate::model::client::ClientConfig;
 use crate::observe::ObserveConfig;
 use crate::profile::{Applied, Profile};
+use crate::refine::RefineOptions;
 use crate::strategy::{CommanderSettings, ReadOptions};
 use std::time::Duration;
 
@@ -159,7 +160,8 @@ impl Settings {
             top_p: c.top_p,
             max_tokens: c.max_tokens.min(u32::MAX as u64) as u32,
             stream: c.stream,
-            early_exec: c.early_exec,
+            // a refined action waits for its second request: none is performed early
+            early_exec: c.early_exec && c.refine == crate::refine::Refine::Off,
             max_steps: c.max_steps,
             max_time: (c.max_time > 0.0).then(|| Duration::from_secs_f64(c.max_time)),
             step_delay: Duration::from_secs_f64(c.step_delay),
@@ -170,6 +172,13 @@ impl Settings {
                 (c.context_tokens > 0).then_some(c.context_tokens),
             ),
             loop_breaker: c.loop_breaker(),
+            refine: RefineOptions {
+                mode: c.refine,
+                crop: crate::refine::parse_crop(&c.refine_crop)
+                    .unwrap_or(crate::refine::DEFAULT_CROP),
+                strategy: c.strategy,
+                read: self.read_options(),
+            },
         }
     }
 }

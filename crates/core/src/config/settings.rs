@@ -767,6 +767,23 @@ pub const SETTINGS: &[Setting] = &[
         "150",
         "time budget of one element collection in milliseconds (grounding marks|list)",
     ),
+    s(
+        Group::Run,
+        "refine",
+        Kind::Choice(<crate::refine::Refine as Choice>::NAMES),
+        "off",
+        "zoom-in refinement (docs/refine.md): zoom asks the model once more for each pointer action's point, on a crop around it at full resolution, and acts where it points on the crop (one extra request per point; early execution is off); off acts on the first point",
+    ),
+    checked(
+        s(
+            Group::Run,
+            "refine_crop",
+            Kind::Str,
+            "1/3",
+            "refine zoom: the crop's side as a fraction of the screen's, 1/3 or 0.33 (from 0.05 to 1)",
+        ),
+        super::checks::refine_crop,
+    ),
 ];
 
 impl Setting {

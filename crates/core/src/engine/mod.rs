@@ -1,6 +1,6 @@
 //! The engine: runs turns until the task ends. A turn is: observe (with the overlays of the
 //! last turns), judge the last turn's actions by what changed on screen (the loop breaker,
-//! [`crate::loops`]), let the strategy build the request, ask the model, let the strategy read the
+//! [`crate::loop_breaker`]), let the strategy build the request, ask the model, let the strategy read the
 //! reply, execute the actions within the per-turn cap, then record events and the run
 //! directory. The engine never prints: subscribers get [`Event`]s. Clients run it through
 //! [`Session::spawn`] and drive it with [`Op`]s.
@@ -17,6 +17,7 @@ mod session;
 mod steering;
 #[cfg(test)]
 mod tests;
+mod zoom;
 
 pub use context_fit::{ContextOptions, LEFT_OUT_SCREENSHOT, ShrinkStep, franz_shrink};
 use control::Remote;
@@ -66,6 +67,8 @@ pub struct RunOptions {
     pub context: ContextOptions,
     /// The loop breaker's thresholds and the unchanged-screen note.
     pub loop_breaker: crate::loop_breaker::LoopBreaker,
+    /// Zoom-in refinement of pointer actions' points (`zoom.rs`, docs/refine.md).
+    pub refine: crate::refine::RefineOptions,
 }
 
 /// The settings table's defaults (`config/settings.rs`) with an empty task; the mapping from
@@ -87,6 +90,10 @@ impl Default for RunOptions {
             feedback: true,
             context: ContextOptions::default(),
             loop_breaker: crate::loop_breaker::LoopBreaker::default(),
+            refine: crate::refine::RefineOptions {
+                crop: crate::refine::DEFAULT_CROP,
+                ..Default::default()
+            },
         }
     }
 }
@@ -520,6 +527,7 @@ impl Engine<'_> {
         let (mut reading, early) = self.ask(turn, &ctx)?;
         let model_ms = model_start.elapsed().as_secs_f64() * 1000.0;
         self.emit_reply_errors(turn, &reading.errors);
+        self.refine(turn, &mut reading, early.is_some())?;
         // an action performed early was allowed without approval before it started
         let rejected = match early {
             Some(_) => None,
@@ -605,7 +613,7 @@ impl Engine<'_> {
         Ok(obs)
     }
 
-    /// The loop breaker (`crate::loops`): judges the last turn's actions by this observation,
+    /// The loop breaker (`crate::loop_breaker`): judges the last turn's actions by this observation,
     /// emits `loop_detected` and tells the strategy (which tells the model in its own channel);
     /// at `loop_stop` the run ends.
     fn break_loops(&mut self, turn: u32, obs: &Screenshot) -> Result<(), Stop> {

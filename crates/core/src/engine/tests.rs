@@ -33,6 +33,7 @@ fn options(max_steps: u64) -> RunOptions {
         feedback: true,
         context: Default::default(),
         loop_breaker: Default::default(),
+        refine: Default::default(),
     }
 }
 

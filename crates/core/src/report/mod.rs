@@ -187,7 +187,7 @@ fn header(h: &mut String, log: &RunLog) {
             .unwrap_or("not finished: the run is still going, or it was cut off"),
     );
     row("directory", &log.dir.display().to_string());
-    // the loop breaker's evidence (crate::loops)
+    // the loop breaker's evidence (crate::loop_breaker)
     for e in &log.events {
         if let EventKind::LoopDetected {
             action,
@@ -204,6 +204,10 @@ fn header(h: &mut String, log: &RunLog) {
                     e.turn
                 ),
             );
+        }
+        // zoom-in refinement (docs/refine.md): both points of each refined action
+        if let Some(line) = e.kind.refined_line() {
+            row("refined", &format!("turn {}: {line}", e.turn));
         }
     }
     h.push_str("</table>");

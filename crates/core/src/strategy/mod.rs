@@ -91,7 +91,7 @@ pub trait Strategy: Send {
     fn consult(&mut self, _ctx: &TurnContext<'_>, _ask: &mut Ask<'_>) -> Option<Reading> {
         None
     }
-    /// The loop breaker's word before this turn's request (`crate::loops`): how many turns in a
+    /// The loop breaker's word before this turn's request (`crate::loop_breaker`): how many turns in a
     /// row repeated one action on a screen unchanged around it, and a note for the model (a
     /// loop from `loop_warn` on, or `unchanged_note`), to pass on in the strategy's own channel.
     fn loop_status(&mut self, _repeats: u32, _note: Option<&str>) {}

@@ -45,6 +45,8 @@ pub struct View {
     pub finished: Option<String>,
     /// The loop breaker's last word (`loop_detected`), e.g. `click ... on turns [1, 2]`.
     pub loop_detected: Option<String>,
+    /// The last zoom-in refinement (`refined`, docs/refine.md): both points and their distance.
+    pub refined: Option<String>,
     /// The last model call's tokens, as the terminal's reply line says them
     /// (`franz_core::turn_tokens`); empty before the first reply.
     pub tokens: String,
@@ -215,6 +217,7 @@ fn apply(v: &mut View, kind: &EventKind) {
                 "{action} on turns {turns:?} changed nothing ({then})"
             ));
         }
+        EventKind::Refined { .. } => v.refined = kind.refined_line(),
         _ => {}
     }
 }

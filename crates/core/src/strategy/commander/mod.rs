@@ -20,7 +20,7 @@
 //! - An injected reply (the panel) or an approver's edit is read as the operator's reply. On a
 //!   turn with an injected reply the engine does not consult: a leader review or a loop
 //!   recovery that was due happens on the next turn the model is asked.
-//! - Loop recovery: when the loop breaker (`crate::loops`) counts three repeats of one action on
+//! - Loop recovery: when the loop breaker (`crate::loop_breaker`) counts three repeats of one action on
 //!   a screen unchanged around it, or the leader names
 //!   a loop pattern, the turn presses Escape and moves the pointer to the centre instead of
 //!   asking the operator, at most once every `loop_recovery_cooldown` turns.
@@ -44,7 +44,7 @@ const OPERATOR_TODO: &str = "call exactly one tool each turn (report_completion,
 /// The start of the escalation after a leader reply cut off at max_tokens.
 const LEADER_CUT_OFF: &str = "your last reply was cut off at max_tokens (finish_reason: length)";
 
-/// Repeats (the loop breaker's, `crate::loops`) that make the turn a loop recovery.
+/// Repeats (the loop breaker's, `crate::loop_breaker`) that make the turn a loop recovery.
 const RECOVERY_REPEATS: u32 = 3;
 
 /// The commander design's numbers (docs/seeds.md), each configurable.
@@ -113,7 +113,7 @@ pub struct Commander {
     pending: Option<Pending>,
     turn: u32,
     finish: super::finish::Finish,
-    /// The loop breaker's count of repeats (`crate::loops`), before this turn.
+    /// The loop breaker's count of repeats (`crate::loop_breaker`), before this turn.
     repeats: u32,
 }
 
