@@ -134,6 +134,48 @@ fn log_since(server: &Server, from: u64) -> String {
 }
 
 /// Runs franz with `args`, killing it after [`RUN_TIMEOUT`]; its exit code and output.
+/// `franz run` of the xterm scenario against the server, as a user runs it: `turns` turns of
+/// `strategy`, every role's replies cut at [`MAX_TOKENS`], no pause between turns, the run
+/// written under `runs`; `extra` arguments after these. Its exit code and output.
+pub(crate) fn scenario_run(
+    url: &str,
+    strategy: &str,
+    turns: &str,
+    runs: &Path,
+    extra: &[&str],
+) -> (Option<i32>, String) {
+    let scenario = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/xterm-type.toml");
+    let mut args = vec![
+        "--sandbox=640x480",
+        "run",
+        "--scenario",
+        scenario.to_str().unwrap(),
+        "--strategy",
+        strategy,
+        "--api-url",
+        url,
+        "--model",
+        MODEL,
+        "--max-steps",
+        turns,
+        "--max-tokens",
+        MAX_TOKENS,
+        "--leader-max-tokens",
+        MAX_TOKENS,
+        "--operator-max-tokens",
+        MAX_TOKENS,
+        "--step-delay",
+        "0",
+        "--motion",
+        "fast",
+        "--no-failsafe",
+        "--runs-dir",
+        runs.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    franz(&args)
+}
+
 pub(crate) fn franz(args: &[&str]) -> (Option<i32>, String) {
     let child = Command::new(env!("CARGO_BIN_EXE_franz"))
         .args(args)
@@ -430,39 +472,9 @@ fn model_faults(events: &[Value]) -> Faults {
 /// One strategy, streamed or not, for 3 turns; what went wrong.
 fn cell(server: &Server, strategy: &str, stream: bool) -> Faults {
     let runs = tempfile::tempdir().unwrap();
-    let scenario = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/xterm-type.toml");
-    let mut args = vec![
-        "--sandbox=640x480",
-        "run",
-        "--scenario",
-        scenario.to_str().unwrap(),
-        "--strategy",
-        strategy,
-        "--api-url",
-        &server.url,
-        "--model",
-        MODEL,
-        "--max-steps",
-        "3",
-        "--max-tokens",
-        MAX_TOKENS,
-        "--leader-max-tokens",
-        MAX_TOKENS,
-        "--operator-max-tokens",
-        MAX_TOKENS,
-        "--step-delay",
-        "0",
-        "--motion",
-        "fast",
-        "--no-failsafe",
-        "--runs-dir",
-        runs.path().to_str().unwrap(),
-    ];
-    if stream {
-        args.push("--stream");
-    }
+    let streamed: &[&str] = if stream { &["--stream"] } else { &[] };
     let from = log_len(server);
-    let (code, text) = franz(&args);
+    let (code, text) = scenario_run(&server.url, strategy, "3", runs.path(), streamed);
     let dir = runs.path().join("run_0001");
     let events = jsonl(&dir.join("events.jsonl"));
     let exchange = jsonl(&dir.join("exchange.jsonl"));

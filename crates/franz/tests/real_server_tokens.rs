@@ -12,9 +12,8 @@
 //! CI runs [`CI_TURNS`] turns a strategy (the first judged turn, and a few minutes on 2 busy
 //! cores); `FRANZ_TOKEN_TURNS=N` measures N turns a strategy. The test prints its time.
 
-use crate::real_model_server::{MAX_TOKENS, MODEL, franz, jsonl, one_at_a_time, server};
+use crate::real_model_server::{jsonl, one_at_a_time, scenario_run, server};
 use serde_json::Value;
-use std::path::Path;
 
 /// Calls of the first turns are not judged: the first count calibrates requests like it, and
 /// the tools strategy's second request (a second screenshot) or the commander's operator
@@ -91,35 +90,8 @@ fn new_share(before: Option<&str>, now: &str, image: f64) -> f64 {
 /// Runs `strategy` for `turns` turns; its calls and requests.
 fn run(url: &str, strategy: &str, turns: &str) -> (Vec<Call>, Vec<String>) {
     let runs = tempfile::tempdir().unwrap();
-    let scenario = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/xterm-type.toml");
     let _one = one_at_a_time();
-    let (code, text) = franz(&[
-        "--sandbox=640x480",
-        "run",
-        "--scenario",
-        scenario.to_str().unwrap(),
-        "--strategy",
-        strategy,
-        "--api-url",
-        url,
-        "--model",
-        MODEL,
-        "--max-steps",
-        turns,
-        "--max-tokens",
-        MAX_TOKENS,
-        "--leader-max-tokens",
-        MAX_TOKENS,
-        "--operator-max-tokens",
-        MAX_TOKENS,
-        "--step-delay",
-        "0",
-        "--motion",
-        "fast",
-        "--no-failsafe",
-        "--runs-dir",
-        runs.path().to_str().unwrap(),
-    ]);
+    let (code, text) = scenario_run(url, strategy, turns, runs.path(), &[]);
     assert!(code.is_some(), "--strategy {strategy}: {text}");
     let dir = runs.path().join("run_0001");
     let events = jsonl(&dir.join("events.jsonl"));
