@@ -51,6 +51,7 @@ impl Agent {
             policy: settings.policy.clone(),
             writer: None,
             grounding: None,
+            grounder: None,
             confirmer: None,
             cancel: None,
             model: None,
@@ -72,6 +73,7 @@ pub struct AgentBuilder {
     policy: crate::policy::Policy,
     writer: Option<RunWriter>,
     grounding: Option<GroundingSource>,
+    grounder: Option<crate::grounder::Grounder>,
     confirmer: Option<Confirmer>,
     cancel: Option<Cancel>,
     model: Option<Arc<dyn Model>>,
@@ -102,6 +104,18 @@ impl AgentBuilder {
     pub fn grounding(mut self, source: Option<GroundingSource>) -> Self {
         self.grounding = source;
         self
+    }
+
+    /// The grounding model beside the planner (the `grounder_*` settings, docs/grounding.md).
+    pub fn grounder(mut self, grounder: Option<crate::grounder::Grounder>) -> Self {
+        self.grounder = grounder;
+        self
+    }
+
+    /// The run's observation settings (the grounder's screenshots share its working area and
+    /// masks).
+    pub fn observe_config(&self) -> &ObserveConfig {
+        &self.observe
     }
 
     /// Asks about the actions a `confirm` rule of the policy matches.
@@ -209,6 +223,7 @@ impl AgentBuilder {
             writer: self.writer,
             options: self.options,
             grounding: self.grounding,
+            grounder: self.grounder,
         };
         Ok(Built {
             config,

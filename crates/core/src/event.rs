@@ -76,6 +76,16 @@ impl Event {
                 "{action} on turns {turns:?}{}",
                 if *stop { " (stop)" } else { "" }
             ),
+            EventKind::Grounded {
+                target,
+                model,
+                screen,
+                ms,
+                ..
+            } => format!(
+                "{target:?} at ({}, {}) by {model} after {ms:.0} ms",
+                screen[0], screen[1]
+            ),
             _ => String::new(),
         };
         if detail.is_empty() {
@@ -296,6 +306,27 @@ pub enum EventKind {
         /// True when the run ends for it.
         stop: bool,
     },
+    /// The grounding model found the point of a target the planner named in words
+    /// (docs/grounding.md).
+    Grounded {
+        /// The action's index in the turn's reply.
+        index: usize,
+        /// The planner's words.
+        target: String,
+        /// The grounding model's id.
+        model: String,
+        /// Its point in its own space, of the extent `of` (pixels of the image it was sent,
+        /// `[1000, 1000]`, `[1, 1]`).
+        point: [f64; 2],
+        of: [f64; 2],
+        /// The screen pixel the point maps to.
+        screen: [i32; 2],
+        ms: f64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        prompt_tokens: Option<u64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        completion_tokens: Option<u64>,
+    },
 }
 
 /// Every event kind, as its `"event"` tag, in declaration order. Lets docs and tools list the
@@ -318,6 +349,7 @@ pub const EVENT_NAMES: &[&str] = &[
     "model_delta",
     "context_fitted",
     "loop_detected",
+    "grounded",
 ];
 
 fn one() -> u32 {
@@ -344,6 +376,7 @@ impl EventKind {
             EventKind::ModelDelta { .. } => "model_delta",
             EventKind::ContextFitted { .. } => "context_fitted",
             EventKind::LoopDetected { .. } => "loop_detected",
+            EventKind::Grounded { .. } => "grounded",
         }
     }
 }
@@ -482,6 +515,17 @@ mod tests {
                 turns: vec![1, 2],
                 repeats: 2,
                 stop: false,
+            },
+            EventKind::Grounded {
+                index: 0,
+                target: "the Save button".into(),
+                model: "gta1-7b".into(),
+                point: [640.0, 360.0],
+                of: [1288.0, 728.0],
+                screen: [954, 534],
+                ms: 212.0,
+                prompt_tokens: Some(1300),
+                completion_tokens: Some(7),
             },
         ])
         .collect()

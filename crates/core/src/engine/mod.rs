@@ -11,6 +11,7 @@ mod control;
 mod early;
 mod fit;
 mod ground;
+mod grounded;
 mod hooks;
 mod op;
 mod overhead;
@@ -137,6 +138,8 @@ pub struct Engine<'a> {
     overhead: TurnOverhead,
     /// Elements from the accessibility tree each turn (`ground.rs`); `None`: pure vision.
     grounding: Option<crate::grounding::GroundingSource>,
+    /// The grounding model that finds the targets the planner names in words (`grounded.rs`).
+    grounder: Option<crate::grounder::Grounder>,
     /// Set by [`Channel::ask_with`] when the server refused a request as too long and said a
     /// context length shorter than the one known (or the first one known).
     learned_context: Option<u64>,
@@ -520,6 +523,7 @@ impl Engine<'_> {
         let (mut reading, early) = self.ask(turn, &ctx)?;
         let model_ms = model_start.elapsed().as_secs_f64() * 1000.0;
         self.emit_reply_errors(turn, &reading.errors);
+        self.ground_targets(turn, &mut reading)?;
         // an action performed early was allowed without approval before it started
         let rejected = match early {
             Some(_) => None,
@@ -665,6 +669,7 @@ impl Engine<'_> {
         let before = self.spent;
         let prompt = self.strategy.prompt(ctx);
         let prompt = self.with_elements(prompt);
+        let prompt = self.with_target_hint(prompt);
         let mut request = build_request(&self.options, prompt);
         let (mut shrunk, mut early) = (None, None);
         let (scripted, source) = match injected {

@@ -45,6 +45,9 @@ pub struct View {
     pub finished: Option<String>,
     /// The loop breaker's last word (`loop_detected`), e.g. `click ... on turns [1, 2]`.
     pub loop_detected: Option<String>,
+    /// The grounding model's last point (`grounded`): the target's words, the grounder, the
+    /// screen point and its time (docs/grounding.md).
+    pub grounded: Option<String>,
     /// The last model call's tokens, as the terminal's reply line says them
     /// (`franz_core::turn_tokens`); empty before the first reply.
     pub tokens: String,
@@ -213,6 +216,18 @@ fn apply(v: &mut View, kind: &EventKind) {
             let then = if *stop { "run stopped" } else { "model warned" };
             v.loop_detected = Some(format!(
                 "{action} on turns {turns:?} changed nothing ({then})"
+            ));
+        }
+        EventKind::Grounded {
+            target,
+            model,
+            screen,
+            ms,
+            ..
+        } => {
+            v.grounded = Some(format!(
+                "{target:?} found by {model} at ({}, {}) in {ms:.0} ms",
+                screen[0], screen[1]
             ));
         }
         _ => {}
