@@ -516,19 +516,24 @@ mod tests {
                 repeats: 2,
                 stop: false,
             },
-            EventKind::Grounded {
-                index: 0,
-                target: "the Save button".into(),
-                model: "gta1-7b".into(),
-                point: [640.0, 360.0],
-                of: [1288.0, 728.0],
-                screen: [954, 534],
-                ms: 212.0,
-                prompt_tokens: Some(1300),
-                completion_tokens: Some(7),
-            },
+            grounded_kind(),
         ])
         .collect()
+    }
+
+    /// A grounding model's point (docs/grounding.md).
+    fn grounded_kind() -> EventKind {
+        EventKind::Grounded {
+            index: 0,
+            target: "the Save button".into(),
+            model: "gta1-7b".into(),
+            point: [640.0, 360.0],
+            of: [1288.0, 728.0],
+            screen: [954, 534],
+            ms: 212.0,
+            prompt_tokens: Some(1300),
+            completion_tokens: Some(7),
+        }
     }
 
     /// A request, its retry, the reply and an action's result.
