@@ -37,6 +37,12 @@ pub struct Action {
     /// --execute` acts there (docs/actions.md). Never read from a model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub element_at: Option<[i32; 2]>,
+    /// The target in the planner's words (`click(target="the Save button")`) in place of the
+    /// point, when a grounding model is configured (docs/grounding.md): the engine asks the
+    /// grounder for the point and writes it into `exact` and `x`/`y` before the action runs.
+    /// Only on clicks and `move`. An action whose target was not grounded is never performed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
 }
 
 impl From<ActionKind> for Action {
@@ -49,6 +55,7 @@ impl From<ActionKind> for Action {
             clamped: None,
             read_in: None,
             element_at: None,
+            target: None,
         }
     }
 }
@@ -231,6 +238,18 @@ impl ActionKind {
                 | ActionKind::LongPress { .. }
                 | ActionKind::Drag { .. }
                 | ActionKind::Scroll { .. }
+        )
+    }
+
+    /// Whether an action is a click of any button or count (not a press or a release).
+    pub fn is_click(&self) -> bool {
+        matches!(
+            self,
+            ActionKind::Click { .. }
+                | ActionKind::RightClick { .. }
+                | ActionKind::MiddleClick { .. }
+                | ActionKind::DoubleClick { .. }
+                | ActionKind::TripleClick { .. }
         )
     }
 
@@ -534,8 +553,10 @@ impl Action {
                 ),
             ));
         }
-        // a move to an element has no point of its own
-        if self.element.is_some() && matches!(self.kind, ActionKind::Move { x: None, y: None }) {
+        // a move to an element or a target has no point of its own
+        if (self.element.is_some() || self.target.is_some())
+            && matches!(self.kind, ActionKind::Move { x: None, y: None })
+        {
             return Ok(());
         }
         self.kind.validate()

@@ -55,6 +55,7 @@ impl Agent {
             profile: settings.profile.as_ref().map(|c| c.applied.clone()),
             writer: None,
             grounding: None,
+            grounder: None,
             confirmer: None,
             cancel: None,
             model: None,
@@ -85,6 +86,7 @@ pub struct AgentBuilder {
     profile: Option<Applied>,
     writer: Option<RunWriter>,
     grounding: Option<GroundingSource>,
+    grounder: Option<crate::grounder::Grounder>,
     confirmer: Option<Confirmer>,
     cancel: Option<Cancel>,
     model: Option<Arc<dyn Model>>,
@@ -115,6 +117,18 @@ impl AgentBuilder {
     pub fn grounding(mut self, source: Option<GroundingSource>) -> Self {
         self.grounding = source;
         self
+    }
+
+    /// The grounding model beside the planner (the `grounder_*` settings, docs/grounding.md).
+    pub fn grounder(mut self, grounder: Option<crate::grounder::Grounder>) -> Self {
+        self.grounder = grounder;
+        self
+    }
+
+    /// The run's observation settings (the grounder's screenshots share its working area and
+    /// masks).
+    pub fn observe_config(&self) -> &ObserveConfig {
+        &self.observe
     }
 
     /// Asks about the actions a `confirm` rule of the policy matches.
@@ -222,6 +236,7 @@ impl AgentBuilder {
             writer: self.writer,
             options: self.options,
             grounding: self.grounding,
+            grounder: self.grounder,
         };
         Ok(Built {
             config,

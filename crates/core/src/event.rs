@@ -86,6 +86,16 @@ impl Event {
                 Some(e) => format!("{action} at {from:?}: {e}"),
                 None => format!("{action} from {from:?} to {to:?}"),
             },
+            EventKind::Grounded {
+                target,
+                model,
+                screen,
+                ms,
+                ..
+            } => format!(
+                "{target:?} at ({}, {}) by {model} after {ms:.0} ms",
+                screen[0], screen[1]
+            ),
             _ => String::new(),
         };
         if detail.is_empty() {
@@ -330,6 +340,27 @@ pub enum EventKind {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         error: Option<String>,
     },
+    /// The grounding model found the point of a target the planner named in words
+    /// (docs/grounding.md).
+    Grounded {
+        /// The action's index in the turn's reply.
+        index: usize,
+        /// The planner's words.
+        target: String,
+        /// The grounding model's id.
+        model: String,
+        /// Its point in its own space, of the extent `of` (pixels of the image it was sent,
+        /// `[1000, 1000]`, `[1, 1]`).
+        point: [f64; 2],
+        of: [f64; 2],
+        /// The screen pixel the point maps to.
+        screen: [i32; 2],
+        ms: f64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        prompt_tokens: Option<u64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        completion_tokens: Option<u64>,
+    },
 }
 
 /// Every event kind, as its `"event"` tag, in declaration order. Lets docs and tools list the
@@ -353,6 +384,7 @@ pub const EVENT_NAMES: &[&str] = &[
     "context_fitted",
     "loop_detected",
     "refined",
+    "grounded",
 ];
 
 fn one() -> u32 {
@@ -380,6 +412,7 @@ impl EventKind {
             EventKind::ContextFitted { .. } => "context_fitted",
             EventKind::LoopDetected { .. } => "loop_detected",
             EventKind::Refined { .. } => "refined",
+            EventKind::Grounded { .. } => "grounded",
         }
     }
 }
@@ -555,6 +588,7 @@ mod tests {
                 repeats: 2,
                 stop: false,
             },
+            grounded_kind(),
         ])
         .chain([refined_kind()])
         .collect()
@@ -575,6 +609,21 @@ mod tests {
             prompt_tokens: Some(900),
             completion_tokens: Some(20),
             error: None,
+        }
+    }
+
+    /// A grounding model's point (docs/grounding.md).
+    fn grounded_kind() -> EventKind {
+        EventKind::Grounded {
+            index: 0,
+            target: "the Save button".into(),
+            model: "gta1-7b".into(),
+            point: [640.0, 360.0],
+            of: [1288.0, 728.0],
+            screen: [954, 534],
+            ms: 212.0,
+            prompt_tokens: Some(1300),
+            completion_tokens: Some(7),
         }
     }
 

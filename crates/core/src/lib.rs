@@ -18,6 +18,7 @@ pub mod exact_target;
 pub mod executor;
 pub mod files;
 pub mod geometry;
+pub mod grounder;
 pub mod grounding;
 pub mod keys;
 pub mod loop_breaker;

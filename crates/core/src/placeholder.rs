@@ -55,6 +55,17 @@ pub fn is_text(s: &str) -> bool {
     is_current_text(t) || OLD_TEXT.iter().any(|p| p.eq_ignore_ascii_case(t))
 }
 
+/// Words that stand for a target in words in the examples prompts show when a grounding model
+/// is configured (`click(target="description")`, docs/grounding.md).
+pub const TARGET: [&str; 3] = ["target", "description", "element description"];
+
+/// Whether a target's words are a placeholder: one of [`TARGET`] or a text placeholder
+/// ([`is_text`]), possibly in angle brackets or braces, any case. The parser refuses these.
+pub fn is_target(s: &str) -> bool {
+    let t = unwrap_brackets(s.trim());
+    is_text(t) || TARGET.iter().any(|p| p.eq_ignore_ascii_case(t))
+}
+
 /// Whether `t` is one of the [`TEXT`] names prompts write today.
 fn is_current_text(t: &str) -> bool {
     TEXT.iter().any(|p| p.eq_ignore_ascii_case(t))

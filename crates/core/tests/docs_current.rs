@@ -259,6 +259,17 @@ fn event_samples() -> Vec<EventKind> {
             completion_tokens: Some(1),
             error: Some("kept the first point: no pointer action in the reply".into()),
         },
+        EventKind::Grounded {
+            index: 0,
+            target: "the Save button".into(),
+            model: "gta1-7b".into(),
+            point: [1.0, 2.0],
+            of: [3.0, 4.0],
+            screen: [5, 6],
+            ms: 1.0,
+            prompt_tokens: Some(1),
+            completion_tokens: Some(1),
+        },
     ]
 }
 

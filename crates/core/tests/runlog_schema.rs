@@ -33,6 +33,7 @@ fn write_run(layout: Layout) -> (tempfile::TempDir, std::path::PathBuf, Vec<Vec<
                 clamped: None,
                 read_in: None,
                 element_at: None,
+                target: None,
             },
         ],
         vec![

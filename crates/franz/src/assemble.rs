@@ -61,7 +61,11 @@ pub fn session(
     agent.work_area().map_err(|e| usage(e.to_string()))?;
     let writer = run_writer(&settings.effective, screen)?;
     let run_dir = writer.dir().to_path_buf();
-    let agent = agent.writer(writer).grounding(grounding_source(c)?);
+    let grounder = grounder(c, agent.observe_config())?;
+    let agent = agent
+        .writer(writer)
+        .grounding(grounding_source(c)?)
+        .grounder(grounder);
     Ok(Assembled {
         agent,
         run_dir,
@@ -113,6 +117,38 @@ fn run_writer(effective: &Effective, screen: PixelRect) -> anyhow::Result<RunWri
         })
         .context("cannot write run.json")?;
     Ok(writer)
+}
+
+/// The grounding model beside the planner (`--grounder-model`, docs/grounding.md), its
+/// profile chosen as the planner's is (`--grounder-profile`, by default matched from its model
+/// id) and said on stderr; `None` without one.
+fn grounder(
+    c: &Config,
+    observe: &franz_core::observe::ObserveConfig,
+) -> anyhow::Result<Option<franz_core::grounder::Grounder>> {
+    let Some((id, client)) = c.grounder_client() else {
+        return Ok(None);
+    };
+    let client = ModelClient::new(client).map_err(|e| usage(format!("the grounder: {e}")))?;
+    let ids = franz_core::profile::ModelIds {
+        configured: Some(id.clone()),
+        served: Vec::new(),
+    };
+    let chosen = franz_core::profile::select(&c.grounder_profile, &ids)
+        .map_err(|e| usage(format!("--grounder-profile: {e}")))?;
+    crate::terminal::errln!(
+        "franz: grounder {id}, profile {} ({})",
+        chosen.profile.name,
+        chosen.reason
+    );
+    Ok(Some(franz_core::grounder::Grounder::new(
+        Arc::new(client),
+        id,
+        chosen.profile,
+        observe,
+        c.pixel_budget,
+        u32::try_from(c.max_tokens).unwrap_or(u32::MAX),
+    )))
 }
 
 /// The run's element source with `--grounding marks|list`; `None` with `none`.

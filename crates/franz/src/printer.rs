@@ -280,6 +280,11 @@ fn action_line(t: u32, index: usize, action: &franz_core::Action, result: &Actio
     }
 }
 
+/// A coordinate as a model wrote it: whole numbers without a fraction.
+fn num(v: f64) -> String {
+    franz_core::exact_target::Num(v).to_string()
+}
+
 /// The line of a note, a problem, a pause, a loop, a wait or a fitted context; `None` for the
 /// events the printer leaves to the live line.
 fn state_line(t: u32, kind: &EventKind) -> Option<String> {
@@ -303,6 +308,25 @@ fn state_line(t: u32, kind: &EventKind) -> Option<String> {
             if *stop { " (stopping)" } else { "" }
         ),
         EventKind::Refined { .. } => format!("turn {t}: {}", kind.refined_line()?),
+        EventKind::Grounded {
+            target,
+            model,
+            point,
+            screen,
+            ms,
+            prompt_tokens,
+            completion_tokens,
+            ..
+        } => format!(
+            "turn {t}: grounded {:?} with {model}: ({}, {}) in its space, screen ({}, {}), {ms:.0} ms, tokens {}+{}",
+            short(target, 120),
+            num(point[0]),
+            num(point[1]),
+            screen[0],
+            screen[1],
+            prompt_tokens.map_or("?".into(), |n| n.to_string()),
+            completion_tokens.map_or("?".into(), |n| n.to_string()),
+        ),
         EventKind::AwaitingApproval { actions } => format!(
             "turn {t}: waiting for approval of {} action(s)",
             actions.len()

@@ -22,8 +22,8 @@
 use crate::common;
 
 use common::{model_id, poll};
-use franz_core::model::ScriptedServer;
 use franz_core::model::responder::{self, DesignFormat, Intent, Space, Style, Transcript};
+use franz_core::model::{Script, ScriptedServer};
 use franz_core::parser::Dialect;
 use franz_core::profile::{self, Coords};
 use franz_desktop::sandbox::{Sandbox, SandboxOptions};
@@ -341,4 +341,150 @@ fn the_designs_formats_reach_the_goal_where_their_space_is_the_profiles() {
         wrong.len(),
         wrong.join("\n")
     );
+}
+
+/// `franz run` with a planner and a grounding model beside it (docs/grounding.md), each on
+/// its own scripted server; returns the run's output and the servers' chat requests (planner,
+/// grounder) as JSON text.
+fn grounded_run(
+    sb: &Sandbox,
+    planner: Vec<String>,
+    grounder: Script,
+    runs: &Path,
+) -> (Output, Vec<String>, Vec<String>) {
+    let planner = ScriptedServer::start(Script::list(
+        planner
+            .into_iter()
+            .map(franz_core::model::ScriptedReply::text),
+    ))
+    .unwrap();
+    let grounder = ScriptedServer::start(grounder).unwrap();
+    let mut cmd = Command::new("timeout");
+    cmd.arg("180").arg(env!("CARGO_BIN_EXE_franz"));
+    for (k, _) in std::env::vars() {
+        if k.starts_with("FRANZ_") {
+            cmd.env_remove(k);
+        }
+    }
+    cmd.env("DISPLAY", sb.display())
+        .args([
+            "run",
+            "Click into the terminal window and type the word it waits for.",
+        ])
+        .args(["--model", model_id("qwen3-vl"), "--strategy", "narrative"])
+        .args(["--api-url", &planner.url()])
+        .args(["--grounder-model", model_id("gta1")])
+        .args(["--grounder-api-url", &grounder.url()])
+        .args(["--runs-dir", &runs.display().to_string()])
+        .args(["--step-delay", "0", "--motion", "fast", "--max-steps", "6"]);
+    let output = cmd.output().expect("run franz");
+    let chats = |s: &ScriptedServer| -> Vec<String> {
+        s.requests()
+            .iter()
+            .filter(|r| r.path.ends_with("chat/completions"))
+            .map(|r| r.body.clone())
+            .collect()
+    };
+    (output, chats(&planner), chats(&grounder))
+}
+
+/// The planner writes the target in words (Qwen3-VL, whose space is 0..1000, never gives a
+/// point here); a grounder of another family and space (GTA1: pixels of its own smart_resize
+/// of the screen) answers in its own format to its own prompt; the click lands in the
+/// terminal, which then takes the typed word (the witness).
+#[test]
+fn a_planner_in_words_and_a_grounder_of_another_family_reach_the_goal() {
+    let screen = (1600, 900);
+    let mut sb = Sandbox::start(&SandboxOptions {
+        width: screen.0,
+        height: screen.1,
+        launch: vec![],
+    })
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (word, title) = ("w-grounded", "target-grounded");
+    let out = dir.path().join("grounded.txt");
+    let (x, y) = (
+        (0.62 * screen.0 as f64) as u32,
+        (0.66 * screen.1 as f64) as u32,
+    );
+    sb.launch(&format!(
+        "xterm -T {title} -geometry 28x4+{x}+{y} -e sh -c 'stty raw -echo; head -c {} > {}'",
+        word.len(),
+        out.display()
+    ))
+    .unwrap();
+    let (wx, wy, ww, wh) = poll("the terminal to map", T, || window(sb.display(), title));
+    let fx = (wx as f64 + ww as f64 / 2.0) / screen.0 as f64;
+    let fy = (wy as f64 + wh as f64 / 2.0) / screen.1 as f64;
+    let target = format!("the terminal window titled {title}");
+    let planner = vec![
+        format!("click(target=\"{target}\")\nI click into the terminal."),
+        format!("type(\"{word}\")\nI type the word."),
+        "done(\"typed the word\")\nThe word is typed.".to_string(),
+    ];
+    let (grounder, _) = responder::script(vec![Intent::Click { fx, fy }], Style::Asked);
+    let (output, planned, grounded) =
+        grounded_run(&sb, planner, grounder, &dir.path().join("runs"));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let got = poll("the word in the terminal's file", T, || {
+        std::fs::read_to_string(&out)
+            .ok()
+            .filter(|s| s.len() >= word.len())
+    });
+    assert_eq!(got, word, "{stderr}");
+    // the planner was told of the words form; the grounder was asked once, in GTA1's prompt
+    assert!(planned[0].contains("TARGETS IN WORDS"), "{}", planned[0]);
+    assert_eq!(grounded.len(), 1, "{stderr}");
+    assert!(
+        grounded[0].contains("Output the coordinate pair exactly"),
+        "{}",
+        grounded[0]
+    );
+    assert!(grounded[0].contains(&target), "{}", grounded[0]);
+    assert!(stderr.contains("profile gta1"), "{stderr}");
+    let said = format!("grounded {target:?} with {}", model_id("gta1"));
+    assert!(stderr.contains(&said), "{stderr}");
+}
+
+/// A grounder that answers garbage: the click is not performed (the terminal never gets the
+/// focus, so it never takes the typed word), the run says why, and the planner reads it.
+#[test]
+fn a_grounder_answering_garbage_performs_nothing() {
+    let mut sb = Sandbox::start(&SandboxOptions {
+        width: 1280,
+        height: 800,
+        launch: vec![],
+    })
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (word, title) = ("w-garbage", "target-garbage");
+    let out = dir.path().join("garbage.txt");
+    sb.launch(&format!(
+        "xterm -T {title} -geometry 28x4+800+500 -e sh -c 'stty raw -echo; head -c {} > {}'",
+        word.len(),
+        out.display()
+    ))
+    .unwrap();
+    poll("the terminal to map", T, || window(sb.display(), title));
+    let planner = vec![
+        format!("click(target=\"the terminal window titled {title}\")\nI click into it."),
+        format!("type(\"{word}\")\nI type the word."),
+        "fail(\"the terminal could not be found\")\nI give up.".to_string(),
+    ];
+    let garbage = Script::repeat(franz_core::model::ScriptedReply::text(
+        "I am not sure where that is.",
+    ));
+    let (output, planned, grounded) = grounded_run(&sb, planner, garbage, &dir.path().join("runs"));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(grounded.len(), 1, "{stderr}");
+    assert!(stderr.contains("grounding: click(target="), "{stderr}");
+    assert!(stderr.contains("gave no point"), "{stderr}");
+    assert!(
+        planned.len() >= 2 && planned[1].contains("gave no point"),
+        "{stderr}"
+    );
+    // no click: the terminal never had the focus, so the typed word went elsewhere
+    let read = std::fs::read_to_string(&out).unwrap_or_default();
+    assert!(read.is_empty(), "the terminal took {read:?}: {stderr}");
 }

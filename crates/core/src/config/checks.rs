@@ -26,6 +26,14 @@ pub(super) fn url(v: &str) -> Result<(), String> {
         })
 }
 
+/// `grounder_api_url`: empty (the planner's server) or a URL as [`url`] takes.
+pub(super) fn optional_url(v: &str) -> Result<(), String> {
+    if v.trim().is_empty() {
+        return Ok(());
+    }
+    url(v)
+}
+
 /// `api_key`: sent as an HTTP header, so one line of visible characters.
 pub(super) fn header(v: &str) -> Result<(), String> {
     match crate::model::client::header_problem(v) {
@@ -55,6 +63,8 @@ mod tests {
         assert!(refine_crop("3").unwrap_err().contains("from 0.05 to 1"));
         assert!(url("http://localhost:1234/v1").is_ok());
         assert!(url("localhost 1234").is_err());
+        assert!(optional_url("").is_ok());
+        assert!(optional_url("localhost 1234").is_err());
         assert!(header("sk-abc").is_ok());
         let e = header("sk-abc\ndef").unwrap_err();
         assert!(e.contains("line break (character 7"), "{e}");

@@ -90,6 +90,13 @@ pub struct Config {
     pub model: String,
     /// Empty when none; never printed.
     pub api_key: String,
+    /// Empty: no grounding model (docs/grounding.md).
+    pub grounder_model: String,
+    /// Empty: the planner's `api_url`.
+    pub grounder_api_url: String,
+    pub grounder_profile: String,
+    /// Empty: the planner's `api_key`; never printed.
+    pub grounder_api_key: String,
     pub temperature: f64,
     pub top_p: f64,
     pub max_tokens: u64,

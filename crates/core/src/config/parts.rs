@@ -76,6 +76,27 @@ impl Config {
         }
     }
 
+    /// The grounding model's id and client settings (docs/grounding.md); `None` without
+    /// `grounder_model`. Its own server (`grounder_api_url`) where given, else the planner's;
+    /// its own key where given, else the planner's, but only on the planner's server: a key is
+    /// never sent to another server than the one it was given for.
+    pub fn grounder_client(&self) -> Option<(String, ClientConfig)> {
+        let model = self.grounder_model.trim();
+        if model.is_empty() {
+            return None;
+        }
+        let mut client = self.client();
+        let url = self.grounder_api_url.trim();
+        if !url.is_empty() && url != self.api_url.trim() {
+            client.api_url = url.to_string();
+            client.api_key = None;
+        }
+        if !self.grounder_api_key.is_empty() {
+            client.api_key = Some(self.grounder_api_key.clone());
+        }
+        Some((model.to_string(), client))
+    }
+
     /// The commander strategy's numbers (docs/seeds.md).
     pub fn commander(&self) -> CommanderSettings {
         CommanderSettings {

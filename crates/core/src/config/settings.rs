@@ -194,6 +194,44 @@ pub const SETTINGS: &[Setting] = &[
             "API key for hosted endpoints (FRANZ_API_KEY, else OPENAI_API_KEY)",
         )
     },
+    s(
+        Group::Model,
+        "grounder_model",
+        Kind::Str,
+        "",
+        "a grounding model beside the planner (docs/grounding.md): the planner names targets in words and this model finds their points; empty: none",
+    ),
+    checked(
+        s(
+            Group::Model,
+            "grounder_api_url",
+            Kind::Str,
+            "",
+            "the grounding model's server; empty: the planner's (api_url)",
+        ),
+        super::checks::optional_url,
+    ),
+    checked(
+        s(
+            Group::Model,
+            "grounder_profile",
+            Kind::NonEmpty,
+            "auto",
+            "the grounding model's profile: auto (by grounder_model), a name from `franz profiles`, or a TOML file",
+        ),
+        super::checks::profile,
+    ),
+    Setting {
+        secret: true,
+        check: Some(super::checks::header),
+        ..s(
+            Group::Model,
+            "grounder_api_key",
+            Kind::Str,
+            "",
+            "API key of the grounding model's server; empty: the planner's (api_key)",
+        )
+    },
     seed(
         s(
             Group::Model,

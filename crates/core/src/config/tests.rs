@@ -238,6 +238,7 @@ fn reads_from_its_flag_env_names_and_toml_key(s: &Setting, dir: &std::path::Path
         (Kind::Bool, _) => "true",
         (_, "") if s.key == "size" => "640x480",
         (_, "") if s.key == "mask_regions" => "0,0,100,100",
+        (_, "") if s.key == "grounder_api_url" => "http://localhost:8081/v1",
         (_, "") => "x",
         (_, d) => d,
     };

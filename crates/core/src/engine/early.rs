@@ -109,7 +109,8 @@ impl Early<'_> {
                 }
             },
         };
-        if !may_run_early(&action.kind) {
+        // a target in words waits for the grounding model (`grounded.rs`)
+        if !may_run_early(&action.kind) || action.target.is_some() {
             self.waits = true;
             return;
         }

@@ -11,6 +11,7 @@ mod context_fit;
 mod control;
 mod early;
 mod element_list;
+mod grounded;
 mod op;
 mod overhead;
 mod session;
@@ -144,6 +145,8 @@ pub struct Engine<'a> {
     overhead: TurnOverhead,
     /// Elements from the accessibility tree each turn (`element_list.rs`); `None`: pure vision.
     grounding: Option<crate::grounding::GroundingSource>,
+    /// The grounding model that finds the targets the planner names in words (`grounded.rs`).
+    grounder: Option<crate::grounder::Grounder>,
     /// Set by [`Channel::ask_with`] when the server refused a request as too long and said a
     /// context length shorter than the one known (or the first one known).
     learned_context: Option<u64>,
@@ -527,6 +530,7 @@ impl Engine<'_> {
         let (mut reading, early) = self.ask(turn, &ctx)?;
         let model_ms = model_start.elapsed().as_secs_f64() * 1000.0;
         self.emit_reply_errors(turn, &reading.errors);
+        self.ground_targets(turn, &mut reading)?;
         self.refine(turn, &mut reading, early.is_some())?;
         // an action performed early was allowed without approval before it started
         let rejected = match early {
@@ -673,6 +677,7 @@ impl Engine<'_> {
         let before = self.spent;
         let prompt = self.strategy.prompt(ctx);
         let prompt = self.with_elements(prompt);
+        let prompt = self.with_target_hint(prompt);
         let mut request = build_request(&self.options, prompt);
         let (mut shrunk, mut early) = (None, None);
         let (scripted, source) = match injected {

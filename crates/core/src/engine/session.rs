@@ -35,6 +35,8 @@ pub struct SessionConfig {
     pub options: RunOptions,
     /// Elements from the accessibility tree each turn (`grounding` setting); `None`: none.
     pub grounding: Option<crate::grounding::GroundingSource>,
+    /// The grounding model beside the planner (docs/grounding.md); `None`: none.
+    pub grounder: Option<crate::grounder::Grounder>,
 }
 
 /// The client's end of a session: submit ops, read its state. Cheap to clone.
@@ -250,6 +252,7 @@ impl Session {
                     consulted: None,
                     last_raw: None,
                     grounding: config.grounding,
+                    grounder: config.grounder,
                     learned_context: None,
                     calibration: Default::default(),
                     spent: Default::default(),

@@ -50,6 +50,7 @@ struct Run {
     policy: crate::policy::Policy,
     exec: ExecConfig,
     grounding: Option<crate::grounding::GroundingSource>,
+    grounder: Option<crate::grounder::Grounder>,
     overlay: Option<Overlay>,
 }
 
@@ -86,6 +87,7 @@ impl Run {
             policy: crate::policy::Policy::default(),
             exec: ExecConfig::with_profile(MotionProfile::Fast),
             grounding: None,
+            grounder: None,
             overlay: None,
         }
     }
@@ -130,6 +132,7 @@ impl Run {
             consulted: None,
             last_raw: None,
             grounding: self.grounding,
+            grounder: self.grounder,
             learned_context: None,
             calibration: Default::default(),
             spent: Default::default(),
@@ -650,6 +653,7 @@ fn session_config(
         writer: None,
         options,
         grounding: None,
+        grounder: None,
     };
     (config, desktop, log)
 }
@@ -1617,3 +1621,6 @@ fn a_reply_in_another_dialect_runs_when_it_means_the_same_with_a_note() {
 
 #[path = "tests_finish.rs"]
 mod finish;
+
+#[path = "tests_grounder.rs"]
+mod grounder_runs;

@@ -41,6 +41,18 @@ impl Executor {
         desktop: &mut dyn Desktop,
         action: &Action,
     ) -> Result<Vec<Warning>, Fault> {
+        // a target in words acts only at the point a grounding model found for it
+        // (docs/grounding.md): never at the pointer
+        if action.target.is_some() && action.kind.point().is_none() {
+            return Err(Fault::Action(ActionError::new(
+                ErrorKind::InvalidCoordinate,
+                format!(
+                    "{}: the target {:?} has no point: no grounding model found it; nothing was done",
+                    action.kind.name(),
+                    action.target.as_deref().unwrap_or_default()
+                ),
+            )));
+        }
         let Some(id) = action.element else {
             return self.perform(desktop, &action.kind);
         };

@@ -170,7 +170,9 @@ fn is_direction(v: &Value) -> bool {
 }
 
 fn call(name: &str, args: &[Arg], ctx: &mut Ctx) {
-    if ctx.element(keyword(args, "element")).is_err() {
+    if ctx.element(keyword(args, "element")).is_err()
+        || ctx.target(keyword(args, "target")).is_err()
+    {
         return;
     }
     if let Some(kind) = call_kind(name, args, ctx) {
@@ -183,7 +185,7 @@ fn call(name: &str, args: &[Arg], ctx: &mut Ctx) {
 fn call_kind(name: &str, args: &[Arg], ctx: &mut Ctx) -> Option<ActionKind> {
     let values: Vec<&Value> = args
         .iter()
-        .filter(|a| a.key.as_deref() != Some("element"))
+        .filter(|a| !matches!(a.key.as_deref(), Some("element" | "target")))
         .map(|a| &a.value)
         .collect();
     match name {

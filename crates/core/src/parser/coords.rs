@@ -152,6 +152,11 @@ fn takes_element(kind: &ActionKind) -> bool {
     )
 }
 
+/// Whether an action of this kind may name its target in words instead of its point.
+fn takes_target(kind: &ActionKind) -> bool {
+    kind.is_click() || matches!(kind, ActionKind::Move { .. })
+}
+
 /// The action's point and drag end, where it has them.
 fn points_of(kind: &ActionKind) -> Vec<(i32, i32)> {
     let to = match kind {
@@ -210,6 +215,8 @@ pub(crate) struct Ctx<'a> {
     exact: Vec<((i32, i32), [Num; 2])>,
     /// The element reference of the action being read ([`Ctx::element`]), for [`Ctx::push`].
     element: Option<u32>,
+    /// The target words of the action being read ([`Ctx::target`]), for [`Ctx::push`].
+    target: Option<String>,
     /// The points read since the last action: each as its 0..1000 point, the model's values
     /// and, when it was taken for the edge of the space (`parser/space.rs`), the note, so that
     /// [`Ctx::push`] gives the action its `clamped` note (and a refusal its values).
@@ -240,6 +247,7 @@ impl<'a> Ctx<'a> {
             explicit_none: false,
             exact: Vec::new(),
             element: None,
+            target: None,
             reads: Vec::new(),
             asked: opts.dialect,
             current: opts.dialect.unwrap_or(Dialect::None),
@@ -263,6 +271,13 @@ impl<'a> Ctx<'a> {
     pub fn push(&mut self, kind: ActionKind, note: Option<String>) {
         let note = note.map(|n| n.trim().to_string()).filter(|n| !n.is_empty());
         let element = self.element.take();
+        let target = self.target.take();
+        if target.is_some() && !takes_target(&kind) {
+            return self.err(format!(
+                "{}: takes no target; target=\"...\" goes with clicks and move",
+                kind.name()
+            ));
+        }
         if let Some(text) = kind_text(&kind)
             && self.refuse_text(kind.name(), text)
         {
@@ -285,6 +300,7 @@ impl<'a> Ctx<'a> {
             clamped,
             read_in: None,
             element_at: None,
+            target,
         };
         if let Err(e) = action.validate() {
             return self.err(e.message);
@@ -332,9 +348,36 @@ impl<'a> Ctx<'a> {
         })
     }
 
-    /// Whether the action being read names an element (it may then have no point).
+    /// Whether the action being read names an element or a target in words (it may then have
+    /// no point).
     pub fn has_element(&self) -> bool {
-        self.element.is_some()
+        self.element.is_some() || self.target.is_some()
+    }
+
+    /// Reads the target in words (`target="the Save button"`) for the next action pushed
+    /// (docs/grounding.md). `Err(())` (the reason recorded) when it is no text, or is an
+    /// example's placeholder the model repeated: never act on words the model did not write.
+    pub fn target(&mut self, v: Option<&Value>) -> Result<(), ()> {
+        self.target = None;
+        let Some(v) = v.filter(|v| !v.is_null()) else {
+            return Ok(());
+        };
+        match v.as_str().map(str::trim) {
+            Some(t) if placeholder::is_target(t) => {
+                self.err(placeholder::refusal("target", &[t.to_string()]));
+                Err(())
+            }
+            Some(t) if !t.is_empty() => {
+                self.target = Some(t.to_string());
+                Ok(())
+            }
+            _ => {
+                self.err(format!(
+                    "target {v}: describe the element in words, e.g. target=\"the Save button\""
+                ));
+                Err(())
+            }
+        }
     }
 
     /// Reads the element reference `v` (`"element": 7`) for the next action pushed. `Err(())`
@@ -414,7 +457,11 @@ impl<'a> Ctx<'a> {
                     .ok_or(());
             }
         }
-        let stray = stray_numbers(args);
+        // a target in words read for this action (`Ctx::target`) is no stray number
+        let stray: Vec<String> = stray_numbers(args)
+            .into_iter()
+            .filter(|k| !(k == "target" && self.target.is_some()))
+            .collect();
         if stray.is_empty() {
             return Ok(None);
         }

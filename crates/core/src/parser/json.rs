@@ -75,7 +75,7 @@ fn action(i: usize, a: &Value, ctx: &mut Ctx) {
     };
     let what = name.trim().to_ascii_lowercase();
     let note = text(given(a, &["note", "label", "reason", "justification"]));
-    if ctx.element(a.get("element")).is_err() {
+    if ctx.element(a.get("element")).is_err() || ctx.target(a.get("target")).is_err() {
         return;
     }
     if let Some(kind) = action_kind(i, &what, a, ctx) {

@@ -652,3 +652,7 @@ mod tests_fallback;
 mod tests_families;
 #[cfg(test)]
 mod tests_forms;
+
+#[cfg(test)]
+#[path = "tests_target.rs"]
+mod tests_target;

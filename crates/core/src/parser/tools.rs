@@ -100,7 +100,7 @@ const BOX_KEYS: &[&str] = &["box", "position", "coordinate", "point", "bbox"];
 pub(crate) fn apply(name: &str, args: &Value, ctx: &mut Ctx) {
     let lname = name.trim().to_ascii_lowercase();
     let note = note(args);
-    if ctx.element(args.get("element")).is_err() {
+    if ctx.element(args.get("element")).is_err() || ctx.target(args.get("target")).is_err() {
         return;
     }
     if let Some(kind) = tool_kind(name, &lname, args, ctx) {
@@ -113,9 +113,10 @@ pub(crate) fn apply(name: &str, args: &Value, ctx: &mut Ctx) {
 fn tool_kind(name: &str, n: &str, args: &Value, ctx: &mut Ctx) -> Option<ActionKind> {
     match n {
         "click_element" | "double_click_element" | "right_click_element" => {
-            // with an element and no box, the executor clicks the element's centre
-            let (x, y) = match args.get("element") {
-                Some(_) if given(args, BOX_KEYS).is_none() => (None, None),
+            // with an element (or a target in words) and no box, the executor clicks the
+            // element's centre (the grounder's point)
+            let (x, y) = match ctx.has_element() {
+                true if given(args, BOX_KEYS).is_none() => (None, None),
                 _ => at(target(n, args, BOX_KEYS, ctx)?),
             };
             Some(click(n, x, y))

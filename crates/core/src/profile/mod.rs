@@ -119,6 +119,29 @@ pub struct Profile {
     pub image: ImageRule,
     #[serde(default)]
     pub sampling: Sampling,
+    /// The family's own grounding prompt, for a run that uses this model as its grounder
+    /// (docs/grounding.md); `None`: franz's prompt, worded in the profile's space.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grounding: Option<GroundingPrompt>,
+}
+
+/// How a grounding model is asked for the point of a target, as its family's source asks it
+/// (docs/grounding.md). In each text `{target}` stands for the planner's words, `{width}` and
+/// `{height}` for the size of the image sent.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GroundingPrompt {
+    /// The system message, where the source sends one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system: Option<String>,
+    /// The user message's text before the image, where the source puts one there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub before_image: Option<String>,
+    /// The user message's text after the image.
+    pub user: String,
+    /// The answer's form as the source shows it, with placeholders (`(x,y)`): what the
+    /// scripted model fills in (crates/core/src/model/responder/grounder.rs).
+    pub answer: String,
 }
 
 fn auto() -> String {
@@ -380,6 +403,7 @@ fn franz_fallback() -> Profile {
             height: 864,
         },
         sampling: Sampling::default(),
+        grounding: None,
     }
 }
 

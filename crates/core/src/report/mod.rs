@@ -210,6 +210,12 @@ fn header(h: &mut String, log: &RunLog) {
             row("refined", &format!("turn {}: {line}", e.turn));
         }
     }
+    // the grounding model's points (docs/grounding.md)
+    for e in &log.events {
+        if let Some(line) = grounded_line(&e.kind) {
+            row("grounded", &format!("turn {}: {line}", e.turn));
+        }
+    }
     h.push_str("</table>");
     if !log.warnings.is_empty() {
         h.push_str("<div class=\"warn\"><b>Warnings</b><ul>");
@@ -218,6 +224,39 @@ fn header(h: &mut String, log: &RunLog) {
         }
         h.push_str("</ul></div>");
     }
+}
+
+/// What a `grounded` event says: the target's words, the grounder, its point in its space and
+/// on the screen, its time and tokens.
+fn grounded_line(kind: &EventKind) -> Option<String> {
+    let EventKind::Grounded {
+        target,
+        model,
+        point,
+        of,
+        screen,
+        ms,
+        prompt_tokens,
+        completion_tokens,
+        ..
+    } = kind
+    else {
+        return None;
+    };
+    let n = |v: f64| crate::exact_target::Num(v).to_string();
+    let tokens = match (prompt_tokens, completion_tokens) {
+        (Some(p), Some(c)) => format!(", {p}+{c} tokens"),
+        _ => String::new(),
+    };
+    Some(format!(
+        "{target:?} by {model}: ({}, {}) of {}x{}, screen ({}, {}), {ms:.0} ms{tokens}",
+        n(point[0]),
+        n(point[1]),
+        n(of[0]),
+        n(of[1]),
+        screen[0],
+        screen[1]
+    ))
 }
 
 fn read_png(log: &RunLog, rel: &str) -> Option<Vec<u8>> {
@@ -420,6 +459,32 @@ mod tests {
         assert!(html.contains("<th>loop</th>"), "{html}");
         assert!(
             html.contains("turn 3: {&quot;type&quot;:&quot;click&quot;,&quot;x&quot;:400,&quot;y&quot;:408} on turns [1, 2] changed nothing (model warned)"),
+            "{html}"
+        );
+    }
+
+    #[test]
+    fn the_grounders_points_are_in_the_report() {
+        let root = tempfile::tempdir().unwrap();
+        let mut w = RunWriter::create(root.path(), Layout::Flat).unwrap();
+        let kind = EventKind::Grounded {
+            index: 0,
+            target: "the Save button".into(),
+            model: "gta1-7b".into(),
+            point: [640.0, 360.0],
+            of: [1288.0, 728.0],
+            screen: [954, 534],
+            ms: 212.0,
+            prompt_tokens: Some(1300),
+            completion_tokens: Some(7),
+        };
+        w.event(&crate::event::Event::now(2, kind)).unwrap();
+        let dir = w.dir().to_path_buf();
+        w.close().unwrap();
+        let html = build(&read_run(&dir).unwrap());
+        assert!(html.contains("<th>grounded</th>"), "{html}");
+        assert!(
+            html.contains("turn 2: &quot;the Save button&quot; by gta1-7b: (640, 360) of 1288x728, screen (954, 534), 212 ms, 1300+7 tokens"),
             "{html}"
         );
     }

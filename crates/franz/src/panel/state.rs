@@ -47,6 +47,9 @@ pub struct View {
     pub loop_detected: Option<String>,
     /// The last zoom-in refinement (`refined`, docs/refine.md): both points and their distance.
     pub refined: Option<String>,
+    /// The grounding model's last point (`grounded`): the target's words, the grounder, the
+    /// screen point and its time (docs/grounding.md).
+    pub grounded: Option<String>,
     /// The last model call's tokens, as the terminal's reply line says them
     /// (`franz_core::turn_tokens`); empty before the first reply.
     pub tokens: String,
@@ -218,6 +221,18 @@ fn apply(v: &mut View, kind: &EventKind) {
             ));
         }
         EventKind::Refined { .. } => v.refined = kind.refined_line(),
+        EventKind::Grounded {
+            target,
+            model,
+            screen,
+            ms,
+            ..
+        } => {
+            v.grounded = Some(format!(
+                "{target:?} found by {model} at ({}, {}) in {ms:.0} ms",
+                screen[0], screen[1]
+            ));
+        }
         _ => {}
     }
 }

@@ -14,6 +14,7 @@
 //! without a screenshot (the commander's leader) is briefed without using up the plan.
 
 mod design;
+mod grounder;
 mod schema;
 mod text;
 
@@ -127,6 +128,12 @@ pub fn script(plan: Vec<Intent>, style: Style) -> (Script, Transcript) {
 
 /// The reply to `request` (a chat-completions body) that does `intent`, in `style`.
 pub fn answer(request: &Value, intent: &Intent, style: Style) -> ScriptedReply {
+    // a grounding model's prompt is answered in its own form (docs/grounding.md)
+    if let Intent::Click { fx, fy } = intent
+        && let Some(reply) = grounder::answer(request, *fx, *fy)
+    {
+        return reply;
+    }
     let space = read_space(request);
     let at = match intent {
         Intent::Click { fx, fy } => Some(space.point(*fx, *fy)),
@@ -198,6 +205,14 @@ fn content_text(message: &Value) -> String {
             .join("\n"),
         _ => String::new(),
     }
+}
+
+/// Every message's text, joined.
+fn all_text(request: &Value) -> String {
+    messages(request)
+        .map(content_text)
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// Every system message's text, joined.

@@ -1,0 +1,95 @@
+//! Targets in words at run time (`crate::grounder`, docs/grounding.md): before a turn's
+//! actions run, each that names its target in words gets its point from the grounding model
+//! (a `grounded` event each). A target that finds no point (no grounder configured, an answer
+//! with no point, a failed request) is an error the planner reads next turn, with an `error`
+//! event; that action and those after it are not performed. A stop while the grounder is
+//! asked ends the turn at once.
+
+use super::{Engine, Stop};
+use crate::event::EventKind;
+use crate::grounder::{self, GroundError};
+use crate::strategy::{Prompt, Reading};
+
+impl Engine<'_> {
+    /// The prompt with the words form of targets explained after its last user text, when a
+    /// grounder is configured; unchanged without one (the planner is never offered it).
+    pub(super) fn with_target_hint(&self, prompt: Prompt) -> Prompt {
+        match &self.grounder {
+            Some(_) => super::element_list::add_text(prompt, grounder::PLANNER_HINT),
+            None => prompt,
+        }
+    }
+
+    /// Gives each action of `reading` that names a target its grounded point; on the first
+    /// that finds none, drops it and those after it and records why in `reading.errors`.
+    pub(super) fn ground_targets(&mut self, turn: u32, reading: &mut Reading) -> Result<(), Stop> {
+        for i in 0..reading.actions.len() {
+            let Some(target) = reading.actions[i].target.clone() else {
+                continue;
+            };
+            let problem = match self.ground_one(turn, i, &target) {
+                Ok(found) => {
+                    reading.actions[i] = grounder::at_found(&reading.actions[i], &found);
+                    continue;
+                }
+                Err(GroundError::Cancelled) => return Err(self.cancelled()),
+                Err(e) => e.to_string(),
+            };
+            let dropped = reading.actions.len() - i;
+            let message = format!(
+                "{}(target={target:?}): {problem}; {dropped} action(s) from it on were not performed: name the target differently or give its point",
+                reading.actions[i].kind.name()
+            );
+            reading.actions.truncate(i);
+            self.emit(
+                turn,
+                EventKind::Error {
+                    message: format!("grounding: {message}"),
+                    fatal: false,
+                },
+            );
+            reading.errors.push(message);
+            break;
+        }
+        Ok(())
+    }
+
+    /// Asks the grounder for action `index`'s `target`; emits `grounded` when it finds it.
+    fn ground_one(
+        &mut self,
+        turn: u32,
+        index: usize,
+        target: &str,
+    ) -> Result<grounder::Found, GroundError> {
+        let Some(g) = self.grounder.as_mut() else {
+            return Err(GroundError::NoPoint {
+                model: "(none)".into(),
+                target: target.to_string(),
+                why: "no grounding model is configured (grounder_model, --grounder-model)".into(),
+                answer: String::new(),
+            });
+        };
+        let found = g.ground(self.desktop, target, &self.cancel);
+        if self.cancel.is_cancelled() {
+            return Err(GroundError::Cancelled);
+        }
+        let found = found?;
+        let model = g.model_id().to_string();
+        let at = found.exact.at.map_or([0.0; 2], |p| [p[0].0, p[1].0]);
+        self.emit(
+            turn,
+            EventKind::Grounded {
+                index,
+                target: target.to_string(),
+                model,
+                point: at,
+                of: [found.exact.of[0].0, found.exact.of[1].0],
+                screen: [found.screen.x, found.screen.y],
+                ms: found.ms,
+                prompt_tokens: found.prompt_tokens,
+                completion_tokens: found.completion_tokens,
+            },
+        );
+        Ok(found)
+    }
+}
