@@ -292,10 +292,51 @@ fn franz_prompt(profile: &Profile) -> GroundingPrompt {
 /// `action` acting at the grounder's point: its `exact` target and its rounded 0..1000 point.
 /// Only clicks and `move` take a target (the parser refuses it elsewhere).
 pub fn at_found(action: &Action, found: &Found) -> Action {
-    let Some(at) = found.exact.at else {
+    at_exact(action, &found.exact)
+}
+
+/// The grounder as zoom-in refinement's asker (`crate::refine`, docs/refine.md): a point it
+/// found for `target` is refined by asking it again, in its own prompt and format, on a crop.
+pub struct GrounderAsker<'a> {
+    grounder: &'a Grounder,
+    target: &'a str,
+}
+
+impl<'a> GrounderAsker<'a> {
+    pub fn new(grounder: &'a Grounder, target: &'a str) -> Self {
+        GrounderAsker { grounder, target }
+    }
+}
+
+impl crate::refine::PointAsker for GrounderAsker<'_> {
+    fn request(&mut self, _instruction: &str, shot: &Screenshot) -> ChatRequest {
+        self.grounder.request(self.target, shot)
+    }
+
+    fn read(&mut self, reply: &Reply, shot: &Screenshot) -> Result<Action, String> {
+        let (exact, _) = self
+            .grounder
+            .read(reply, self.target, shot.size, &shot.work_area)
+            .map_err(|e| e.to_string())?;
+        let click = Action::from(ActionKind::Click { x: None, y: None });
+        Ok(at_exact(&click, &exact))
+    }
+}
+
+impl Grounder {
+    /// One request to the grounding model, as [`Grounder::ground`] sends it.
+    pub fn complete(&self, request: &ChatRequest, cancel: &Cancel) -> Result<Reply, ModelError> {
+        self.model.complete(request, cancel, &mut |_| {})
+    }
+}
+
+/// `action` acting at `exact`'s point (of its extent): the `exact` target and its rounded
+/// 0..1000 point.
+fn at_exact(action: &Action, exact: &Exact) -> Action {
+    let Some(at) = exact.at else {
         return action.clone();
     };
-    let of = ImageSize::new(found.exact.of[0].0 as u32, found.exact.of[1].0 as u32);
+    let of = ImageSize::new(exact.of[0].0 as u32, exact.of[1].0 as u32);
     let p = crate::exact_target::norm_point([at[0].0, at[1].0], of);
     let (x, y) = (Some(p.x), Some(p.y));
     let kind = match action.kind {

@@ -133,3 +133,41 @@ fn a_stop_while_the_grounder_is_asked_ends_the_run_at_once() {
     assert_eq!(ran.summary.outcome, Outcome::Interrupted);
     assert_eq!(ran.clicks(), 0);
 }
+
+#[test]
+fn with_zoom_refinement_the_grounder_is_asked_again_on_a_crop_and_its_point_acted_at() {
+    let mut run = Run::texts(
+        "narrative",
+        &[
+            "click(target=\"the OK button\")\nclick OK",
+            "done(\"ok\")\nok",
+        ],
+    );
+    run.options.refine.mode = crate::refine::Refine::Zoom;
+    run.options.refine.crop = crate::refine::DEFAULT_CROP;
+    let planner = run.model.clone();
+    // first on the whole screen (80, 50), then the crop's top-left pixel
+    let (g, grounder_model) = gta1([Canned::text("(77,49)"), Canned::text("(0,0)")]);
+    run.grounder = Some(g);
+    let ran = run.go();
+    assert_eq!(ran.summary.outcome, Outcome::Done, "{:?}", ran.names());
+    // a third of 320x200 around (80, 50): 107x67 from (27, 17)
+    let sent = ran.desktop.sent();
+    assert!(
+        sent.contains(&Sent::Move(PixelPoint::new(27, 17))),
+        "{sent:?}"
+    );
+    let refined = ran.events.iter().find_map(|e| match &e.kind {
+        EventKind::Refined {
+            from, to, error, ..
+        } => Some((*from, *to, error.clone())),
+        _ => None,
+    });
+    assert_eq!(refined, Some(([80, 50], [27, 17], None)));
+    // the grounder was asked twice, in its own prompt for the planner's words; the planner
+    // only for its turns
+    let asked = grounder_model.requests();
+    assert_eq!(asked.len(), 2);
+    assert!(text_of(&asked[1]).contains("the OK button"));
+    assert_eq!(planner.requests().len(), 2);
+}

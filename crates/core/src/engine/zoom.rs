@@ -9,7 +9,9 @@ use super::{Engine, Stop, build_request};
 use crate::action::{Action, ActionKind};
 use crate::event::{EventKind, Outcome};
 use crate::executor::fence::Fence;
+use crate::grounder::GrounderAsker;
 use crate::model::ChatRequest;
+use crate::model::ModelError;
 use crate::observe::Screenshot;
 use crate::refine::{self, AskFailure, Refinement, StrategyAsker};
 use crate::strategy::Reading;
@@ -48,12 +50,16 @@ impl Engine<'_> {
         let (Some(at), end) = fence.targets(action) else {
             return Ok(());
         };
-        let instruction = refine::instruction(&self.options.task, action);
+        // a point the grounder found (its target in words) is refined by the grounder
+        let ask = match &action.target {
+            Some(words) if self.grounder.is_some() => Asker::Grounder(words.clone()),
+            _ => Asker::Planner(refine::instruction(&self.options.task, action)),
+        };
         let name = action.kind.name();
-        let new_at = self.zoom(turn, (index, name), at, &instruction)?;
+        let new_at = self.zoom(turn, (index, name), at, &ask)?;
         let new_end = match (end, &action.kind) {
             (Some(e), ActionKind::Drag { .. }) => {
-                Some(self.zoom(turn, (index, "drag end"), e, &instruction)?)
+                Some(self.zoom(turn, (index, "drag end"), e, &ask)?)
             }
             _ => end,
         };
@@ -69,22 +75,14 @@ impl Engine<'_> {
         turn: u32,
         (index, what): (usize, &str),
         from: PixelPoint,
-        instruction: &str,
+        ask: &Asker,
     ) -> Result<PixelPoint, Stop> {
-        let done = match self.crop_around(from) {
-            Ok(shot) => self.ask_on_crop(turn, from, &shot, instruction)?,
-            Err(why) => Refinement {
-                from,
-                to: from,
-                crop: refine::crop_box(self.executor.area().rect, from, self.options.refine.crop),
-                image: crate::geometry::ImageSize::new(0, 0),
-                ms: 0.0,
-                prompt_tokens: None,
-                completion_tokens: None,
-                error: Some(format!(
-                    "kept the first point: cannot capture the crop: {why}"
-                )),
-            },
+        let done = match (self.crop_around(from), ask) {
+            (Ok(shot), Asker::Planner(instruction)) => {
+                self.ask_on_crop(turn, from, &shot, instruction)?
+            }
+            (Ok(shot), Asker::Grounder(words)) => self.ask_grounder_on_crop(from, &shot, words)?,
+            (Err(why), _) => self.kept(from, format!("cannot capture the crop: {why}")),
         };
         let kind = EventKind::Refined {
             index,
@@ -127,6 +125,46 @@ impl Engine<'_> {
         refine::refine_point(from, shot, instruction, &mut asker, &mut ask)
     }
 
+    /// One refinement request to the grounding model, in its own prompt and format, for the
+    /// planner's `words` on the crop. A stop ends the run at once; any other failure keeps
+    /// `from`.
+    fn ask_grounder_on_crop(
+        &mut self,
+        from: PixelPoint,
+        shot: &Screenshot,
+        words: &str,
+    ) -> Result<Refinement, Stop> {
+        let done = match self.grounder.as_ref() {
+            Some(g) => {
+                let mut asker = GrounderAsker::new(g, words);
+                let cancel = &self.cancel;
+                let mut ask = |request: &ChatRequest| {
+                    g.complete(request, cancel).map_err(|e| match e {
+                        ModelError::Cancelled => AskFailure::Stop(()),
+                        e => AskFailure::Failed(e.to_string()),
+                    })
+                };
+                refine::refine_point(from, shot, words, &mut asker, &mut ask)
+            }
+            None => return Ok(self.kept(from, "no grounding model is configured".into())),
+        };
+        done.map_err(|()| self.cancelled())
+    }
+
+    /// A refinement that kept `from`, and why.
+    fn kept(&self, from: PixelPoint, why: String) -> Refinement {
+        Refinement {
+            from,
+            to: from,
+            crop: refine::crop_box(self.executor.area().rect, from, self.options.refine.crop),
+            image: crate::geometry::ImageSize::new(0, 0),
+            ms: 0.0,
+            prompt_tokens: None,
+            completion_tokens: None,
+            error: Some(format!("kept the first point: {why}")),
+        }
+    }
+
     /// The crop around `at` of the screen as it is now, as the model is sent it.
     fn crop_around(&mut self, at: PixelPoint) -> Result<Screenshot, String> {
         let rect = refine::crop_box(self.executor.area().rect, at, self.options.refine.crop);
@@ -145,4 +183,11 @@ impl Engine<'_> {
             None => Err("the desktop lent no pixels".into()),
         }
     }
+}
+
+/// Who is asked again on the crop: the planner, with the task and the action's aim, or the
+/// grounding model that found the point, with the planner's words for the target.
+enum Asker {
+    Planner(String),
+    Grounder(String),
 }
