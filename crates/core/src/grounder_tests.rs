@@ -1,12 +1,12 @@
 use super::*;
 use crate::geometry::WorkArea;
-use crate::model::MemoryModel;
+use crate::model::CannedModel;
 use franz_desktop::PixelRect;
 
 fn grounder(profile: &str) -> Grounder {
     let profile = crate::profile::by_name(profile).unwrap();
     Grounder::new(
-        Arc::new(MemoryModel::texts(["(1,1)"])),
+        Arc::new(CannedModel::texts(["(1,1)"])),
         format!("{}-7b", profile.name),
         profile,
         &ObserveConfig::default(),

@@ -30,7 +30,7 @@ use franz_core::config::ConfigBuilder;
 use franz_core::config::Settings;
 use franz_core::engine::{Op, RunOptions, SessionHandle};
 use franz_core::executor::{ExecConfig, MotionProfile};
-use franz_core::model::{Canned, ChatRequest, MemoryModel, Reply, Shape, ToolCall, shape};
+use franz_core::model::{Canned, CannedModel, ChatRequest, Reply, Shape, ToolCall, shape};
 use franz_core::observe::ObserveConfig;
 use franz_core::profile::{self, Profile};
 use franz_core::strategy::ReadOptions;
@@ -134,7 +134,7 @@ fn run(strategy_name: &str, profile: &Profile) -> Vec<ChatRequest> {
         ..eff.config.read_options(None)
     };
     let (injected, answers) = script(strategy_name);
-    let model = Arc::new(MemoryModel::new(answers));
+    let model = Arc::new(CannedModel::new(answers));
     let handle = SessionHandle::new(Default::default());
     handle.submit(Op::Inject(injected)).unwrap();
     let task = "open the file menu and save the document as notes.txt";

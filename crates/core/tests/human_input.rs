@@ -1,4 +1,4 @@
-//! Human-mimetic input (docs/seeds.md (narrative): "smooth cursor trajectories (smoothstep
+//! Human-mimetic input (docs/designs.md (narrative): "smooth cursor trajectories (smoothstep
 //! interpolation), realistic typing cadence, and natural inter-action delays"), as the witness
 //! window sees it on a private Xvfb: a `human` move eases in and out, `human` typing follows
 //! the cadence with jitter, and `fast` stays exact and quick.

@@ -18,7 +18,7 @@ use franz_core::config::Settings;
 use franz_core::engine::{Decision, Modes, Op, RunOptions, SessionHandle};
 use franz_core::event::{Event, EventKind, Outcome};
 use franz_core::executor::{ExecConfig, MotionProfile};
-use franz_core::model::MemoryModel;
+use franz_core::model::CannedModel;
 use franz_core::observe::ObserveConfig;
 use franz_core::runlog::{Layout, RunWriter, read_run};
 use franz_core::strategy::{ReadOptions, StrategyName};
@@ -65,7 +65,7 @@ fn start(
     .unwrap();
     let writer = RunWriter::create(runs, Layout::Flat).unwrap();
     let run_dir = writer.dir().to_path_buf();
-    let model = Arc::new(MemoryModel::texts([
+    let model = Arc::new(CannedModel::texts([
         format!("click({x}, {y})\nclicking"),
         "done(\"clicked\")\ndone".to_string(),
     ]));

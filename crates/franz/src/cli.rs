@@ -511,7 +511,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE")]
     pub system_prompt: Option<PathBuf>,
     /// A reply to use on turn 1 instead of asking the model, read by every strategy with its
-    /// dialects (docs/seeds.md: boot reply).
+    /// dialects (docs/designs.md: boot reply).
     #[arg(long, value_name = "TEXT")]
     pub boot_reply: Option<String>,
     /// Serve the live panel (default 127.0.0.1 on a free port); prints its URL with a token.

@@ -107,7 +107,7 @@ fn tools_runs_a_command_in_bash_one_call_per_step() {
             i + 1,
             images(r)
         );
-        // docs/seeds.md's ten and the window tools (list_windows, focus_window)
+        // docs/designs.md's ten and the window tools (list_windows, focus_window)
         assert_eq!(r["tools"].as_array().unwrap().len(), 12);
     }
     assert_eq!(images(&reqs[0]), 1);

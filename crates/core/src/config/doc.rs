@@ -12,7 +12,7 @@ const INTRO: &str = "# Configuration
 > this file is not current. Edit the table, not this file.
 
 Every setting has a key (the TOML key of the config file, `--config FILE`, and of a scenario),
-an environment name `FRANZ_<KEY>` (the designs' `LMSTUDIO_*` / `AGENT_*` names, docs/seeds.md,
+an environment name `FRANZ_<KEY>` (the designs' `LMSTUDIO_*` / `AGENT_*` names, docs/designs.md,
 work too) and, unless it is a secret, a flag. Precedence: flags > environment > scenario file >
 config file > defaults. `franz config` prints every value and where it came from, as
 `key = value  # source: help`. A bad value is an error that names the key, its source, the value

@@ -448,7 +448,7 @@ impl ConfigBuilder {
                 return s.parse_str(v, Source::Env(name)).map(Some);
             }
         }
-        // the designs (docs/seeds.md) give the image size as two variables
+        // the designs (docs/designs.md) give the image size as two variables
         if s.key == "size" {
             match (self.env.get("AGENT_IMAGE_W"), self.env.get("AGENT_IMAGE_H")) {
                 (Some(w), Some(h)) => {

@@ -97,7 +97,7 @@ impl Config {
         Some((model.to_string(), client))
     }
 
-    /// The commander strategy's numbers (docs/seeds.md).
+    /// The commander strategy's numbers (docs/designs.md).
     pub fn commander(&self) -> CommanderSettings {
         CommanderSettings {
             review_interval: u32_of(self.review_interval),

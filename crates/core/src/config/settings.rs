@@ -1,4 +1,4 @@
-//! The table of settings: key, type, default, the designs' environment names (docs/seeds.md), and
+//! The table of settings: key, type, default, the designs' environment names (docs/designs.md), and
 //! help.
 
 use super::choice::{Choice, Coords};
@@ -115,7 +115,7 @@ pub struct Setting {
     pub kind: Kind,
     /// The default, written as a user would write it.
     pub default: &'static str,
-    /// The designs' environment names (docs/seeds.md) that also set it.
+    /// The designs' environment names (docs/designs.md) that also set it.
     pub seed_env: &'static [&'static str],
     pub secret: bool,
     pub help: &'static str,
@@ -684,7 +684,7 @@ pub const SETTINGS: &[Setting] = &[
         "0",
         "privacy: run directories kept; the oldest beyond N are deleted when a run starts (0 = keep all)",
     ),
-    // the delays of the designs (docs/seeds.md): they tune the `human` motion profile; `fast`
+    // the delays of the designs (docs/designs.md): they tune the `human` motion profile; `fast`
     // stays exact and quick
     seed(
         s(
@@ -850,7 +850,7 @@ impl Setting {
     }
 
     /// Its environment names, in the order they are read: `FRANZ_<KEY>`, then the designs'
-    /// (docs/seeds.md).
+    /// (docs/designs.md).
     pub fn env_names(&self) -> Vec<String> {
         std::iter::once(format!("FRANZ_{}", self.key.to_uppercase()))
             .chain(self.seed_env.iter().map(|n| n.to_string()))

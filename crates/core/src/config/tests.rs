@@ -8,7 +8,7 @@ fn env(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
 }
 
 #[test]
-fn defaults_are_the_seeds() {
+fn defaults_are_the_designs() {
     let e = ConfigBuilder::new().build().unwrap();
     assert_eq!(e.config.api_url, "http://localhost:1234/v1");
     assert_eq!(e.config.model, "qwen3-vl-8b-instruct");

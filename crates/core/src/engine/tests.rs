@@ -5,7 +5,7 @@
 use super::*;
 use crate::executor::{ExecConfig, MotionProfile};
 use crate::geometry::ImageSize;
-use crate::model::{Canned, MemoryModel, ToolCall};
+use crate::model::{Canned, CannedModel, ToolCall};
 use crate::observe::ObserveConfig;
 use crate::strategy::{self, ReadOptions};
 use franz_desktop::fake::{FakeDesktop, FakeLog, Sent};
@@ -40,7 +40,7 @@ fn options(max_steps: u64) -> RunOptions {
 /// One run's parts and what it produced.
 struct Run {
     strategy: &'static str,
-    model: Arc<MemoryModel>,
+    model: Arc<CannedModel>,
     options: RunOptions,
     controls: Arc<Remote>,
     /// Called with each event, on the engine's thread (e.g. to decide an approval).
@@ -78,7 +78,7 @@ impl Run {
     fn new(strategy: &'static str, answers: impl IntoIterator<Item = Canned>) -> Self {
         Run {
             strategy,
-            model: Arc::new(MemoryModel::new(answers)),
+            model: Arc::new(CannedModel::new(answers)),
             options: options(10),
             controls: Arc::new(Remote::new(Modes::default())),
             on_event: None,
@@ -442,7 +442,7 @@ fn pause_step_and_stop_from_the_controller() {
 
 /// Runs `run` on another thread, cancels it once `ready` says so, and returns what it
 /// produced and how long the run took to end after the cancel.
-fn cancel_when(run: Run, ready: impl FnOnce(&Arc<MemoryModel>)) -> (Ran, Duration) {
+fn cancel_when(run: Run, ready: impl FnOnce(&Arc<CannedModel>)) -> (Ran, Duration) {
     let cancel = run.cancel.clone();
     let model = run.model.clone();
     let engine = std::thread::spawn(move || run.go());
@@ -661,7 +661,7 @@ fn session_config(
 #[test]
 fn a_session_runs_on_its_own_thread_and_streams_its_events() {
     let (config, desktop, log) = session_config("narrative", options(10));
-    let model = Arc::new(MemoryModel::texts([
+    let model = Arc::new(CannedModel::texts([
         "click(500, 500)\nclick",
         "done(\"ok\")\nok",
     ]));
@@ -712,7 +712,7 @@ fn a_session_runs_on_its_own_thread_and_streams_its_events() {
 #[test]
 fn stop_ends_a_session_at_once_during_a_hung_model_call() {
     let (config, desktop, _) = session_config("narrative", options(10));
-    let model = Arc::new(MemoryModel::new([Canned::Hang]));
+    let model = Arc::new(CannedModel::new([Canned::Hang]));
     let (handle, mut events) = Session::spawn(config, desktop, model.clone()).unwrap();
     assert!(model.wait_requests(1, Duration::from_secs(10)));
     let at = Instant::now();
@@ -735,7 +735,7 @@ fn stop_ends_a_session_at_once_during_a_hung_model_call() {
 #[test]
 fn a_cancel_wakes_a_paused_session() {
     let (config, desktop, _) = session_config("narrative", options(10));
-    let model = Arc::new(MemoryModel::texts(["move(500, 500)\nx"]));
+    let model = Arc::new(CannedModel::texts(["move(500, 500)\nx"]));
     let handle = SessionHandle::new(Modes::default());
     handle.submit(Op::Pause).unwrap();
     let mut events = Session::spawn_with(&handle, config, desktop, model.clone()).unwrap();
@@ -761,7 +761,7 @@ fn a_cancel_wakes_a_paused_session() {
 fn two_sessions_run_at_once_each_on_its_own_desktop() {
     let start = |text: &str| {
         let (config, desktop, log) = session_config("narrative", options(10));
-        let model = Arc::new(MemoryModel::texts([
+        let model = Arc::new(CannedModel::texts([
             text.to_string(),
             "done(\"ok\")\nok".into(),
         ]));
@@ -826,7 +826,7 @@ fn ask_user_with_someone_there_waits_and_the_answer_goes_to_the_model() {
     let (mut config, desktop, _) = session_config("narrative", options(10));
     config.strategy = uitars();
     let done = "Thought: opened it\nAction: finished(content='opened it')";
-    let model = Arc::new(MemoryModel::texts([
+    let model = Arc::new(CannedModel::texts([
         asks("Which of the two files?"),
         done.into(),
     ]));
@@ -858,7 +858,7 @@ fn ask_user_with_someone_there_waits_and_the_answer_goes_to_the_model() {
 fn no_answer_ends_the_run_as_when_nobody_is_there() {
     let (mut config, desktop, _) = session_config("narrative", options(10));
     config.strategy = uitars();
-    let model = Arc::new(MemoryModel::texts([asks("Which?")]));
+    let model = Arc::new(CannedModel::texts([asks("Which?")]));
     let handle = SessionHandle::new(ANSWERS);
     let mut events = Session::spawn_with(&handle, config, desktop, model.clone()).unwrap();
     for e in events.by_ref() {
@@ -877,7 +877,7 @@ fn no_answer_ends_the_run_as_when_nobody_is_there() {
 fn a_stop_ends_a_run_that_waits_for_an_answer() {
     let (mut config, desktop, _) = session_config("narrative", options(10));
     config.strategy = uitars();
-    let model = Arc::new(MemoryModel::texts([asks("Which?")]));
+    let model = Arc::new(CannedModel::texts([asks("Which?")]));
     let handle = SessionHandle::new(ANSWERS);
     let mut events = Session::spawn_with(&handle, config, desktop, model).unwrap();
     for e in events.by_ref() {
@@ -1006,7 +1006,7 @@ fn a_request_shrunk_to_fit_the_context_is_read_against_the_image_the_model_was_s
     assert_eq!(ran.summary.outcome, Outcome::Done);
 }
 
-/// `--boot-reply` (docs/seeds.md (vision loop): BOOT_VLM_OUTPUT): every strategy runs it as its
+/// `--boot-reply` (docs/designs.md (vision loop): BOOT_VLM_OUTPUT): every strategy runs it as its
 /// first turn, read with its dialects, without asking the model (the commander's leader
 /// included).
 #[test]
@@ -1043,7 +1043,7 @@ fn every_strategy_runs_the_boot_reply_as_its_first_turn() {
     }
 }
 
-/// Seed 004's completion rule in every strategy (strategy/text_reply.rs `EvidenceRule`): a first
+/// Design 004's completion rule in every strategy (strategy/text_reply.rs `EvidenceRule`): a first
 /// empty `done` goes back to the model as a problem; the next one with an answer ends the run
 /// with that answer in `run_finished`.
 #[test]
@@ -1237,7 +1237,7 @@ fn grounded(mut run: Run, mode: crate::grounding::Grounding) -> Run {
     run
 }
 
-fn request_texts(model: &MemoryModel) -> Vec<String> {
+fn request_texts(model: &CannedModel) -> Vec<String> {
     model
         .requests()
         .iter()
@@ -1290,7 +1290,7 @@ fn without_grounding_the_request_has_no_list() {
 }
 
 /// The colour of the pixel at (`x`, `y`) of the screenshot in request `i`.
-fn sent_pixel(model: &MemoryModel, i: usize, x: u32, y: u32) -> [u8; 4] {
+fn sent_pixel(model: &CannedModel, i: usize, x: u32, y: u32) -> [u8; 4] {
     use base64::Engine as _;
     let text = serde_json::to_string(&model.requests()[i].messages).unwrap();
     let start = text.find("base64,").unwrap() + "base64,".len();
@@ -1327,7 +1327,7 @@ fn each_turn_reports_its_time_by_stage_to_whoever_asked_and_the_raw_buffer_is_po
     let writer = RunWriter::create(runs.path(), crate::runlog::Layout::Flat).unwrap();
     let pool = writer.raw_pool(false).unwrap();
     config.writer = Some(writer);
-    let model = Arc::new(MemoryModel::texts([
+    let model = Arc::new(CannedModel::texts([
         "click(500, 500)\nclick",
         "click(400, 400)\nclick",
         "done(\"ok\")\nok",

@@ -5,8 +5,8 @@ use crate::grounder::Grounder;
 
 /// A GTA1 grounder (pixels of its own smart_resize of the 320x200 screen: 308x196) that
 /// answers `answers`.
-fn gta1(answers: impl IntoIterator<Item = Canned>) -> (Grounder, Arc<MemoryModel>) {
-    let model = Arc::new(MemoryModel::new(answers));
+fn gta1(answers: impl IntoIterator<Item = Canned>) -> (Grounder, Arc<CannedModel>) {
+    let model = Arc::new(CannedModel::new(answers));
     let profile = crate::profile::by_name("gta1").unwrap();
     let observe = ObserveConfig {
         cursor: false,

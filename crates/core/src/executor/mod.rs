@@ -39,7 +39,7 @@ pub use failsafe::Tripped;
 pub use motion::MotionProfile;
 pub use policy_state::Confirmer;
 
-/// The designs (docs/seeds.md) cap the actions one model reply may ask for (`max_actions` in the
+/// The designs (docs/designs.md) cap the actions one model reply may ask for (`max_actions` in the
 /// configuration, default 8); the rest are refused with `too_many_actions`.
 pub const DEFAULT_MAX_ACTIONS_PER_TURN: usize = 8;
 

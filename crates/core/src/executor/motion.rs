@@ -1,7 +1,7 @@
 //! How input moves: the smoothstep cursor path and the timing of clicks, typing and drags.
 //!
 //! Two profiles:
-//! - `human` (the default) follows the designs (docs/seeds.md): a smoothstep path (FRANZ), a settle
+//! - `human` (the default) follows the designs (docs/designs.md): a smoothstep path (FRANZ), a settle
 //!   before a click (80-120 ms after actions in the tool-calling agents), 10 ms per typed character
 //!   (`char_input_delay` of the commander/operator design), a longer pause after a space or
 //!   newline, a drag in 15 steps, a delay between actions and a 0.3 s UI settle after the last.

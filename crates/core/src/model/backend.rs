@@ -1,6 +1,6 @@
 //! The [`Model`] trait: what the engine asks a model through. Two implementations: the
 //! OpenAI-compatible HTTP client ([`super::ModelClient`]) and the in-memory
-//! [`super::MemoryModel`] that engine tests and `franz bench stop` use.
+//! [`super::CannedModel`] that engine tests and `franz bench stop` use.
 //!
 //! A call gives up as soon as the run's [`Cancel`] token is set. The HTTP client then drops
 //! its request wherever it is (connecting, waiting for an answer, mid-stream, in a retry's

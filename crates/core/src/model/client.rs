@@ -1,7 +1,7 @@
 //! The OpenAI-compatible chat-completions client: async reqwest behind a blocking API.
 //!
 //! - `--api-url` may be a base URL (`http://localhost:1234/v1`) or the full endpoint
-//!   (`.../v1/chat/completions`, the designs' `LMSTUDIO_ENDPOINT`, docs/seeds.md).
+//!   (`.../v1/chat/completions`, the designs' `LMSTUDIO_ENDPOINT`, docs/designs.md).
 //! - Replies come whole or streamed (SSE); both give the same [`Reply`].
 //! - A connect timeout and a whole-request timeout (zero = none, with a warning).
 //! - Bounded retries with exponential backoff on connection errors, 429 and the 5xx that look
@@ -105,7 +105,7 @@ impl std::fmt::Debug for ClientConfig {
 
 impl ClientConfig {
     /// The settings table's defaults (`config/settings.rs`, the designs' numbers of
-    /// docs/seeds.md): 240 s per request, 10 s to connect, 3 retries from 500 ms, replies up
+    /// docs/designs.md): 240 s per request, 10 s to connect, 3 retries from 500 ms, replies up
     /// to 32 MiB; the key from the environment. The mapping from the configuration is
     /// `Config::client` (`config/parts.rs`).
     pub fn new(api_url: impl Into<String>) -> Self {

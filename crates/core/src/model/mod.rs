@@ -2,7 +2,7 @@
 //! exchange-log sanitizer, and the scripted model server that tests and `franz demo` use.
 //!
 //! A strategy builds a [`ChatRequest`]; the engine asks a [`Model`] (the HTTP [`ModelClient`]
-//! or the in-memory `MemoryModel`) and hands the [`Reply`] to the strategy's parser.
+//! or the in-memory `CannedModel`) and hands the [`Reply`] to the strategy's parser.
 //!
 //! The doubles (the scripted server, its responder and server shapes, the in-memory model)
 //! are built only with the `scripted` feature (docs/testing.md): the tests turn it on, and so
@@ -13,6 +13,8 @@ pub mod adapt;
 pub mod backend;
 pub mod body;
 pub mod calibrate;
+#[cfg(any(test, feature = "scripted"))]
+pub mod canned;
 pub mod client;
 pub mod constrain;
 pub mod context;
@@ -20,8 +22,6 @@ pub mod context_probe;
 pub mod error;
 pub mod honours;
 pub mod learned;
-#[cfg(any(test, feature = "scripted"))]
-pub mod memory;
 pub mod refusal;
 #[cfg(any(test, feature = "scripted"))]
 pub mod responder;
@@ -40,6 +40,8 @@ pub mod wire;
 
 pub use backend::{Model, Progress, Retry};
 pub use calibrate::Calibration;
+#[cfg(any(test, feature = "scripted"))]
+pub use canned::{Canned, CannedModel};
 pub use client::{
     ClientConfig, DEFAULT_MAX_RESPONSE_BYTES, Endpoint, ModelClient, PROBE_HEADER, api_key_from_env,
 };
@@ -47,8 +49,6 @@ pub use constrain::{Constrain, Mode, ReplyFormat};
 pub use context::{ContextInfo, ImageCost, ImageTokens, Overflow, RequestCost};
 pub use error::ModelError;
 pub use learned::Learned;
-#[cfg(any(test, feature = "scripted"))]
-pub use memory::{Canned, MemoryModel};
 pub use refusal::Refusal;
 #[cfg(any(test, feature = "scripted"))]
 pub use scripted_server::{

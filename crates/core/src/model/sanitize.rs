@@ -1,4 +1,4 @@
-//! The exchange-log sanitizer (docs/seeds.md (tool calling)): every base64 image in a request or
+//! The exchange-log sanitizer (docs/designs.md (tool calling)): every base64 image in a request or
 //! response becomes `<image sha256=HEX bytes=N>`, recursively, so logs stay small and hold no
 //! screen content.
 //!

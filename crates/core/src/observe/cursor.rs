@@ -1,5 +1,5 @@
 //! Drawing the mouse cursor into the model's image at its true position, as the tool-calling and
-//! commander designs (docs/seeds.md) do: the hotspot lands on the image pixel of the pointer's
+//! commander designs (docs/designs.md) do: the hotspot lands on the image pixel of the pointer's
 //! screen pixel, and the cursor is scaled with the image (as if drawn before the resize).
 
 use super::RgbaImage;

@@ -1,5 +1,5 @@
 //! The overlay's settings, every colour, size and trail knob, with the designs' defaults
-//! (docs/seeds.md).
+//! (docs/designs.md).
 //!
 //! Names follow the vision loop's `UI_CONFIG` (`executed_heat.radius_scale`, `stops`,
 //! `trail_turns`, `trail_shrink`, `bbox_heat.border`, `border_width`, `fill_stops`) and the
@@ -140,7 +140,7 @@ pub struct OverlayConfig {
     pub labels: LabelConfig,
 }
 
-/// docs/seeds.md (vision loop): orange heat at action points, with a trail over recent turns.
+/// docs/designs.md (vision loop): orange heat at action points, with a trail over recent turns.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct HeatConfig {
@@ -157,7 +157,7 @@ pub struct HeatConfig {
     pub trail_fade: f32,
 }
 
-/// docs/seeds.md (vision loop): blue heat over the boxes the model gave, with a border.
+/// docs/designs.md (vision loop): blue heat over the boxes the model gave, with a border.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct BboxHeatConfig {
@@ -167,7 +167,7 @@ pub struct BboxHeatConfig {
     pub fill_stops: Vec<Stop>,
 }
 
-/// docs/seeds.md (narrative): marks for the last turn's actions. Sizes are pixels of the model's
+/// docs/designs.md (narrative): marks for the last turn's actions. Sizes are pixels of the model's
 /// image.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -335,7 +335,7 @@ impl Default for BboxHeatConfig {
 
 impl Default for MarksConfig {
     fn default() -> Self {
-        // docs/seeds.md (narrative): drawing.py constants
+        // docs/designs.md (narrative): drawing.py constants
         let red = Color::rgb(255, 0, 0);
         let green = Color::rgb(0, 255, 0);
         let blue = Color::rgb(0, 150, 255);

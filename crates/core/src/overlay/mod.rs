@@ -1,5 +1,5 @@
 //! Visual feedback burned into the screenshot the model sees next (the designs' central idea,
-//! docs/seeds.md): the vision loop's orange heat at action points with a fading trail over recent
+//! docs/designs.md): the vision loop's orange heat at action points with a fading trail over recent
 //! turns, blue heat over the model's boxes, and labels; the narrative design's crosshairs, rings
 //! and drag arrows.
 //!

@@ -133,7 +133,7 @@ fn line(pm: &mut PixmapMut<'_>, pts: &[(f32, f32)], color: Color, width: f32, ca
     }
 }
 
-/// docs/seeds.md (narrative): crosshair, two lines of half-length `size` and a centre dot.
+/// docs/designs.md (narrative): crosshair, two lines of half-length `size` and a centre dot.
 pub(crate) fn crosshair(
     pm: &mut PixmapMut<'_>,
     x: f32,
@@ -183,7 +183,7 @@ pub(crate) fn ring(pm: &mut PixmapMut<'_>, x: f32, y: f32, r: f32, width: f32, c
     }
 }
 
-/// docs/seeds.md (narrative): arrow, a line with two arms of `head` pixels at `angle_deg` to it, at
+/// docs/designs.md (narrative): arrow, a line with two arms of `head` pixels at `angle_deg` to it, at
 /// the end.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn arrow(

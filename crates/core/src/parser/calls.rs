@@ -1,4 +1,4 @@
-//! The function-call text of docs/seeds.md (narrative): `left_click(650, 420)` and friends
+//! The function-call text of docs/designs.md (narrative): `left_click(650, 420)` and friends
 //! inside the narrative.
 //!
 //! The design's calls: `left_click(x,y)`, `right_click(x,y)`, `double_left_click(x,y)`,

@@ -533,7 +533,7 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    /// A box (for the vision loop's bboxes, docs/seeds.md), converted and clamped like points.
+    /// A box (for the vision loop's bboxes, docs/designs.md), converted and clamped like points.
     pub fn norm_box(&mut self, nums: &[f64]) -> Option<NormBox> {
         match Target::from_numbers(nums) {
             Ok(Target::Box(b)) => {

@@ -1,4 +1,4 @@
-//! docs/seeds.md (vision loop) JSON: `{"observation": "...", "bboxes": [{"x1",...}], "actions":
+//! docs/designs.md (vision loop) JSON: `{"observation": "...", "bboxes": [{"x1",...}], "actions":
 //! [{"name": "click", "x1": .., "y1": ..}, {"name": "drag", "x1", "y1", "x2", "y2"}]}`.
 //!
 //! The object may sit in code fences or prose; the first one is used. Action names are

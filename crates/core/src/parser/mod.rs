@@ -49,12 +49,12 @@ use std::str::FromStr;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Dialect {
-    /// docs/seeds.md (vision loop):
+    /// docs/designs.md (vision loop):
     /// `{"observation", "bboxes", "actions": [{"name": "click", "x1", "y1"}]}`.
     Json,
-    /// docs/seeds.md (narrative): `left_click(650, 420)` in text, the rest is the story.
+    /// docs/designs.md (narrative): `left_click(650, 420)` in text, the rest is the story.
     Calls,
-    /// docs/seeds.md (tool calling, commander): `click_element{label, box}`, `type_text`, ... as
+    /// docs/designs.md (tool calling, commander): `click_element{label, box}`, `type_text`, ... as
     /// tool calls.
     Tools,
     /// Qwen2.5-VL / Qwen3-VL `computer_use` / `mobile_use`.
@@ -169,7 +169,7 @@ pub struct ParsedReply {
     pub text: String,
     /// What could not be read, for the model to fix next turn.
     pub errors: Vec<String>,
-    /// The vision loop's regions of interest (0..1000, docs/seeds.md), for the panel. Not part
+    /// The vision loop's regions of interest (0..1000, docs/designs.md), for the panel. Not part
     /// of `franz parse`.
     #[serde(skip)]
     pub bboxes: Vec<NormBox>,

@@ -11,7 +11,7 @@
 //! is read too: Anthropic's computer tool sends it through here.
 //!
 //! `tagged_calls` also serves any tool in `<tool_call>` blocks (Hermes style), e.g. the tools of
-//! docs/seeds.md.
+//! docs/designs.md.
 
 use super::coords::{Ctx, at, click, field, given, number, text};
 use super::lenient;

@@ -1,4 +1,4 @@
-//! The tool calls of docs/seeds.md (tool calling, tool calling v4.2, commander).
+//! The tool calls of docs/designs.md (tool calling, tool calling v4.2, commander).
 //!
 //! - `click_element{label, box}`, `double_click_element`, `right_click_element`: the box in any
 //!   of the three forms (`[x,y]`, `[x1,y1,x2,y2]`, `[[x1,y1],[x2,y2]]`), or the commander's

@@ -62,10 +62,10 @@ pub struct RunMeta {
 #[serde(rename_all = "snake_case")]
 pub enum Layout {
     /// `turn_0001_raw.png` beside `turns.jsonl` (the vision loop's recommended layout,
-    /// docs/seeds.md).
+    /// docs/designs.md).
     #[default]
     Flat,
-    /// `turn_0001/screenshot_raw.png` (the vision loop's legacy layout, docs/seeds.md).
+    /// `turn_0001/screenshot_raw.png` (the vision loop's legacy layout, docs/designs.md).
     TurnDirs,
 }
 

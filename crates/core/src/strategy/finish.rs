@@ -11,7 +11,7 @@
 //!     shows it; the text of the reply around it (the story, thought, notes or SITREP)
 //!     becomes its answer;
 //!   - any other `done` or `report_completion` with an empty answer is sent back once, then
-//!     accepted with a warning (seed 004's "completion needs evidence", docs/seeds.md).
+//!     accepted with a warning (design 004's "completion needs evidence", docs/designs.md).
 //! - A plain answer (text without an action, where the prompt says that ends the task) is
 //!   first read by `read_plain`, which sends back text that is not prose (`prose.rs`): a
 //!   broken call, markup, an error dump. [`Finish::answer`] then sends back an answer that

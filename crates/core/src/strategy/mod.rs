@@ -131,7 +131,7 @@ pub struct ReadOptions {
     pub norm_max: u32,
     /// Replaces the built-in system prompt.
     pub system_prompt: Option<String>,
-    /// The boot reply, every strategy's first turn (BOOT_VLM_OUTPUT in docs/seeds.md (vision
+    /// The boot reply, every strategy's first turn (BOOT_VLM_OUTPUT in docs/designs.md (vision
     /// loop)).
     pub boot_reply: Option<String>,
     /// tools: images kept in the history.

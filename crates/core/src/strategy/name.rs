@@ -44,7 +44,7 @@ impl StrategyName {
 
     /// The dialect the strategy asks for when `configured` (the setting, or the profile's) is
     /// `auto`: the narrative's function-call lines and the vision loop's JSON
-    /// (docs/seeds.md); the tools strategy and the commander read every dialect by detection.
+    /// (docs/designs.md); the tools strategy and the commander read every dialect by detection.
     pub fn dialect(self, configured: Option<Dialect>) -> Option<Dialect> {
         match self {
             StrategyName::Narrative => configured.or(Some(Dialect::Calls)),

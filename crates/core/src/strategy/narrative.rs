@@ -1,4 +1,4 @@
-//! The narrative strategy (docs/seeds.md (narrative)), the default: stateless requests holding the
+//! The narrative strategy (docs/designs.md (narrative)), the default: stateless requests holding the
 //! goal, the model's own story and the last action, plus one screenshot annotated with that action.
 //! The reply is one action as function-call text and a story that replaces the old one in full, so
 //! the request never grows with turns. How a turn ends the run (a cut-off reply, a finish, a

@@ -1,6 +1,6 @@
 //! Built-in prompt templates. Each can be replaced from a file (`--system-prompt FILE`).
 
-/// docs/seeds.md (narrative): one action as a function call, plus the rewritten story.
+/// docs/designs.md (narrative): one action as a function call, plus the rewritten story.
 /// `{coords}` is the coordinate sentence of the run's space (`grammar::Space::wording`); the
 /// calls show placeholders, never values (docs/actions.md, "Placeholders in examples").
 pub const NARRATIVE_SYSTEM: &str = r#"You are FRANZ, an agent that operates a computer desktop by looking at screenshots.
@@ -21,7 +21,7 @@ When the goal is reached, answer with done and, as its text, what on the screen 
 
 pub const NARRATIVE_USER: &str = "GOAL: {task}\n\nSTORY SO FAR:\n{story}\n\nLAST ACTION:\n{last}\n\nLook at the screenshot and answer with one action and the new story.";
 
-/// docs/seeds.md (vision loop): JSON with observation, bboxes and several actions; `{coords}`
+/// docs/designs.md (vision loop): JSON with observation, bboxes and several actions; `{coords}`
 /// as in [`NARRATIVE_SYSTEM`].
 pub const VISION_SYSTEM: &str = r#"You control a computer desktop through screenshots. {coords}
 The screenshot shows what you did last turn: orange heat where you acted (older turns fade), blue boxes around regions you pointed out.
@@ -45,7 +45,7 @@ pub fn fill(template: &str, vars: &[(&str, &str)]) -> String {
     out
 }
 
-/// docs/seeds.md (tool calling): function calling, one tool a step, observe -> think -> act ->
+/// docs/designs.md (tool calling): function calling, one tool a step, observe -> think -> act ->
 /// verify; `{coords}` as in [`NARRATIVE_SYSTEM`].
 pub const TOOLS_SYSTEM: &str = r#"You are a desktop automation agent. You see the screen through screenshots and act with the tools you are given.
 {coords}
@@ -54,7 +54,7 @@ Protocol: observe the screen, think, call exactly ONE tool, then verify the resu
 Rules: one tool call per step (extra calls are rejected); click an input field before typing into it; always check that your action worked.
 When the task is complete, answer in plain text without calling a tool, saying what on the screen shows it is done (or giving the answer the task asks for): that answer ends the task."#;
 
-/// docs/seeds.md (commander): the leader (text only, never sees the screen).
+/// docs/designs.md (commander): the leader (text only, never sees the screen).
 pub const LEADER_SYSTEM: &str = r#"You are the TEAM LEADER of a desktop automation unit. You never see the screen: your Operator specialist does, and reports to you in SITREPs.
 MISSION: {task}
 CURRENT PLAN: {plan}
@@ -65,7 +65,7 @@ TOOLS:
 TEAM DYNAMICS: trust the Operator's reports; when it is BLOCKED, change the approach instead of repeating it; review progress every {review} turns.
 Always end by calling spawn_operator with the next objective."#;
 
-/// docs/seeds.md (commander): the operator, the brief, one tool per turn, the SITREP format;
+/// docs/designs.md (commander): the operator, the brief, one tool per turn, the SITREP format;
 /// `{coords}` as in [`NARRATIVE_SYSTEM`].
 pub const OPERATOR_SYSTEM: &str = r#"You are the OPERATOR specialist of a desktop automation unit. You see the screen and act on it.
 CURRENT BRIEF: {brief}

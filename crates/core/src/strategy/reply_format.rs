@@ -197,7 +197,7 @@ fn bounded(name: &str, p: &Value, space: Space) -> Value {
 
 /// The tools strategy's reply: one call of one of `tools` as the JSON object
 /// `{"name", "arguments"}`, or, where an answer may end the run (`answer`, see
-/// `finish.rs`), `{"answer": "..."}`, its plain final answer (docs/seeds.md (tool calling)),
+/// `finish.rs`), `{"answer": "..."}`, its plain final answer (docs/designs.md (tool calling)),
 /// which a forced tool call would not allow; `None` without tools.
 pub fn tools_reply(tools: &[Tool], space: Space, answer: bool) -> Option<ReplyFormat> {
     let Some(ReplyFormat::Call { schema, .. }) = of_tools(tools, space) else {

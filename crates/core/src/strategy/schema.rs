@@ -1,4 +1,4 @@
-//! The function-calling tool schemas of docs/seeds.md: tool calling (the tools strategy) and
+//! The function-calling tool schemas of docs/designs.md: tool calling (the tools strategy) and
 //! commander (the commander's leader and operator), and the JSON payloads tool results are answered
 //! with.
 
@@ -44,7 +44,7 @@ fn element(name: &str, what: &str, space: Space) -> Tool {
     )
 }
 
-/// docs/seeds.md (tool calling): observe_screen, click_element, type_text, press_key,
+/// docs/designs.md (tool calling): observe_screen, click_element, type_text, press_key,
 /// scroll_at_position, move_mouse, click_mouse, double/right click and drag; positions in
 /// `space`, the space the run's replies are read in.
 pub fn tools_strategy(space: Space) -> Vec<Tool> {
@@ -128,7 +128,7 @@ fn position(space: Space) -> Value {
     json!({"type": "array", "items": {"type": "number"}, "description": format!("[x, y] in {}", space.range())})
 }
 
-/// docs/seeds.md (commander): the operator, one of these per turn, each with a justification;
+/// docs/designs.md (commander): the operator, one of these per turn, each with a justification;
 /// positions in `space`.
 pub fn operator(space: Space) -> Vec<Tool> {
     let click = |name: &str, what: &str| {
@@ -183,7 +183,7 @@ pub fn operator(space: Space) -> Vec<Tool> {
     ]
 }
 
-/// docs/seeds.md (commander): the leader, spawn_operator and compress_memory.
+/// docs/designs.md (commander): the leader, spawn_operator and compress_memory.
 pub fn leader() -> Vec<Tool> {
     vec![
         Tool::function(

@@ -127,7 +127,7 @@ pub fn read_plain(
 fn looks_like_an_action(d: Dialect, text: &str) -> bool {
     match d {
         Dialect::None => false,
-        // any JSON object is detected as seed 000's; only one with "actions" was meant as one
+        // any JSON object is detected as design 000's; only one with "actions" was meant as one
         Dialect::Json => text.contains("\"actions\""),
         _ => true,
     }

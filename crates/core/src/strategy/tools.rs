@@ -1,4 +1,4 @@
-//! The tools strategy (docs/seeds.md (tool calling)): OpenAI function calling with the designs'
+//! The tools strategy (docs/designs.md (tool calling)): OpenAI function calling with the designs'
 //! tool schema and a chat history kept across turns.
 //!
 //! - The history starts with the system prompt, the task and a screenshot (the tool-calling design

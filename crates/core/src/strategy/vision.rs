@@ -1,4 +1,4 @@
-//! The vision strategy (docs/seeds.md (vision loop)): the reply is JSON `{observation, bboxes,
+//! The vision strategy (docs/designs.md (vision loop)): the reply is JSON `{observation, bboxes,
 //! actions}` with several actions a turn; the model's notes (its `observation` text) come back to
 //! it in the next turn's prompt and the bboxes are drawn on the next screenshot. A boot reply can
 //! start the loop without asking the model. How a turn ends the run (a cut-off reply, a finish,

@@ -12,7 +12,7 @@ use franz_core::turn_tokens::{Sums, Tally, thousands};
 use serde::Serialize;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-/// The body of `GET /state` (the vision loop's fields, docs/seeds.md, plus franz's).
+/// The body of `GET /state` (the vision loop's fields, docs/designs.md, plus franz's).
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct View {
     pub phase: String,

@@ -1,4 +1,4 @@
-//! The commander's memory (the commander design's AgentMemory, docs/seeds.md): a record per
+//! The commander's memory (the commander design's AgentMemory, docs/designs.md): a record per
 //! operator turn, and snapshots that replace archived turns in the context once the leader
 //! compresses them.
 

@@ -1,4 +1,4 @@
-//! The commander strategy (docs/seeds.md (commander)): a text-only leader plans and briefs, a
+//! The commander strategy (docs/designs.md (commander)): a text-only leader plans and briefs, a
 //! vision operator acts one tool a turn.
 //!
 //! Each engine turn may first consult the leader (through [`Strategy::consult`], so its calls
@@ -47,7 +47,7 @@ const LEADER_CUT_OFF: &str = "your last reply was cut off at max_tokens (finish_
 /// Repeats (the loop breaker's, `crate::loop_breaker`) that make the turn a loop recovery.
 const RECOVERY_REPEATS: u32 = 3;
 
-/// The commander design's numbers (docs/seeds.md), each configurable.
+/// The commander design's numbers (docs/designs.md), each configurable.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CommanderSettings {
     pub review_interval: u32,

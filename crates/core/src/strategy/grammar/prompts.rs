@@ -6,7 +6,7 @@
 use super::{Grammar, Space};
 use crate::model::Tool;
 
-/// The narrative strategy (docs/seeds.md (narrative)) in a family's grammar.
+/// The narrative strategy (docs/designs.md (narrative)) in a family's grammar.
 pub fn narrative_system(g: &Grammar, space: Space) -> String {
     format!(
         "You are FRANZ, an agent that operates a computer desktop by looking at screenshots.
@@ -26,7 +26,7 @@ When the goal is reached, {finish}.",
     )
 }
 
-/// The vision loop (docs/seeds.md (vision loop)) in a family's grammar: the notes are the text
+/// The vision loop (docs/designs.md (vision loop)) in a family's grammar: the notes are the text
 /// around the actions.
 pub fn vision_system(g: &Grammar, space: Space) -> String {
     format!(
@@ -48,7 +48,7 @@ When the task is done, {finish}.",
 /// The vision loop's user message in a family's grammar (franz's asks for its JSON object).
 pub const VISION_USER: &str = "TASK: {task}\n\nYOUR LAST OBSERVATION:\n{notes}\n\nRESULTS OF YOUR LAST ACTIONS:\n{last}\n\nLook at the screenshot and answer with your observation and your actions.";
 
-/// The tools strategy (docs/seeds.md (tool calling)) in a family's grammar.
+/// The tools strategy (docs/designs.md (tool calling)) in a family's grammar.
 pub fn tools_system(g: &Grammar, space: Space) -> String {
     format!(
         "You are a desktop automation agent. You see the screen through screenshots and act on it.
@@ -68,7 +68,7 @@ When the task is complete, {finish}.",
     )
 }
 
-/// The commander's operator (docs/seeds.md (commander)) in a family's grammar; `{brief}` and
+/// The commander's operator (docs/designs.md (commander)) in a family's grammar; `{brief}` and
 /// `{min_evidence}` are filled by the commander.
 pub fn operator_system(g: &Grammar, space: Space) -> String {
     format!(

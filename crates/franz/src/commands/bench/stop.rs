@@ -9,7 +9,7 @@ use franz_core::agent::Agent;
 use franz_core::config::Settings;
 use franz_core::engine::{Op, RunOptions};
 use franz_core::event::EventKind;
-use franz_core::model::{Canned, MemoryModel};
+use franz_core::model::{Canned, CannedModel};
 use franz_core::strategy::StrategyName;
 use franz_desktop::fake::FakeDesktop;
 use std::process::ExitCode;
@@ -47,7 +47,7 @@ pub fn bench(args: &BenchStopArgs) -> anyhow::Result<ExitCode> {
 /// One session that gets `answer`, stopped 100 ms after it got busy with it.
 fn once(answer: Canned) -> anyhow::Result<Duration> {
     let hangs = answer == Canned::Hang;
-    let model = Arc::new(MemoryModel::new([answer]));
+    let model = Arc::new(CannedModel::new([answer]));
     // human typing, and a drag of 3000 steps of 10 ms: each is busy far longer than measured
     let (handle, mut events) = Agent::builder(&Settings::defaults(), "benchmark")
         .desktop(Box::new(FakeDesktop::new(1000, 1000)))

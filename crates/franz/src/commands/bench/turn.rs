@@ -15,7 +15,7 @@ use franz_core::config::Choice;
 use franz_core::engine::{RunOptions, SessionHandle, TurnOverhead};
 use franz_core::event::{Event, EventKind};
 use franz_core::executor::MotionProfile;
-use franz_core::model::{Canned, MemoryModel};
+use franz_core::model::{Canned, CannedModel};
 use franz_core::runlog::{Layout, LogImages, RunWriter};
 use franz_core::strategy::StrategyName;
 use std::path::{Path, PathBuf};
@@ -254,7 +254,7 @@ fn run(
         .with_log_images(images)
         .with_image_pool(pool);
     let dir: PathBuf = writer.dir().to_path_buf();
-    let model = MemoryModel::new((0..turns).map(|i| Canned::text(reply(i)))).forgetting();
+    let model = CannedModel::new((0..turns).map(|i| Canned::text(reply(i)))).forgetting();
     let handle = SessionHandle::new(Default::default());
     let (tx, rx) = mpsc::channel();
     // a soak does not ask: unread reports would grow the RSS it watches

@@ -44,12 +44,12 @@ struct State {
 /// The in-memory model. Answers calls in order; once the queue is empty a call fails with
 /// a [`ModelError::BadReply`] that says so.
 #[derive(Debug, Default)]
-pub struct MemoryModel {
+pub struct CannedModel {
     state: Mutex<State>,
     called: Condvar,
 }
 
-impl MemoryModel {
+impl CannedModel {
     pub fn new(answers: impl IntoIterator<Item = Canned>) -> Self {
         Self {
             state: Mutex::new(State {
@@ -109,7 +109,7 @@ impl MemoryModel {
     }
 }
 
-impl Model for MemoryModel {
+impl Model for CannedModel {
     fn complete(
         &self,
         request: &ChatRequest,
@@ -191,7 +191,7 @@ mod tests {
 
     #[test]
     fn answers_in_order_records_requests_and_streams_deltas() {
-        let m = MemoryModel::new([
+        let m = CannedModel::new([
             Canned::text("first reply"),
             Canned::Retry("HTTP 503".into()),
             Canned::text("second"),
@@ -216,7 +216,7 @@ mod tests {
 
     #[test]
     fn a_hung_call_ends_when_cancelled() {
-        let m = std::sync::Arc::new(MemoryModel::new([Canned::Hang]));
+        let m = std::sync::Arc::new(CannedModel::new([Canned::Hang]));
         let cancel = Cancel::new();
         let (m2, c2) = (m.clone(), cancel.clone());
         let t = std::thread::spawn(move || m2.complete(&request(false), &c2, &mut |_| {}));

@@ -1,7 +1,7 @@
 //! End to end through `franz run` on a sandbox with the scripted model: the boot reply
-//! (docs/seeds.md (vision loop): BOOT_VLM_OUTPUT) is every strategy's first turn, and a first
+//! (docs/designs.md (vision loop): BOOT_VLM_OUTPUT) is every strategy's first turn, and a first
 //! empty `done` goes back to the model while the final answer reaches `run_finished` and the
-//! terminal (docs/seeds.md (commander): completion needs evidence).
+//! terminal (docs/designs.md (commander): completion needs evidence).
 
 use crate::common;
 use franz_core::model::ScriptedReply;
