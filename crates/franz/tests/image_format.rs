@@ -163,3 +163,35 @@ fn a_bad_image_quality_is_refused_saying_what_to_give() {
     assert!(!out.status.success());
     assert!(err.contains("png") && err.contains("jpeg"), "{err}");
 }
+
+#[test]
+fn bench_observe_prints_bytes_tokens_and_encode_time_for_png_and_jpeg() {
+    let mut cmd = common::franz_command();
+    common::no_franz_env(&mut cmd);
+    let out = cmd
+        .env_remove("DISPLAY")
+        .args(["--sandbox=640x480", "bench", "observe", "--turns", "3"])
+        .args(["--image-quality", "60"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // the default model id's profile (Qwen3-VL): 32 px a side of the 640x480 image
+    let tokens = 640_u32.div_ceil(32) * 480_u32.div_ceil(32);
+    for name in ["png     ", "jpeg q60"] {
+        let line = stdout
+            .lines()
+            .find(|l| l.starts_with(&format!("format {name} median ")))
+            .unwrap_or_else(|| panic!("no {name} line in:\n{stdout}"));
+        assert!(
+            line.contains(" bytes per turn, ")
+                && line.contains(&format!(", {tokens} image tokens (qwen3-vl profile's"))
+                && line.contains("encode median "),
+            "{line}"
+        );
+    }
+}
