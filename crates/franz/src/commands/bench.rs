@@ -69,7 +69,7 @@ fn observe(g: &GlobalArgs, args: &BenchObserveArgs) -> anyhow::Result<ExitCode> 
         ..ObserveConfig::default()
     };
     let mut session = setup::open_session(g)?;
-    let mut pipeline = Pipeline::new(config.clone());
+    let mut pipeline = Pipeline::new(config);
     let turns = args.turns.max(1);
     let mut grounded = Grounded::open(c, &args.grounding, &pipeline, session.desktop.as_ref())?;
     pipeline.observe(session.desktop.as_mut(), |_| {})?; // warm-up: SHM segment, scratch buffers
@@ -137,7 +137,7 @@ fn observe(g: &GlobalArgs, args: &BenchObserveArgs) -> anyhow::Result<ExitCode> 
             profile.as_ref().map_or("franz", |p| p.name.as_str()),
             tokens,
         );
-        per_format(&config, format, rule, session.desktop.as_mut(), turns)?;
+        per_format(pipeline.config(), format, rule, session.desktop.as_mut(), turns)?;
     }
     Ok(ExitCode::SUCCESS)
 }
