@@ -137,7 +137,13 @@ fn observe(g: &GlobalArgs, args: &BenchObserveArgs) -> anyhow::Result<ExitCode> 
             profile.as_ref().map_or("franz", |p| p.name.as_str()),
             tokens,
         );
-        per_format(pipeline.config(), format, rule, session.desktop.as_mut(), turns)?;
+        per_format(
+            pipeline.config(),
+            format,
+            rule,
+            session.desktop.as_mut(),
+            turns,
+        )?;
     }
     Ok(ExitCode::SUCCESS)
 }
