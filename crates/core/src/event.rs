@@ -588,9 +588,8 @@ mod tests {
                 repeats: 2,
                 stop: false,
             },
-            grounded_kind(),
         ])
-        .chain([refined_kind()])
+        .chain([refined_kind(), grounded_kind()])
         .collect()
     }
 

@@ -29,6 +29,7 @@ mod families_oracle;
 mod family_grammars;
 mod grounding;
 mod held_input;
+mod image_format;
 mod inject;
 mod input_bounds;
 mod long_runs;

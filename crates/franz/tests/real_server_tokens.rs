@@ -87,11 +87,11 @@ fn new_share(before: Option<&str>, now: &str, image: f64) -> f64 {
     tokens(&now[from..]) / tokens(now).max(1.0)
 }
 
-/// Runs `strategy` for `turns` turns; its calls and requests.
-fn run(url: &str, strategy: &str, turns: &str) -> (Vec<Call>, Vec<String>) {
+/// Runs `strategy` for `turns` turns, with `extra` flags; its calls and requests.
+fn run(url: &str, strategy: &str, turns: &str, extra: &[&str]) -> (Vec<Call>, Vec<String>) {
     let runs = tempfile::tempdir().unwrap();
     let _one = one_at_a_time();
-    let (code, text) = scenario_run(url, strategy, turns, runs.path(), &[]);
+    let (code, text) = scenario_run(url, strategy, turns, runs.path(), extra);
     assert!(code.is_some(), "--strategy {strategy}: {text}");
     let dir = runs.path().join("run_0001");
     let events = jsonl(&dir.join("events.jsonl"));
@@ -153,7 +153,7 @@ fn after_two_turns_franz_estimates_every_request_within_ten_percent_of_the_real_
     let started = std::time::Instant::now();
     let mut faults = Vec::new();
     for strategy in ["narrative", "vision", "tools", "commander"] {
-        let (calls, requests) = run(&server.url, strategy, &turns);
+        let (calls, requests) = run(&server.url, strategy, &turns, &[]);
         faults.extend(judge(strategy, &calls, &requests));
     }
     eprintln!(
@@ -161,4 +161,25 @@ fn after_two_turns_franz_estimates_every_request_within_ten_percent_of_the_real_
         started.elapsed().as_secs_f64()
     );
     assert!(faults.is_empty(), "{}", faults.join("\n"));
+}
+
+/// `image_format jpeg` against the real server: it reads the JPEG screenshot (counts its
+/// prompt, with the image's tokens) as it reads the PNG one.
+#[test]
+fn the_real_server_reads_a_jpeg_screenshot_as_it_reads_a_png() {
+    let Some(server) = server() else { return };
+    let counted = |format: &str| {
+        let (calls, requests) = run(&server.url, "vision", "1", &["--image-format", format]);
+        let sent = requests.first().map_or("", String::as_str);
+        assert!(sent.contains("<image sha256="), "no image sent: {sent}");
+        calls.first().and_then(|c| c.counted).unwrap_or(0)
+    };
+    let (png, jpeg) = (counted("png"), counted("jpeg"));
+    eprintln!("real server prompt tokens, one vision turn: png {png}, jpeg {jpeg}");
+    assert!(
+        jpeg > 0,
+        "the server counted no prompt for the JPEG request"
+    );
+    // the projector reads an image as the same tokens whatever its encoding
+    assert_eq!(jpeg, png);
 }

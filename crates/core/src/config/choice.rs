@@ -142,6 +142,17 @@ impl Choice for Layout {
     }
 }
 
+impl Choice for crate::observe::ImageCodec {
+    const ALL: &'static [Self] = &[Self::Png, Self::Jpeg];
+    const NAMES: &'static [&'static str] = &["png", "jpeg"];
+    fn name(self) -> &'static str {
+        match self {
+            Self::Png => "png",
+            Self::Jpeg => "jpeg",
+        }
+    }
+}
+
 impl Choice for LogImages {
     const ALL: &'static [Self] = &[LogImages::None, LogImages::Annotated, LogImages::All];
     const NAMES: &'static [&'static str] = &["none", "annotated", "all"];
@@ -202,6 +213,7 @@ mod tests {
         consistent::<Option<Dialect>>();
         consistent::<Layout>();
         consistent::<LogImages>();
+        consistent::<crate::observe::ImageCodec>();
         consistent::<MotionProfile>();
         // the parser's own reading of a dialect name agrees with the configuration's
         for d in Dialect::ALL {

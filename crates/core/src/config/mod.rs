@@ -136,6 +136,10 @@ pub struct Config {
     pub size: String,
     pub scale: f64,
     pub cursor: bool,
+    /// The model image's encoder (observe::ImageCodec), JPEG at `image_quality`.
+    #[serde(with = "by_name")]
+    pub image_format: crate::observe::ImageCodec,
+    pub image_quality: u64,
     pub feedback: bool,
     #[serde(with = "by_name")]
     pub coords: Coords,

@@ -12,7 +12,7 @@ use crate::engine::{ContextOptions, RunOptions};
 use crate::executor::{ExecConfig, MotionProfile, motion::Motion};
 use crate::loop_breaker::{LoopBreaker, LoopSettings};
 use crate::model::client::ClientConfig;
-use crate::observe::ObserveConfig;
+use crate::observe::{ImageFormat, ObserveConfig};
 use crate::profile::{Applied, Profile};
 use crate::refine::RefineOptions;
 use crate::strategy::{CommanderSettings, ReadOptions};
@@ -159,16 +159,22 @@ impl Settings {
         self.config().read_options(applied)
     }
 
-    /// The observation pipeline's settings: the crop, the size rule, the cursor and the
-    /// privacy masks.
+    /// The observation pipeline's settings: the crop, the size rule, the cursor, the image
+    /// format and the privacy masks.
     pub fn observe(&self) -> ObserveConfig {
         ObserveConfig {
             crop: self.crop,
             size: self.size,
             cursor: self.config().cursor,
+            format: self.image_format(),
             mask: self.mask.clone(),
-            ..ObserveConfig::default()
         }
+    }
+
+    /// The model image's format: `image_format`, JPEG at `image_quality`.
+    pub fn image_format(&self) -> ImageFormat {
+        let c = self.config();
+        c.image_format.format(c.image_quality.clamp(1, 100) as u8)
     }
 
     /// The engine's run options for `task`.

@@ -485,6 +485,20 @@ pub const SETTINGS: &[Setting] = &[
         "draw the mouse cursor into the image",
     ),
     s(
+        Group::Global,
+        "image_format",
+        Kind::Choice(<crate::observe::ImageCodec as Choice>::NAMES),
+        "png",
+        "how the model's image is encoded: png (lossless, text stays crisp) or jpeg (fewer bytes, at image_quality; servers accept both)",
+    ),
+    s(
+        Group::Global,
+        "image_quality",
+        Kind::Int { min: 1, max: 100 },
+        "85",
+        "JPEG quality from 1 to 100 with image_format jpeg (higher: sharper text, more bytes)",
+    ),
+    s(
         Group::Image,
         "feedback",
         Kind::Bool,
@@ -941,15 +955,12 @@ impl Setting {
                 toml::Value::Float(secs)
             }
             Kind::Int { min, max } => {
+                let range = || format!("expected a whole number from {min} to {max}");
                 let n: u64 = v
                     .parse()
-                    .map_err(|_| self.bad(source.clone(), raw, "expected a whole number"))?;
+                    .map_err(|_| self.bad(source.clone(), raw, range()))?;
                 if n < min || n > max {
-                    return Err(self.bad(
-                        source.clone(),
-                        raw,
-                        format!("expected a whole number from {min} to {max}"),
-                    ));
+                    return Err(self.bad(source.clone(), raw, range()));
                 }
                 toml::Value::Integer(n as i64)
             }

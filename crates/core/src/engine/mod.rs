@@ -35,7 +35,7 @@ use crate::event::{Event, EventKind, Outcome};
 use crate::executor::{ExecError, Executor};
 use crate::loop_breaker::{LoopDetector, Verdict};
 use crate::model::{ChatRequest, Model, ModelError, Progress, Reply, sanitize};
-use crate::observe::{Pipeline, Screenshot};
+use crate::observe::{ImageFormat, Pipeline, Screenshot};
 use crate::overlay::{FeedbackHistory, Overlay, TurnFeedback};
 use crate::runlog::{PooledImage, RunWriter, TurnEntry, TurnImage, TurnTimings, trace};
 use crate::strategy::{Prompt, Reading, Strategy, TurnContext};
@@ -604,8 +604,10 @@ impl Engine<'_> {
         self.annotate(turn, &mut obs)?;
         let log_start = Instant::now();
         if let Some(w) = self.writer.as_mut() {
-            let annotated = (self.options.feedback && w.log_images().annotated())
-                .then(|| TurnImage::Png(obs.encoded.clone()));
+            // the bytes as sent; when they are not PNG the raw PNG is not what the model saw
+            let sent = self.options.feedback || obs.format != ImageFormat::Png;
+            let annotated = (sent && w.log_images().annotated())
+                .then(|| TurnImage::sent(obs.format, obs.encoded.clone()));
             if let Err(e) = w.submit(turn, raw.map(TurnImage::Pooled), annotated) {
                 return Err(Stop(
                     Outcome::Failed,

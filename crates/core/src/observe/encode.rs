@@ -33,6 +33,27 @@ impl ImageFormat {
     }
 }
 
+/// The `image_format` setting: which encoder makes the model's image. JPEG takes the
+/// `image_quality` setting ([`ImageCodec::format`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ImageCodec {
+    #[default]
+    Png,
+    Jpeg,
+}
+
+impl ImageCodec {
+    /// The encoder's format, JPEG at `quality` (1..100; PNG has none).
+    pub fn format(self, quality: u8) -> ImageFormat {
+        match self {
+            ImageCodec::Png => ImageFormat::Png,
+            ImageCodec::Jpeg => ImageFormat::Jpeg {
+                quality: quality.clamp(1, 100),
+            },
+        }
+    }
+}
+
 /// The zlib level of the quick, unfiltered encoding.
 const QUICK_LEVEL: u8 = 2;
 /// The zlib level of the filtered re-encoding for photographic content.

@@ -13,7 +13,7 @@ mod png;
 mod resize;
 
 pub use diff::FrameChange;
-pub use encode::{ImageFormat, encode_image};
+pub use encode::{ImageCodec, ImageFormat, encode_image};
 
 use crate::geometry::{Crop, GeometryError, ImageSize, SizeRule, WorkArea};
 use base64::Engine as _;

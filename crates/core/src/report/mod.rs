@@ -286,13 +286,14 @@ fn screenshot(h: &mut String, log: &RunLog, t: &TurnView) {
         Some(bytes) => {
             let _ = write!(
                 h,
-                "<div class=\"shot\"><img alt=\"turn {} screenshot\" src=\"data:image/png;base64,{}\">",
+                "<div class=\"shot\"><img alt=\"turn {} screenshot\" src=\"data:{};base64,{}\">",
                 t.raw.turn,
+                image_mime(&bytes),
                 base64::engine::general_purpose::STANDARD.encode(&bytes)
             );
-            // marks need the image's size; a PNG too broken to name it gets none
+            // marks need the image's size; an image too broken to name it gets none
             if let Some(svg) =
-                png_size(&bytes).and_then(|size| marks::svg(size, &t.raw.actions, &t.raw.results))
+                image_size(&bytes).and_then(|size| marks::svg(size, &t.raw.actions, &t.raw.results))
             {
                 h.push_str(&svg);
             }
@@ -308,10 +309,21 @@ fn screenshot(h: &mut String, log: &RunLog, t: &TurnView) {
     }
 }
 
-/// The width and height a PNG's header gives.
-fn png_size(bytes: &[u8]) -> Option<crate::geometry::ImageSize> {
-    let reader =
-        image::ImageReader::with_format(std::io::Cursor::new(bytes), image::ImageFormat::Png);
+/// The media type of a run log's image: JPEG by its magic bytes (`image_format jpeg`), else
+/// PNG (older runs hold only PNGs).
+fn image_mime(bytes: &[u8]) -> &'static str {
+    if bytes.starts_with(&[0xff, 0xd8, 0xff]) {
+        "image/jpeg"
+    } else {
+        "image/png"
+    }
+}
+
+/// The width and height a PNG's or JPEG's header gives.
+fn image_size(bytes: &[u8]) -> Option<crate::geometry::ImageSize> {
+    let reader = image::ImageReader::new(std::io::Cursor::new(bytes))
+        .with_guessed_format()
+        .ok()?;
     let (w, h) = reader.into_dimensions().ok()?;
     (w > 0 && h > 0).then(|| crate::geometry::ImageSize::new(w, h))
 }

@@ -11,13 +11,34 @@ use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
-/// A screenshot for the run log: already encoded PNG bytes, or pixels to encode as PNG.
+/// A screenshot for the run log: already encoded PNG or JPEG bytes (written as they are), or
+/// pixels to encode as PNG.
 #[derive(Debug, Clone)]
 pub enum TurnImage {
     Png(Vec<u8>),
+    /// JPEG bytes (`image_format jpeg`), written to a `.jpg` file.
+    Jpeg(Vec<u8>),
     Rgba(RgbaImage),
     /// Pixels in a pooled buffer, shared with the engine without a copy.
     Pooled(PooledImage),
+}
+
+impl TurnImage {
+    /// The bytes the model was sent, in their format.
+    pub fn sent(format: ImageFormat, bytes: Vec<u8>) -> Self {
+        match format {
+            ImageFormat::Png => TurnImage::Png(bytes),
+            ImageFormat::Jpeg { .. } => TurnImage::Jpeg(bytes),
+        }
+    }
+
+    /// The file extension its bytes are written with.
+    pub fn extension(&self) -> &'static str {
+        match self {
+            TurnImage::Jpeg(_) => "jpg",
+            _ => "png",
+        }
+    }
 }
 
 /// How many spare pixel buffers an [`ImagePool`] keeps.
@@ -165,7 +186,7 @@ fn run_job(job: &Job) -> io::Result<()> {
     for (path, image) in &job.files {
         let encoded;
         let bytes = match image {
-            TurnImage::Png(b) => b.as_slice(),
+            TurnImage::Png(b) | TurnImage::Jpeg(b) => b.as_slice(),
             TurnImage::Rgba(img) => {
                 encoded = encode_image(img, ImageFormat::Png).map_err(io::Error::other)?;
                 encoded.as_slice()

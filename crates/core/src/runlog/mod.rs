@@ -85,6 +85,14 @@ impl Layout {
     }
 }
 
+/// `name` (a `.png` path from [`Layout::image_names`]) with the extension `ext`.
+fn with_extension(name: String, ext: &str) -> String {
+    match name.strip_suffix(".png") {
+        Some(stem) if ext != "png" => format!("{stem}.{ext}"),
+        _ => name,
+    }
+}
+
 /// Which screenshots a run directory keeps (`log_images`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -318,6 +326,7 @@ impl RunWriter {
         // without an annotated image (feedback off) the model was sent the raw one
         let shown = match annotated {
             Some(a) => {
+                let ann_name = with_extension(ann_name, a.extension());
                 files.push((self.dir.join(&ann_name), a));
                 Some(ann_name)
             }

@@ -65,6 +65,7 @@ fn observe(g: &GlobalArgs, args: &BenchObserveArgs) -> anyhow::Result<ExitCode> 
         crop: settings.crop,
         size: settings.size,
         cursor: c.cursor,
+        format: settings.image_format(),
         ..ObserveConfig::default()
     };
     let mut session = setup::open_desktop(g)?;
@@ -128,7 +129,65 @@ fn observe(g: &GlobalArgs, args: &BenchObserveArgs) -> anyhow::Result<ExitCode> 
         )?;
     }
     unchanged(&mut pipeline, session.desktop.as_mut(), turns)?;
+    let quality = c.image_quality.clamp(1, 100) as u8;
+    // the image tokens by the rule of the model id's profile (`profile = auto`); the image
+    // keeps this bench's size (no profile's size rule, as above)
+    let profile = franz_core::profile::for_model(&c.model).map(|(p, _)| p);
+    let tokens = franz_core::config::context(profile.as_ref(), None).image_tokens;
+    for format in [ImageFormat::Png, ImageFormat::Jpeg { quality }] {
+        let rule = (
+            profile.as_ref().map_or("franz", |p| p.name.as_str()),
+            tokens,
+        );
+        per_format(
+            pipeline.config(),
+            format,
+            rule,
+            session.desktop.as_mut(),
+            turns,
+        )?;
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// One line for `format` (`image_format`; JPEG at `image_quality`): over `turns`
+/// observations, the median bytes sent, the image tokens `profile` estimates for the image
+/// (`franz`: no profile) and the median encode time.
+fn per_format(
+    config: &ObserveConfig,
+    format: ImageFormat,
+    (profile, tokens): (&str, franz_core::model::ImageTokens),
+    desktop: &mut dyn franz_desktop::Desktop,
+    turns: usize,
+) -> anyhow::Result<()> {
+    let mut pipeline = Pipeline::new(ObserveConfig {
+        format,
+        ..config.clone()
+    });
+    pipeline.observe(desktop, |_| {})?; // warm-up
+    let (mut bytes, mut encode) = (Vec::with_capacity(turns), Vec::with_capacity(turns));
+    let mut image = 0;
+    for _ in 0..turns {
+        if setup::interrupted() {
+            return Err(setup::interrupted_error());
+        }
+        // a fresh frame each turn: the unchanged-frame reuse would skip the encoder
+        let obs = pipeline.observe(desktop, |_| {})?;
+        bytes.push(obs.encoded.len() as f64);
+        encode.push(obs.timings.encode);
+        image = tokens.tokens(obs.size.width, obs.size.height);
+        pipeline.recycle(obs);
+    }
+    let name = match format {
+        ImageFormat::Png => "png".to_string(),
+        ImageFormat::Jpeg { quality } => format!("jpeg q{quality}"),
+    };
+    let (b, _, _) = stats(&mut bytes);
+    let (e, emin, emax) = stats(&mut encode);
+    outln!(
+        "format {name:<8} median {b:.0} bytes per turn, {image} image tokens ({profile} profile's estimate), encode median {e:.2} ms (min {emin:.2}, max {emax:.2})"
+    )?;
+    Ok(())
 }
 
 /// The unchanged-frame path: with nothing drawn onto the frame, a screen that did

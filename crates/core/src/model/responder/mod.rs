@@ -253,23 +253,15 @@ pub fn read_space(request: &Value) -> Space {
     }
 }
 
-/// The width and height of the last PNG image the request carries.
+/// The width and height of the last image the request carries (PNG or JPEG, as the
+/// `image_format` setting sends it).
 pub fn image_size(request: &Value) -> Option<(u32, u32)> {
-    use base64::Engine as _;
     let url = messages(request)
         .filter_map(|m| m["content"].as_array())
         .flatten()
         .filter_map(|p| p["image_url"]["url"].as_str())
         .last()?;
-    let b64 = url.strip_prefix("data:image/png;base64,")?;
-    let head = base64::engine::general_purpose::STANDARD
-        .decode(b64.get(..32)?)
-        .ok()?;
-    let be = |i: usize| {
-        head.get(i..i + 4)
-            .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
-    };
-    Some((be(16)?, be(20)?))
+    crate::model::context::image_size(url)
 }
 
 #[cfg(test)]
