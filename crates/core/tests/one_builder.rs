@@ -99,9 +99,13 @@ fn run_options_and_session_configs_are_built_only_by_the_agent_builder() {
 
 /// Where an executor or a pipeline may be made in the sources: the builder, the parts' own
 /// modules (and their unit tests), and the engine's unit tests, which run below the builder.
+/// The grounding model and zoom-in refinement derive their pipelines from the observation
+/// settings the builder made (the grounder's image size, a crop of the screen).
 fn may_make_parts(name: &str) -> bool {
     name == "crates/core/src/agent.rs"
         || name == "crates/core/src/engine/tests.rs"
+        || name.starts_with("crates/core/src/grounder")
+        || name.starts_with("crates/core/src/refine")
         || name.starts_with("crates/core/src/executor/")
         || name.starts_with("crates/core/src/observe/")
 }

@@ -129,6 +129,24 @@ fn observe(g: &GlobalArgs, args: &BenchObserveArgs) -> anyhow::Result<ExitCode> 
         )?;
     }
     unchanged(&mut pipeline, session.desktop.as_mut(), turns)?;
+    each_format(
+        &settings,
+        pipeline.config(),
+        session.desktop.as_mut(),
+        turns,
+    )?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// [`per_format`] for PNG and for JPEG at `image_quality`, each in a pipeline of the settings
+/// with `base`'s observation in that format.
+fn each_format(
+    settings: &franz_core::config::Settings,
+    base: &ObserveConfig,
+    desktop: &mut dyn franz_desktop::Desktop,
+    turns: usize,
+) -> anyhow::Result<()> {
+    let c = settings.config();
     let quality = c.image_quality.clamp(1, 100) as u8;
     // the image tokens by the rule of the model id's profile (`profile = auto`); the image
     // keeps this bench's size (no profile's size rule, as above)
@@ -139,31 +157,29 @@ fn observe(g: &GlobalArgs, args: &BenchObserveArgs) -> anyhow::Result<ExitCode> 
             profile.as_ref().map_or("franz", |p| p.name.as_str()),
             tokens,
         );
-        per_format(
-            pipeline.config(),
-            format,
-            rule,
-            session.desktop.as_mut(),
-            turns,
-        )?;
+        let encoding = franz_core::agent::Agent::acting(settings)
+            .observing(|o| {
+                *o = ObserveConfig {
+                    format,
+                    ..base.clone()
+                }
+            })
+            .build_pipeline();
+        per_format(encoding, format, rule, desktop, turns)?;
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
-/// One line for `format` (`image_format`; JPEG at `image_quality`): over `turns`
-/// observations, the median bytes sent, the image tokens `profile` estimates for the image
+/// One line for `format` (`image_format`; JPEG at `image_quality`), which `pipeline` encodes
+/// in: over `turns` observations, the median bytes sent, the image tokens `profile` estimates for the image
 /// (`franz`: no profile) and the median encode time.
 fn per_format(
-    config: &ObserveConfig,
+    mut pipeline: Pipeline,
     format: ImageFormat,
     (profile, tokens): (&str, franz_core::model::ImageTokens),
     desktop: &mut dyn franz_desktop::Desktop,
     turns: usize,
 ) -> anyhow::Result<()> {
-    let mut pipeline = Pipeline::new(ObserveConfig {
-        format,
-        ..config.clone()
-    });
     pipeline.observe(desktop, |_| {})?; // warm-up
     let (mut bytes, mut encode) = (Vec::with_capacity(turns), Vec::with_capacity(turns));
     let mut image = 0;
