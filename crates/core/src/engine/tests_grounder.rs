@@ -171,3 +171,44 @@ fn with_zoom_refinement_the_grounder_is_asked_again_on_a_crop_and_its_point_acte
     assert!(text_of(&asked[1]).contains("the OK button"));
     assert_eq!(planner.requests().len(), 2);
 }
+
+#[test]
+fn the_tools_strategy_declares_a_target_argument_and_its_call_is_grounded() {
+    let replies = vec![
+        tool_reply(
+            "",
+            &[(
+                "click_element",
+                json!({"label": "OK", "target": "the OK button"}),
+            )],
+        ),
+        tool_reply("Clicked OK.", &[]),
+    ];
+    let mut run = Run::new("tools", replies);
+    let planner = run.model.clone();
+    let (g, _) = gta1([Canned::text("(77,49)")]);
+    run.grounder = Some(g);
+    let ran = run.go();
+    assert_eq!(ran.summary.outcome, Outcome::Done, "{:?}", ran.names());
+    let sent = ran.desktop.sent();
+    assert!(
+        sent.contains(&Sent::Move(PixelPoint::new(80, 50))),
+        "{sent:?}"
+    );
+    // the click tools offer the argument only with a grounder (the test above without one)
+    let tools = serde_json::to_value(&planner.requests()[0].tools).unwrap();
+    let click = tools
+        .as_array()
+        .and_then(|t| t.iter().find(|t| t["function"]["name"] == "click_element"))
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(
+        click["function"]["parameters"]["properties"]["target"]["type"], "string",
+        "{click}"
+    );
+    let plain = Run::new("tools", vec![tool_reply("done", &[])]);
+    let asked = plain.model.clone();
+    plain.go();
+    let tools = serde_json::to_string(&asked.requests()[0].tools).unwrap();
+    assert!(!tools.contains("\"target\""), "{tools}");
+}
