@@ -21,10 +21,16 @@ use std::time::Instant;
 /// against `max_steps` (0: no limit).
 pub fn subscriber(max_steps: u64) -> franz_core::engine::Subscriber {
     let terminal = crate::progress::stderr_redraws();
-    let mut live = Live::new(terminal).with_progress(max_steps);
+    printing(Live::new(terminal).with_progress(max_steps))
+}
+
+/// Prints each event with `live` to stderr, never holding stderr's lock across a call: the
+/// bar's ticker thread (indicatif) holds the bar's lock while it writes to stderr, so a printer
+/// that held stderr's lock while it waited for the bar's would freeze the run. Each write takes
+/// the lock on its own (`writeln!` on `Stderr` writes its line under one lock).
+fn printing(mut live: Live) -> franz_core::engine::Subscriber {
     Box::new(move |e: &Event| {
-        let mut err = std::io::stderr().lock();
-        let _ = live.print(e, &mut err);
+        let _ = live.print(e, &mut std::io::stderr());
     })
 }
 
@@ -360,6 +366,69 @@ fn state_line(t: u32, kind: &EventKind) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Whether the thread named `name` in this process sleeps (blocked on a lock), read from
+    /// /proc.
+    #[cfg(target_os = "linux")]
+    fn sleeping(name: &str) -> bool {
+        let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+            return false;
+        };
+        tasks.flatten().any(|t| {
+            let read = |f: &str| std::fs::read_to_string(t.path().join(f)).unwrap_or_default();
+            read("comm").trim() == name
+                && read("stat")
+                    .rsplit(") ")
+                    .next()
+                    .unwrap_or("")
+                    .starts_with('S')
+        })
+    }
+
+    /// The deadlock a run on a terminal met: the printer held stderr's lock while it waited
+    /// for the bar's, which indicatif's ticker held while it waited for stderr's. Here the
+    /// ticker is played by a thread holding the bar's lock; once the printer is blocked on it,
+    /// stderr's lock must still be free.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_printer_never_holds_stderr_while_it_waits_for_the_bar() {
+        use std::sync::mpsc;
+        use std::time::Duration;
+        let bar = ProgressBar::hidden();
+        let mut live = Live::new(true);
+        live.progress = Some(RunProgress {
+            max_steps: 3,
+            start: Instant::now(),
+            bar: Some(bar.clone()),
+            held: false,
+        });
+        let mut print = printing(live);
+        let (stderr_free_tx, stderr_free) = mpsc::channel();
+        let ticker = std::thread::spawn(move || {
+            bar.suspend(|| {
+                let printer = std::thread::Builder::new()
+                    .name("franz-printer".into())
+                    .spawn(move || print(&Event::now(1, EventKind::Note { text: "n".into() })))
+                    .unwrap();
+                let deadline = Instant::now() + Duration::from_secs(60);
+                while !sleeping("franz-printer") && Instant::now() < deadline {
+                    std::thread::yield_now();
+                }
+                std::thread::spawn(move || {
+                    let _held = std::io::stderr().lock();
+                    let _ = stderr_free_tx.send(());
+                });
+                let free = stderr_free.recv_timeout(Duration::from_secs(10)).is_ok();
+                (printer, free)
+            })
+        });
+        let (printer, free) = ticker.join().unwrap();
+        printer.join().unwrap();
+        assert!(
+            free,
+            "the printer held stderr's lock while it waited for the bar's"
+        );
+    }
 
     fn delta(text: &str) -> Event {
         Event::now(2, EventKind::ModelDelta { text: text.into() })

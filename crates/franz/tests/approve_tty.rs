@@ -1,12 +1,11 @@
 //! `franz run --approve` without a panel asks on the terminal. util-linux `script` gives franz
-//! a real pseudo-terminal; the answers are typed into it: n with a reason rejects the click,
+//! a real pseudo-terminal; each answer is typed when its prompt shows: n with a reason rejects the click,
 //! which reaches the run log as the error the model is told.
 
-use crate::common;
+use crate::common::terminal::Terminal;
 
 use franz_core::model::ScriptedReply;
 use franz_core::model::scripted_server::{Script, ScriptedServer};
-use std::io::Write;
 
 #[test]
 fn on_a_terminal_approve_mode_asks_and_a_no_rejects_with_the_reason() {
@@ -21,17 +20,13 @@ fn on_a_terminal_approve_mode_asks_and_a_no_rejects_with_the_reason() {
         server.url(),
         runs.path().display()
     );
-    let mut child = common::on_a_terminal(&franz);
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"n\nwrong window\n")
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(1), "{text}");
-    assert!(text.contains("run these? [y]es / [n]o / [e]dit"), "{text}");
+    let mut terminal = Terminal::start(&franz);
+    terminal.expect("run these? [y]es / [n]o / [e]dit: ");
+    terminal.send("n\n");
+    terminal.expect("why (told to the model)? ");
+    terminal.send("wrong window\n");
+    let (code, text) = terminal.finish();
+    assert_eq!(code, Some(1), "{text}");
     let run = runs.path().join("run_0001");
     let events = std::fs::read_to_string(run.join("events.jsonl")).unwrap();
     assert!(

@@ -2,13 +2,13 @@
 //! (`POST /answer`) goes to the model as the action's result; with nobody there the run ends
 //! with exit 1 and the question in the reason. Synchronised on `/state` and the exit.
 
+use crate::common::terminal::Terminal;
 use crate::common::{self, panel};
 
 use franz_core::model::ScriptedReply;
 use franz_core::model::scripted_server::{Script, ScriptedServer};
 use panel::PanelRun;
 use serde_json::json;
-use std::io::Write;
 use std::process::Stdio;
 
 const ASK: &str = "Thought: Which of the two files should I open?\nAction: call_user()";
@@ -60,16 +60,9 @@ fn with_nobody_there_the_run_ends_with_exit_1_and_the_question() {
     assert_eq!(server.request_count(), 1);
 }
 
-/// How long a wait on the terminal may take before it counts as a hang: far above a run of one
-/// turn, so that a slow machine is not mistaken for a wait that never ends.
-const HANG: std::time::Duration = std::time::Duration::from_secs(300);
-
-/// `franz run` on a pseudo-terminal ([`common::on_a_terminal`]) whose scripted model asks a
-/// question; returns the child with its terminal input open, and the run directory.
-fn ask_on_a_terminal(
-    server: &ScriptedServer,
-    extra: &str,
-) -> (std::process::Child, tempfile::TempDir) {
+/// `franz run` on a pseudo-terminal whose scripted model asks a question, and the run
+/// directory.
+fn ask_on_a_terminal(server: &ScriptedServer, extra: &str) -> (Terminal, tempfile::TempDir) {
     let runs = tempfile::tempdir().unwrap();
     let franz = format!(
         "{} --sandbox=320x240 run x --api-url {} --runs-dir {} --dialect uitars --motion fast --step-delay 0 {extra}",
@@ -77,63 +70,16 @@ fn ask_on_a_terminal(
         server.url(),
         runs.path().display()
     );
-    (common::on_a_terminal(&franz), runs)
-}
-
-/// The child's terminal output, read on a thread of its own.
-fn output(child: &mut std::process::Child) -> std::sync::mpsc::Receiver<Vec<u8>> {
-    use std::io::Read;
-    let mut out = child.stdout.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let mut buf = [0u8; 4096];
-        while let Ok(n) = out.read(&mut buf) {
-            if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
-                break;
-            }
-        }
-    });
-    rx
-}
-
-/// Collects the output until it contains `what`, it ends (`None` for `what`: until it ends),
-/// or [`HANG`] passes; then the child is killed, so a wait that never ends fails the test
-/// instead of hanging it.
-fn read_until(
-    rx: &std::sync::mpsc::Receiver<Vec<u8>>,
-    child: &mut std::process::Child,
-    what: Option<&str>,
-) -> String {
-    let deadline = std::time::Instant::now() + HANG;
-    let mut seen = Vec::new();
-    loop {
-        let text = String::from_utf8_lossy(&seen).into_owned();
-        if what.is_some_and(|w| text.contains(w)) {
-            return text;
-        }
-        let left = deadline.saturating_duration_since(std::time::Instant::now());
-        match rx.recv_timeout(left) {
-            Ok(bytes) => seen.extend_from_slice(&bytes),
-            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return text,
-            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
-                let _ = child.kill();
-                let waited = what.map_or("the end of the output".into(), |w| format!("{w:?}"));
-                panic!("no {waited} within {HANG:?} (franz killed): {text}");
-            }
-        }
-    }
+    (Terminal::start(&franz), runs)
 }
 
 #[test]
 fn on_a_terminal_an_unanswered_question_ends_the_run_after_ask_timeout() {
     let server = ScriptedServer::start(Script::repeat(ScriptedReply::text(ASK))).unwrap();
-    let (mut child, runs) = ask_on_a_terminal(&server, "--ask-timeout 1");
-    // the terminal stays open and silent: only the timeout can end the wait
-    let _input = child.stdin.take().unwrap();
-    let out = output(&mut child);
-    let text = read_until(&out, &mut child, None);
-    let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(1), "{text}");
+    let (terminal, runs) = ask_on_a_terminal(&server, "--ask-timeout 1");
+    // the terminal's input stays open and silent: only the timeout can end the wait
+    let (code, text) = terminal.finish();
+    assert_eq!(code, Some(1), "{text}");
     assert!(
         text.contains("your answer (one line, within 1 s)"),
         "{text}"
@@ -155,16 +101,11 @@ fn on_a_terminal_an_unanswered_question_ends_the_run_after_ask_timeout() {
 #[test]
 fn on_a_terminal_ctrl_c_during_the_question_ends_the_run_with_130() {
     let server = ScriptedServer::start(Script::repeat(ScriptedReply::text(ASK))).unwrap();
-    let (mut child, runs) = ask_on_a_terminal(&server, "--ask-timeout 0");
-    let mut input = child.stdin.take().unwrap();
-    let out = output(&mut child);
-    let mut text = read_until(&out, &mut child, Some("your answer (one line): "));
-    assert!(text.contains("your answer (one line): "), "{text}");
-    input.write_all(b"\x03").unwrap();
-    input.flush().unwrap();
-    text += &read_until(&out, &mut child, None);
-    let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(130), "{text}");
+    let (mut terminal, runs) = ask_on_a_terminal(&server, "--ask-timeout 0");
+    terminal.expect("your answer (one line): ");
+    terminal.send("\x03");
+    let (code, text) = terminal.finish();
+    assert_eq!(code, Some(130), "{text}");
     let events = std::fs::read_to_string(runs.path().join("run_0001/events.jsonl")).unwrap();
     let finished = events.lines().last().unwrap();
     assert!(

@@ -3,6 +3,8 @@
 //! run directory with a bad line, which logs through tracing; util-linux `script` gives franz
 //! a real pseudo-terminal.
 
+use crate::common;
+use crate::common::terminal::Terminal;
 use std::process::{Command, Output, Stdio};
 
 const ESC: &str = "\x1b[";
@@ -28,22 +30,18 @@ fn replay(dir: &std::path::Path, no_color: Option<&str>) -> Output {
     cmd.stdin(Stdio::null()).output().unwrap()
 }
 
-/// The same under a pseudo-terminal: stdout and stderr both reach `script`'s stdout.
+/// The same under a pseudo-terminal: stdout and stderr both reach the terminal.
 fn replay_on_a_terminal(dir: &std::path::Path, no_color: Option<&str>) -> String {
-    let line = format!("{} replay {}", env!("CARGO_BIN_EXE_franz"), dir.display());
-    let mut cmd = Command::new("script");
-    cmd.args(["-qec", &line, "/dev/null"])
-        .env_remove("FRANZ_LOG");
-    match no_color {
-        Some(v) => cmd.env("NO_COLOR", v),
-        None => cmd.env_remove("NO_COLOR"),
+    let colour = match no_color {
+        Some(v) => format!("NO_COLOR={v}"),
+        None => "-u NO_COLOR".into(),
     };
-    let out = cmd
-        .stdin(Stdio::null())
-        .output()
-        .expect("util-linux script");
-    assert!(out.status.success(), "{out:?}");
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    let line = common::shell_line(&["replay", dir.to_str().unwrap()]);
+    let mut terminal = Terminal::start(&format!("env -u FRANZ_LOG {colour} {line}"));
+    terminal.close_input();
+    let (code, shown) = terminal.finish();
+    assert_eq!(code, Some(0), "{shown}");
+    shown
 }
 
 #[test]

@@ -10,6 +10,7 @@
 
 use crate::common;
 use crate::common::panel;
+use crate::common::terminal::Terminal;
 
 use franz_core::geometry::norm_to_axis;
 use franz_core::model::ScriptedReply;
@@ -357,16 +358,19 @@ fn an_approvers_edit_runs_as_an_action_in_the_tools_strategy() {
         server.url(),
         runs.path().display()
     );
-    let mut child = common::on_a_terminal(&franz);
-    // edit turn 1, approve the edit, approve turn 2's final answer
-    std::io::Write::write_all(
-        &mut child.stdin.take().unwrap(),
-        b"e\nclick(250, 750)\ny\ny\n",
-    )
-    .unwrap();
-    let out = child.wait_with_output().unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{text}");
+    let mut terminal = Terminal::start(&franz);
+    // edit turn 1, approve the edit, approve turn 2's final answer: each when it is asked
+    let asked = "run these? [y]es / [n]o / [e]dit: ";
+    terminal.expect(asked);
+    terminal.send("e\n");
+    terminal.expect("replacement reply (the model's format, one line): ");
+    terminal.send("click(250, 750)\n");
+    for _ in 0..2 {
+        terminal.expect(asked);
+        terminal.send("y\n");
+    }
+    let (code, text) = terminal.finish();
+    assert_eq!(code, Some(0), "{text}");
     let events = common::events_in(&runs.path().join("run_0001"));
     let ran = of_turn(&events, 1, "action_result");
     assert_eq!(ran.len(), 1, "{ran:?}");

@@ -6,6 +6,7 @@
 #![cfg(target_os = "linux")]
 
 use crate::common;
+use crate::common::terminal::Terminal;
 
 use franz_core::model::{Script, ScriptedReply, ScriptedServer};
 use std::path::Path;
@@ -70,10 +71,10 @@ fn on_a_terminal_a_run_draws_a_bar_of_turns() {
     let tmp = tempfile::tempdir().unwrap();
     let (url, runs) = (server.url(), tmp.path().join("runs"));
     let line = common::shell_line(&run_args(&url, &runs));
-    let mut child = common::on_a_terminal(&format!("env -u FRANZ_LOG -u DISPLAY {line}"));
-    drop(child.stdin.take());
-    let shown = common::read_pipe(child.stdout.take());
-    assert!(child.wait().unwrap().success(), "{shown}");
+    let mut terminal = Terminal::start(&format!("env -u FRANZ_LOG -u DISPLAY {line}"));
+    terminal.close_input();
+    let (code, shown) = terminal.finish();
+    assert_eq!(code, Some(0), "{shown}");
     assert!(shown.contains("done after 3 turn(s)"), "{shown:?}");
     // the bar: drawn in place (a carriage return, no new line), its bar before the turn
     let drawn = shown
@@ -102,13 +103,10 @@ fn on_a_terminal_bench_tasks_draws_a_bar_with_the_tally() {
         tmp.path().join("bench").to_str().unwrap(),
     ]);
     // NO_COLOR keeps the bar (it is no colour) and drops its colours
-    let mut child = common::on_a_terminal(&format!("env -u FRANZ_LOG NO_COLOR=1 {line}"));
-    drop(child.stdin.take());
-    let shown = common::read_pipe(child.stdout.take());
-    assert!(
-        !child.wait().unwrap().success(),
-        "the task fails its checker"
-    );
+    let mut terminal = Terminal::start(&format!("env -u FRANZ_LOG NO_COLOR=1 {line}"));
+    terminal.close_input();
+    let (code, shown) = terminal.finish();
+    assert_ne!(code, Some(0), "the task fails its checker: {shown}");
     // the bar before any result, then the task's line above it with the tally
     assert!(
         shown.contains("task 0 of 1, ") && shown.contains("no result yet"),

@@ -6,6 +6,7 @@
 #![cfg(target_os = "linux")]
 
 use crate::common;
+use crate::common::terminal::Terminal;
 
 use franz_core::model::{Script, ScriptedReply, ScriptedServer};
 use std::path::Path;
@@ -105,10 +106,10 @@ fn on_a_terminal_only_franz_own_colours_arrive() {
     let runs = tmp.path().join("runs");
     let url = server.url();
     let line = common::shell_line(&run_args(&url, &runs));
-    let mut child = common::on_a_terminal(&format!("env -u FRANZ_LOG -u DISPLAY {line}"));
-    drop(child.stdin.take());
-    let shown = common::read_pipe(child.stdout.take());
-    assert!(child.wait().unwrap().success(), "{shown}");
+    let mut terminal = Terminal::start(&format!("env -u FRANZ_LOG -u DISPLAY {line}"));
+    terminal.close_input();
+    let (code, shown) = terminal.finish();
+    assert_eq!(code, Some(0), "{shown}");
     assert!(shown.contains("done after"), "{shown}");
     // colour codes (CSI ... m) and the updating line are franz's; no OSC, no bell, no C1
     for bad in ["\x1b]", "\x07", "\u{9d}", "\u{9c}", "\x1bP", "\x1b_"] {

@@ -13,6 +13,7 @@ pub mod miniwob;
 pub mod module_graph;
 pub mod oracle;
 pub mod panel;
+pub mod terminal;
 
 use franz_core::action::{Action, ActionError, ActionKind, ActionResult, ErrorKind};
 use franz_core::geometry::NormBox;
@@ -293,24 +294,12 @@ pub fn events_in(dir: &Path) -> Vec<serde_json::Value> {
 }
 
 /// The franz binary with `args` as one shell command line, each argument quoted, for
-/// [`on_a_terminal`].
+/// [`terminal::Terminal`].
 pub fn shell_line(args: &[&str]) -> String {
     std::iter::once(env!("CARGO_BIN_EXE_franz").to_string())
         .chain(args.iter().map(|a| format!("'{a}'")))
         .collect::<Vec<_>>()
         .join(" ")
-}
-
-/// Starts the command line `franz` under util-linux `script`, which gives it a real
-/// pseudo-terminal; stdin, stdout and stderr are piped.
-pub fn on_a_terminal(franz: &str) -> std::process::Child {
-    Command::new("script")
-        .args(["-qec", franz, "/dev/null"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("util-linux script")
 }
 
 /// Everything left on a child's pipe (`child.stdout.take()`), read to the end.
