@@ -241,6 +241,21 @@ impl ActionKind {
         )
     }
 
+    /// Whether an action only speaks to franz or the person (waiting, looking, finishing,
+    /// asking, reporting): it touches no window, no pointer and no key.
+    pub fn is_bookkeeping(&self) -> bool {
+        matches!(
+            self,
+            ActionKind::Wait { .. }
+                | ActionKind::Observe
+                | ActionKind::Done { .. }
+                | ActionKind::Fail { .. }
+                | ActionKind::AskUser { .. }
+                | ActionKind::ReportProgress { .. }
+                | ActionKind::ReportCompletion { .. }
+        )
+    }
+
     /// Whether an action is a click of any button or count (not a press or a release).
     pub fn is_click(&self) -> bool {
         matches!(

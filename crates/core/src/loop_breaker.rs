@@ -5,7 +5,7 @@
 //!
 //! Waiting, finishing and reporting never count, nor do turns whose actions all failed.
 
-use crate::action::{Action, ActionKind, ActionResult};
+use crate::action::{Action, ActionResult};
 use crate::observe::FrameChange;
 
 /// Targets this close (0..1000 units) are the same target.
@@ -127,7 +127,7 @@ impl LoopDetector {
             .map(|(a, _)| a.clone())
             .collect();
         if performed.is_empty()
-            || performed.iter().any(|a| exempt(&a.kind))
+            || performed.iter().any(|a| a.kind.is_bookkeeping())
             || changed(&performed, change)
         {
             self.streak = None;
@@ -157,20 +157,6 @@ impl LoopDetector {
             Verdict::Fine(n)
         }
     }
-}
-
-/// Actions that never count: waiting, looking, finishing, asking, reporting.
-fn exempt(kind: &ActionKind) -> bool {
-    matches!(
-        kind,
-        ActionKind::Wait { .. }
-            | ActionKind::Observe
-            | ActionKind::Done { .. }
-            | ActionKind::Fail { .. }
-            | ActionKind::AskUser { .. }
-            | ActionKind::ReportProgress { .. }
-            | ActionKind::ReportCompletion { .. }
-    )
 }
 
 /// Whether the screen changed around the actions' targets (anywhere, for actions without one).
@@ -203,6 +189,7 @@ fn similar(a: &[Action], b: &[Action]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::action::ActionKind;
     use crate::geometry::NormBox;
 
     fn click(x: i32, y: i32) -> Vec<Action> {

@@ -198,6 +198,31 @@ pub fn per_turn(calls: &[CallTokens]) -> (Vec<TurnSums>, Sums) {
     (turns, total)
 }
 
+/// The share of `now`'s tokens after the first byte where it differs from `before` (1 without
+/// one): what a server that caches the last request's prefix evaluates again. `now` and
+/// `before` are request texts as the run log's `exchange.jsonl` keeps them (images as
+/// `<image sha256=...>` placeholders); text counts 4 characters a token, an image placeholder
+/// `image` tokens. `franz bench turn --api-url` and the real-server tests share it.
+pub fn new_share(before: Option<&str>, now: &str, image: f64) -> f64 {
+    let tokens =
+        |s: &str| s.len() as f64 / 4.0 + s.matches("<image sha256=").count() as f64 * image;
+    let Some(before) = before else { return 1.0 };
+    let same = before
+        .bytes()
+        .zip(now.bytes())
+        .take_while(|(a, b)| a == b)
+        .count();
+    // back to the start of an image placeholder cut in the middle, and to a character's start
+    let mut from = now[..same]
+        .rfind("<image")
+        .filter(|at| !now[*at..same].contains('>'))
+        .unwrap_or(same);
+    while !now.is_char_boundary(from) {
+        from -= 1;
+    }
+    tokens(&now[from..]) / tokens(now).max(1.0)
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -285,5 +310,18 @@ pub(crate) mod tests {
         assert_eq!(thousands(999), "999");
         assert_eq!(thousands(1000), "1,000");
         assert_eq!(thousands(1234567), "1,234,567");
+    }
+
+    #[test]
+    fn the_new_share_starts_at_the_first_differing_byte_or_the_image_it_cuts() {
+        assert_eq!(new_share(None, "abcd", 10.0), 1.0);
+        assert_eq!(new_share(Some("abcdefgh"), "abcdefgh", 10.0), 0.0);
+        assert_eq!(new_share(Some("abcdXXXX"), "abcdYYYY", 10.0), 0.5);
+        // a new image whose hash shares a prefix with the last one's counts whole
+        let a = "sys<image sha256=aa1 bytes=3>";
+        let b = "sys<image sha256=aa2 bytes=3>";
+        let whole = b.len() as f64 / 4.0 + 10.0;
+        let image = (b.len() - 3) as f64 / 4.0 + 10.0;
+        assert!((new_share(Some(a), b, 10.0) - image / whole).abs() < 1e-9);
     }
 }

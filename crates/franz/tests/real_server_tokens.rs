@@ -66,27 +66,6 @@ fn requests(exchange: &[Value]) -> Vec<String> {
         .collect()
 }
 
-/// The share of `now` after the first byte where it differs from `before` (1 without one), by
-/// estimated tokens: text at 4 characters a token, an image placeholder as `image` tokens.
-fn new_share(before: Option<&str>, now: &str, image: f64) -> f64 {
-    let tokens = |s: &str| {
-        let images = s.matches("<image sha256=").count() as f64;
-        s.len() as f64 / 4.0 + images * image
-    };
-    let Some(before) = before else { return 1.0 };
-    let same = before
-        .bytes()
-        .zip(now.bytes())
-        .take_while(|(a, b)| a == b)
-        .count();
-    // back to the start of an image placeholder cut in the middle
-    let cut = now[..same]
-        .rfind("<image")
-        .filter(|at| !now[*at..same].contains('>'));
-    let from = cut.unwrap_or(same);
-    tokens(&now[from..]) / tokens(now).max(1.0)
-}
-
 /// Runs `strategy` for `turns` turns, with `extra` flags; its calls and requests.
 fn run(url: &str, strategy: &str, turns: &str, extra: &[&str]) -> (Vec<Call>, Vec<String>) {
     let runs = tempfile::tempdir().unwrap();
@@ -113,7 +92,7 @@ fn judge(strategy: &str, calls: &[Call], requests: &[String]) -> Vec<String> {
             .filter(|n| *n > 0)
             .map(|n| (c.estimated.abs_diff(n) as f64) * 100.0 / n as f64);
         let now = requests.get(i).map_or("", String::as_str);
-        let share = new_share(last, now, 83.0);
+        let share = franz_core::turn_tokens::new_share(last, now, 83.0);
         last = Some(now);
         let evaluated = c.counted.map(|n| (n as f64 * share).round() as u64);
         eprintln!(

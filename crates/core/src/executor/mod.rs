@@ -867,17 +867,7 @@ fn clamped_warning(note: &str) -> Warning {
 }
 
 fn touches_os(kind: &ActionKind) -> bool {
-    !matches!(
-        kind,
-        ActionKind::Wait { .. }
-            | ActionKind::Observe
-            | ActionKind::Done { .. }
-            | ActionKind::Fail { .. }
-            | ActionKind::AskUser { .. }
-            | ActionKind::ReportProgress { .. }
-            | ActionKind::ReportCompletion { .. }
-            | ActionKind::ListWindows
-    )
+    !(kind.is_bookkeeping() || matches!(kind, ActionKind::ListWindows))
 }
 
 #[cfg(test)]

@@ -225,7 +225,7 @@ fn evaluated(call: &Call, last: Option<&Call>) -> (u64, &'static str) {
     if let (Some(p), Some(cached)) = (prompt, field("cached_tokens")) {
         return (p.saturating_sub(cached), "server: cached_tokens");
     }
-    let share = new_share(
+    let share = franz_core::turn_tokens::new_share(
         last.map(|c| c.prompt.as_str()),
         &call.prompt,
         call.image_tokens,
@@ -240,28 +240,6 @@ fn evaluated(call: &Call, last: Option<&Call>) -> (u64, &'static str) {
             "estimate: after the first differing byte, of franz's estimate",
         ),
     }
-}
-
-/// The share of `now`'s tokens after the first byte where it differs from `before` (1 without
-/// one): text at 4 characters a token, an image placeholder as `image` tokens.
-fn new_share(before: Option<&str>, now: &str, image: f64) -> f64 {
-    let tokens =
-        |s: &str| s.len() as f64 / 4.0 + s.matches("<image sha256=").count() as f64 * image;
-    let Some(before) = before else { return 1.0 };
-    let same = before
-        .bytes()
-        .zip(now.bytes())
-        .take_while(|(a, b)| a == b)
-        .count();
-    // back to the start of an image placeholder cut in the middle, and to a character's start
-    let mut from = now[..same]
-        .rfind("<image")
-        .filter(|at| !now[*at..same].contains('>'))
-        .unwrap_or(same);
-    while !now.is_char_boundary(from) {
-        from -= 1;
-    }
-    tokens(&now[from..]) / tokens(now).max(1.0)
 }
 
 /// Prints a strategy's calls and the median evaluated tokens of the calls after the first.
@@ -295,19 +273,6 @@ fn report(strategy: &str, calls: &[Call]) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_new_share_starts_at_the_first_differing_byte_or_the_image_it_cuts() {
-        assert_eq!(new_share(None, "abcd", 10.0), 1.0);
-        assert_eq!(new_share(Some("abcdefgh"), "abcdefgh", 10.0), 0.0);
-        assert_eq!(new_share(Some("abcdXXXX"), "abcdYYYY", 10.0), 0.5);
-        // a new image whose hash shares a prefix with the last one's counts whole
-        let a = "sys<image sha256=aa1 bytes=3>";
-        let b = "sys<image sha256=aa2 bytes=3>";
-        let whole = b.len() as f64 / 4.0 + 10.0;
-        let image = (b.len() - 3) as f64 / 4.0 + 10.0;
-        assert!((new_share(Some(a), b, 10.0) - image / whole).abs() < 1e-9);
-    }
 
     #[test]
     fn the_server_s_own_figure_comes_before_the_estimate() {
