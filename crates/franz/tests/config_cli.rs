@@ -164,11 +164,7 @@ fn run_with_config(dir: &Path, config: &str) -> PathBuf {
         .concat(),
     );
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let run = std::fs::read_dir(&runs)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .find(|p| p.file_name().unwrap().to_string_lossy().starts_with("run_"))
-        .expect("a run directory");
+    let run = common::run_dir(&runs);
     let recorded = std::fs::read_to_string(run.join("config.toml")).unwrap();
     assert!(recorded.contains("[overlay"), "{recorded}");
     run

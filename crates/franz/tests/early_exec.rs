@@ -68,11 +68,7 @@ fn run(
     let out: Output = common::output_with_stdin(&mut cmd, stdin);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{err}");
-    std::fs::read_dir(runs)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .find(|p| p.file_name().unwrap().to_string_lossy().starts_with("run_"))
-        .expect("a run directory")
+    common::run_dir(runs)
 }
 
 /// The first button press the witness saw.

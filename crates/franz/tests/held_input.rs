@@ -70,16 +70,7 @@ fn sigint_during_a_long_press_exits_130_with_nothing_held() {
     assert!(held.is_empty(), "still held after Ctrl+C: {held:?}\n{text}");
 
     // the log says what happened: one long_press, cut short by the interrupt
-    let dir = std::fs::read_dir(&runs)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .find(|p| p.file_name().unwrap().to_string_lossy().starts_with("run_"))
-        .unwrap();
-    let events: Vec<Value> = std::fs::read_to_string(dir.join("events.jsonl"))
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let events = common::run_events(&runs);
     let results: Vec<&Value> = events
         .iter()
         .filter(|e| e["event"] == "action_result")

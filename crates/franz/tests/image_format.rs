@@ -11,7 +11,6 @@ use base64::Engine as _;
 use franz_core::model::ScriptedServer;
 use franz_core::model::responder::{self, Intent, Style};
 use franz_desktop::witness::WitnessKind;
-use std::path::Path;
 use std::time::Duration;
 
 const JPEG_MAGIC: &[u8] = &[0xff, 0xd8, 0xff];
@@ -43,18 +42,6 @@ fn sent_image(server: &ScriptedServer) -> (String, Vec<u8>) {
         .decode(b64)
         .expect("base64");
     (head.to_string(), bytes)
-}
-
-/// The only run directory under `runs`.
-fn run_dir(runs: &Path) -> std::path::PathBuf {
-    let dirs: Vec<_> = std::fs::read_dir(runs)
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .map(|e| e.path())
-        .filter(|p| p.is_dir())
-        .collect();
-    assert_eq!(dirs.len(), 1, "{dirs:?}");
-    dirs[0].clone()
 }
 
 #[test]
@@ -112,7 +99,7 @@ fn a_jpeg_run_clicks_where_the_model_said_and_its_log_keeps_the_jpeg() {
     );
 
     // the run log keeps the bytes the model was sent, as a .jpg
-    let dir = run_dir(runs.path());
+    let dir = common::run_dir(runs.path());
     let kept = std::fs::read(dir.join("turn_0001_annotated.jpg")).expect("the sent JPEG");
     assert!(kept.starts_with(JPEG_MAGIC));
     assert!(!dir.join("turn_0001_annotated.png").exists());

@@ -19,7 +19,6 @@ use franz_desktop::sandbox::Sandbox;
 use franz_desktop::witness::{Witness, WitnessEvent, WitnessKind};
 use franz_desktop::{PixelPoint, PixelRect};
 use serde_json::{Value, json};
-use std::path::PathBuf;
 use std::process::{Child, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -165,12 +164,7 @@ impl Run {
     }
 
     fn events(&self) -> Vec<Value> {
-        let dir: PathBuf = std::fs::read_dir(self.runs.path())
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .find(|p| p.file_name().unwrap().to_string_lossy().starts_with("run_"))
-            .expect("a run directory");
-        common::events_in(&dir)
+        common::run_events(self.runs.path())
     }
 
     /// Waits for the witness to see `n` button presses; returns where they were.

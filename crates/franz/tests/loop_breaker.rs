@@ -15,7 +15,6 @@ use franz_desktop::PixelRect;
 use franz_desktop::sandbox::Sandbox;
 use franz_desktop::witness::{Witness, WitnessKind};
 use serde_json::{Value, json};
-use std::path::Path;
 use std::time::Duration;
 
 const STRATEGIES: [&str; 4] = ["narrative", "vision", "tools", "commander"];
@@ -91,22 +90,9 @@ fn run(strategy: &'static str, display: &str, server: &ScriptedServer, extra: &[
     Ran {
         code: out.status.code(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        events: events(&runs),
+        events: common::run_events(&runs),
         requests,
     }
-}
-
-fn events(runs: &Path) -> Vec<Value> {
-    let dir = std::fs::read_dir(runs)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .find(|p| p.file_name().unwrap().to_string_lossy().starts_with("run_"))
-        .expect("a run directory");
-    std::fs::read_to_string(dir.join("events.jsonl"))
-        .unwrap()
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect()
 }
 
 fn named<'a>(events: &'a [Value], name: &str) -> Vec<&'a Value> {

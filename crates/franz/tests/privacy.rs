@@ -47,16 +47,6 @@ fn files(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-fn run_dirs(runs: &Path) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(runs)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("run_"))
-        .collect();
-    v.sort();
-    v
-}
-
 /// Checks that the top-left quarter is black and the bottom-right quarter white.
 fn assert_masked(png: &[u8], what: &str) {
     let img = image::load_from_memory(png).unwrap().to_rgba8();
@@ -104,7 +94,7 @@ fn a_masked_region_is_black_in_the_request_the_run_directory_and_the_report() {
     for png in &sent {
         assert_masked(png, "sent image");
     }
-    let dir = &run_dirs(&runs)[0];
+    let dir = &common::run_dirs(&runs)[0];
     let pngs: Vec<_> = files(dir)
         .into_iter()
         .filter(|p| p.extension().is_some_and(|e| e == "png"))
@@ -162,7 +152,7 @@ fn a_secret_reaches_the_window_exactly_and_is_written_nowhere() {
         .filter_map(|e| char::from_u32(e.keysym))
         .collect();
     assert_eq!(typed, secret);
-    let dir = &run_dirs(&runs)[0];
+    let dir = &common::run_dirs(&runs)[0];
     let all = files(dir);
     assert!(all.len() > 3, "{all:?}");
     for p in all {
@@ -252,7 +242,7 @@ fn keep_runs_deletes_the_oldest_run_directories() {
             String::from_utf8_lossy(&out.stderr)
         );
     }
-    let names: Vec<String> = run_dirs(&runs)
+    let names: Vec<String> = common::run_dirs(&runs)
         .iter()
         .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
         .collect();
@@ -341,7 +331,7 @@ fn keep_runs_never_deletes_the_directory_of_a_run_still_going() {
     // finished, both go at the next run
     let third = run(sb.display(), &fast, &runs, &["--keep-runs", "1"]);
     assert_eq!(third.status.code(), Some(0));
-    let names: Vec<String> = run_dirs(&runs)
+    let names: Vec<String> = common::run_dirs(&runs)
         .iter()
         .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
         .collect();

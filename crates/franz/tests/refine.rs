@@ -14,7 +14,6 @@ use franz_core::model::{RecordedRequest, Script, ScriptedReply, ScriptedServer};
 use franz_desktop::PixelRect;
 use franz_desktop::witness::{Witness, WitnessKind};
 use serde_json::Value;
-use std::path::Path;
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -121,18 +120,9 @@ fn run(display: &str, witness: &Witness, script: Script, extra: &[&str]) -> Ran 
             .iter()
             .find(|e| e.is(WitnessKind::ButtonPress))
             .map(|e| e.at),
-        events: events(dir.path()),
+        events: common::run_events(dir.path()),
         requests: server.request_count(),
     }
-}
-
-fn events(runs: &Path) -> Vec<Value> {
-    let dir = std::fs::read_dir(runs)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .find(|p| p.file_name().unwrap().to_string_lossy().starts_with("run_"))
-        .expect("a run directory");
-    common::events_in(&dir)
 }
 
 fn refined(events: &[Value]) -> Vec<&Value> {

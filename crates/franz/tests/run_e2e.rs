@@ -133,18 +133,7 @@ fn run_args<'a>(server: &'a str, runs: &'a str, strategy: &'a str) -> Vec<&'a st
     args
 }
 
-/// The one run directory under `runs`.
-fn run_dir(runs: &Path) -> PathBuf {
-    let dirs: Vec<_> = std::fs::read_dir(runs)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("run_"))
-        .collect();
-    assert_eq!(dirs.len(), 1, "run directories: {dirs:?}");
-    dirs[0].clone()
-}
-
-fn jsonl(path: &Path) -> Vec<Value> {
+fn every_line_json(path: &Path) -> Vec<Value> {
     std::fs::read_to_string(path)
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
         .lines()
@@ -155,12 +144,12 @@ fn jsonl(path: &Path) -> Vec<Value> {
 /// Checks that the run directory is complete: events end with `run_finished` carrying
 /// `exit_code`, and turns.jsonl holds a raw entry for each of the turns `1..=turns`.
 fn assert_complete_logs(dir: &Path, exit_code: i64, turns: u64) -> Vec<Value> {
-    let events = jsonl(&dir.join("events.jsonl"));
+    let events = every_line_json(&dir.join("events.jsonl"));
     assert_eq!(events[0]["event"], "run_started", "{events:?}");
     let last = events.last().unwrap();
     assert_eq!(last["event"], "run_finished", "{last}");
     assert_eq!(last["exit_code"], exit_code, "{last}");
-    let entries = jsonl(&dir.join("turns.jsonl"));
+    let entries = every_line_json(&dir.join("turns.jsonl"));
     let raw: Vec<u64> = entries
         .iter()
         .filter(|e| e["stage"] == "raw")
@@ -253,7 +242,7 @@ fn without_images(req: &RecordedRequest) -> (String, usize) {
 /// The request of turn `turn` as the run directory recorded it (exchange.jsonl, sanitised:
 /// images are `<image sha256=... bytes=...>` markers).
 fn recorded_request(dir: &Path, turn: u64) -> String {
-    jsonl(&dir.join("exchange.jsonl"))
+    every_line_json(&dir.join("exchange.jsonl"))
         .into_iter()
         .find(|e| e["turn"] == turn && e.get("request").is_some())
         .unwrap_or_else(|| panic!("no recorded request for turn {turn}"))["request"]
@@ -328,7 +317,7 @@ fn narrative_fills_a_zenity_entry() {
             franz.stderr()
         );
     }
-    assert_complete_logs(&run_dir(&runs), 0, 4);
+    assert_complete_logs(&common::run_dir(&runs), 0, 4);
 }
 
 #[test]
@@ -375,7 +364,7 @@ fn narrative_types_a_sentence_into_an_xterm() {
     assert_eq!(code, 0, "stderr:\n{}", franz.stderr());
     let got = std::fs::read_to_string(&out).unwrap();
     assert_eq!(got, format!("{sentence}\n"));
-    assert_complete_logs(&run_dir(&runs), 0, 4);
+    assert_complete_logs(&common::run_dir(&runs), 0, 4);
 }
 
 #[test]
@@ -441,7 +430,7 @@ fn vision_clicks_an_xmessage_button_with_two_actions_in_one_turn() {
     let _ = child.wait();
     assert_eq!(printed.as_deref(), Ok("No\n"));
 
-    let dir = run_dir(&runs);
+    let dir = common::run_dir(&runs);
     let events = assert_complete_logs(&dir, 0, 2);
     let turn1: Vec<_> = events
         .iter()
@@ -506,7 +495,7 @@ fn narrative_request_does_not_grow_over_30_turns() {
         "{}",
         franz.stderr()
     );
-    let dir = run_dir(&runs);
+    let dir = common::run_dir(&runs);
     assert_complete_logs(&dir, 1, 30);
     let rec = recorded_request(&dir, 30);
     assert_eq!(rec.matches("<image sha256=").count(), 1, "{rec}");
@@ -586,7 +575,7 @@ fn a_model_server_that_dies_mid_run_exits_3_with_complete_logs() {
         stderr.contains(&url) && stderr.contains("pass --api-url"),
         "a clear message naming the server: {stderr}"
     );
-    let events = assert_complete_logs(&run_dir(&runs), 3, 2);
+    let events = assert_complete_logs(&common::run_dir(&runs), 3, 2);
     let last = events.last().unwrap();
     assert_eq!(last["outcome"], "unreachable", "{last}");
     assert_eq!(last["turns"], 3, "{last}");
@@ -644,7 +633,7 @@ fn signal_mid_run(signal: &str) {
         "{stderr}"
     );
     assert!(!stderr.contains("Ctrl+C)") || signal == "INT", "{stderr}");
-    let events = assert_complete_logs(&run_dir(&runs), 130, 1);
+    let events = assert_complete_logs(&common::run_dir(&runs), 130, 1);
     let last = events.last().unwrap();
     assert_eq!(last["outcome"], "interrupted", "{last}");
     assert_eq!(last["reason"], format!("interrupted ({name})"), "{last}");
@@ -710,7 +699,7 @@ fn franz_demo_passes_on_a_fresh_sandbox() {
         "not a report: {}",
         &html[..200.min(html.len())]
     );
-    assert_complete_logs(&run_dir(tmp.path()), 0, 4);
+    assert_complete_logs(&common::run_dir(tmp.path()), 0, 4);
 }
 
 #[test]
@@ -744,7 +733,7 @@ fn fault_after_turns_is_reported_not_hung() {
         "{}",
         franz.stderr()
     );
-    assert_complete_logs(&run_dir(&runs), 3, 1);
+    assert_complete_logs(&common::run_dir(&runs), 3, 1);
     assert!(chats(&server).len() >= 2);
 }
 
@@ -770,7 +759,7 @@ fn sigint_latency(
         .unwrap();
     assert!(status.success());
     let code = franz.code();
-    let events = jsonl(&run_dir(runs).join("events.jsonl"));
+    let events = every_line_json(&common::run_dir(runs).join("events.jsonl"));
     let last = events.last().unwrap();
     assert_eq!(last["event"], "run_finished", "stderr:\n{}", franz.stderr());
     let finished_ms = last["t_ms"].as_u64().unwrap();
@@ -824,7 +813,7 @@ fn sigint_ends_the_run_within_2s_during_a_hung_model_call_and_a_60s_wait() {
         .find(|e| e["event"] == "action_result")
         .expect("the wait's result");
     assert!(wait["result"].to_string().contains("interrupted"), "{wait}");
-    assert_complete_logs(&run_dir(&runs), 130, 1);
+    assert_complete_logs(&common::run_dir(&runs), 130, 1);
 }
 
 /// A model that answers every request with 16 MB of unclosed braces (docs/architecture.md,
@@ -847,7 +836,7 @@ fn max_time_ends_a_run_whose_model_sends_16_mb_of_open_braces() {
     // before the parser was linear, reading this reply took hours and nothing stopped it
     let code = franz.code();
     assert_eq!(code, 1, "stderr:\n{}", franz.stderr());
-    let events = jsonl(&run_dir(&runs).join("events.jsonl"));
+    let events = every_line_json(&common::run_dir(&runs).join("events.jsonl"));
     let last = events.last().unwrap();
     assert_eq!(last["event"], "run_finished", "{last}");
     assert!(last.to_string().contains("reached --max-time"), "{last}");
@@ -897,7 +886,7 @@ fn a_dry_run_goes_through_its_turns_and_nothing_reaches_the_screen() {
     assert_eq!(franz.code(), 0, "stderr:\n{}", franz.stderr());
     // the run went through every turn and each action was decided and "performed"
     assert_eq!(server.request_count(), replies.len());
-    let events = assert_complete_logs(&run_dir(&runs), 0, replies.len() as u64);
+    let events = assert_complete_logs(&common::run_dir(&runs), 0, replies.len() as u64);
     let results: Vec<&Value> = events
         .iter()
         .filter(|e| e["event"] == "action_result")

@@ -48,22 +48,6 @@ fn images(req: &Value) -> usize {
     req.to_string().matches("\"image_url\":").count()
 }
 
-fn run_dir(runs: &Path) -> std::path::PathBuf {
-    std::fs::read_dir(runs)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .find(|p| p.file_name().unwrap().to_string_lossy().starts_with("run_"))
-        .expect("a run directory")
-}
-
-fn jsonl(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect()
-}
-
 #[test]
 fn tools_runs_a_command_in_bash_one_call_per_step() {
     let dir = tempfile::tempdir().unwrap();
@@ -146,7 +130,7 @@ fn tools_runs_a_command_in_bash_one_call_per_step() {
             .contains("SHOULD-NOT")
     );
     // the reply without tool calls ended the run with its answer
-    let events = jsonl(&run_dir(&dir.path().join("runs")).join("events.jsonl"));
+    let events = common::jsonl(&common::run_dir(&dir.path().join("runs")).join("events.jsonl"));
     let fin = events
         .iter()
         .find(|e| e["event"] == "run_finished")
@@ -309,14 +293,14 @@ fn commander_leader_briefs_reviews_compresses_and_the_operator_completes() {
     assert!(last_user_text(operators[5]).contains("at least 100"));
 
     // the leader's calls are logged and evented like the operator's
-    let run = run_dir(&runs);
-    let exchange = jsonl(&run.join("exchange.jsonl"));
+    let run = common::run_dir(&runs);
+    let exchange = common::jsonl(&run.join("exchange.jsonl"));
     let logged = exchange
         .iter()
         .filter(|e| e.get("request").is_some())
         .count();
     assert_eq!(logged, 10);
-    let events = jsonl(&run.join("events.jsonl"));
+    let events = common::jsonl(&run.join("events.jsonl"));
     let count = |k: &str| events.iter().filter(|e| e["event"] == k).count();
     assert_eq!(count("model_request"), 10);
     assert_eq!(count("model_reply"), 10);

@@ -46,11 +46,6 @@ fn franz(display: Option<&str>, task: &str, url: &str, runs: &Path, args: &[&str
         .expect("run franz")
 }
 
-/// The events of the one run in `runs`.
-fn events(runs: &Path) -> Vec<Value> {
-    common::events_in(&runs.join("run_0001"))
-}
-
 /// The chat requests the server got, as JSON.
 fn chats(server: &ScriptedServer) -> Vec<Value> {
     server
@@ -97,7 +92,7 @@ fn qwen3_vls_terminate_ends_the_run_in_the_turn_it_comes_in_every_strategy() {
             let what = format!("{strategy}, structured {structured}");
             let err = String::from_utf8_lossy(&out.stderr);
             assert_eq!(out.status.code(), Some(0), "{what}: {err}");
-            let end = events(runs.path()).pop().unwrap();
+            let end = common::run_events(runs.path()).pop().unwrap();
             assert_eq!(
                 (&end["outcome"], &end["turns"]),
                 (&json!("done"), &json!(2)),
@@ -151,7 +146,7 @@ fn garbage_broken_calls_and_echoes_never_end_a_tools_run_as_done() {
     );
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
-    let ev = events(runs.path());
+    let ev = common::run_events(runs.path());
     let end = ev.last().unwrap();
     assert_eq!(
         (&end["outcome"], &end["turns"]),
@@ -209,7 +204,7 @@ fn a_cut_off_reply_performs_nothing_but_an_action_performed_early_stands() {
         );
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(0), "stream {stream}: {err}");
-        let ev = events(runs.path());
+        let ev = common::run_events(runs.path());
         let ran: Vec<&Value> = ev
             .iter()
             .filter(|e| e["event"] == "action_result" && e["turn"] == 1)

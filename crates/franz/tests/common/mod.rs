@@ -20,7 +20,7 @@ use franz_core::geometry::NormBox;
 use franz_core::observe::{ImageFormat, RgbaImage, StageTimings, encode_image};
 use franz_core::overlay::{FeedbackHistory, Overlay, OverlayConfig, TurnFeedback};
 use franz_core::runlog::{RunWriter, TurnEntry, TurnImage, TurnTimings};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -284,13 +284,51 @@ pub fn sandbox(
     (sb, witness)
 }
 
-/// The events of a run directory's `events.jsonl`, skipping lines that are not JSON.
-pub fn events_in(dir: &Path) -> Vec<serde_json::Value> {
-    std::fs::read_to_string(dir.join("events.jsonl"))
-        .unwrap()
+/// The JSON lines of a JSON Lines file, skipping lines that are not JSON; an absent file reads
+/// as none (the test's own assertions then say what is missing).
+pub fn jsonl(path: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
         .lines()
         .filter_map(|l| serde_json::from_str(l).ok())
         .collect()
+}
+
+/// The events of a run directory's `events.jsonl`, skipping lines that are not JSON.
+pub fn events_in(dir: &Path) -> Vec<serde_json::Value> {
+    jsonl(&dir.join("events.jsonl"))
+}
+
+/// The run directories (`run_NNNN`) under `runs`, in order.
+pub fn run_dirs(runs: &Path) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(runs)
+        .unwrap_or_else(|e| panic!("{}: {e}", runs.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_dir())
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("run_"))
+        })
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+/// The one run directory under `runs`, for a test that ran one run.
+pub fn run_dir(runs: &Path) -> PathBuf {
+    let dirs = run_dirs(runs);
+    assert_eq!(
+        dirs.len(),
+        1,
+        "run directories under {}: {dirs:?}",
+        runs.display()
+    );
+    dirs[0].clone()
+}
+
+/// The events of the one run under `runs`.
+pub fn run_events(runs: &Path) -> Vec<serde_json::Value> {
+    events_in(&run_dir(runs))
 }
 
 /// The franz binary with `args` as one shell command line, each argument quoted, for
