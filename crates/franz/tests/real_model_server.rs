@@ -27,6 +27,8 @@
 //! `--constrain off` too, and prints both shares (CI runs [`CI_CONSTRAINED_TURNS`] constrained
 //! turns a strategy only).
 
+use crate::common;
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -201,14 +203,6 @@ pub(crate) fn franz(args: &[&str]) -> (Option<i32>, String) {
         String::from_utf8_lossy(&out.stderr)
     );
     (out.status.code(), text)
-}
-
-pub(crate) fn jsonl(path: &Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect()
 }
 
 /// What went wrong in one cell (empty: nothing).
@@ -476,8 +470,8 @@ fn cell(server: &Server, strategy: &str, stream: bool) -> Faults {
     let from = log_len(server);
     let (code, text) = scenario_run(&server.url, strategy, "3", runs.path(), streamed);
     let dir = runs.path().join("run_0001");
-    let events = jsonl(&dir.join("events.jsonl"));
-    let exchange = jsonl(&dir.join("exchange.jsonl"));
+    let events = common::jsonl(&dir.join("events.jsonl"));
+    let exchange = common::jsonl(&dir.join("exchange.jsonl"));
     let replies = raw_replies(&exchange);
     let requests = requests_by_turn(&exchange);
     let asked = events
@@ -650,12 +644,15 @@ fn constrained_run(
         runs.path().to_str().unwrap(),
         "open the text editor and type hello",
     ]);
-    let events = jsonl(&runs.path().join("run_0001/events.jsonl"));
+    let events = common::jsonl(&runs.path().join("run_0001/events.jsonl"));
     assert!(
         !events.is_empty(),
         "{strategy} --constrain {constrain}: no events (exit {code:?}): {text}"
     );
-    (events, jsonl(&runs.path().join("run_0001/exchange.jsonl")))
+    (
+        events,
+        common::jsonl(&runs.path().join("run_0001/exchange.jsonl")),
+    )
 }
 
 /// The requests of an `auto` run that were not sent with a GBNF `grammar` alone: `auto` finds

@@ -12,7 +12,8 @@
 //! CI runs [`CI_TURNS`] turns a strategy (the first judged turn, and a few minutes on 2 busy
 //! cores); `FRANZ_TOKEN_TURNS=N` measures N turns a strategy. The test prints its time.
 
-use crate::real_model_server::{jsonl, one_at_a_time, scenario_run, server};
+use crate::common;
+use crate::real_model_server::{one_at_a_time, scenario_run, server};
 use serde_json::Value;
 
 /// Calls of the first turns are not judged: the first count calibrates requests like it, and
@@ -73,8 +74,8 @@ fn run(url: &str, strategy: &str, turns: &str, extra: &[&str]) -> (Vec<Call>, Ve
     let (code, text) = scenario_run(url, strategy, turns, runs.path(), extra);
     assert!(code.is_some(), "--strategy {strategy}: {text}");
     let dir = runs.path().join("run_0001");
-    let events = jsonl(&dir.join("events.jsonl"));
-    let exchange = jsonl(&dir.join("exchange.jsonl"));
+    let events = common::jsonl(&dir.join("events.jsonl"));
+    let exchange = common::jsonl(&dir.join("exchange.jsonl"));
     (calls(&events), requests(&exchange))
 }
 
