@@ -8,7 +8,6 @@
 use super::{Engine, Stop};
 use crate::event::EventKind;
 use crate::grounder::{self, GroundError};
-use crate::model::Tool;
 use crate::strategy::{Prompt, Reading};
 
 impl Engine<'_> {
@@ -17,9 +16,7 @@ impl Engine<'_> {
     pub(super) fn with_target_hint(&self, prompt: Prompt) -> Prompt {
         match &self.grounder {
             Some(_) => {
-                let mut prompt = super::element_list::add_text(prompt, grounder::PLANNER_HINT);
-                prompt.tools = with_target_argument(prompt.tools);
-                prompt
+                super::element_list::add_text(prompt, grounder::PLANNER_HINT)
             }
             None => prompt,
         }
@@ -97,33 +94,4 @@ impl Engine<'_> {
         );
         Ok(found)
     }
-}
-
-/// The tools whose calls take a target in words in place of their box (the tools strategy's
-/// element clicks; `parser/tools.rs` reads the argument).
-const TARGET_TOOLS: [&str; 3] = [
-    "click_element",
-    "double_click_element",
-    "right_click_element",
-];
-
-/// `tools` with a `target` argument declared on each of [`TARGET_TOOLS`], so that a model
-/// that follows the schema can write it.
-fn with_target_argument(mut tools: Vec<Tool>) -> Vec<Tool> {
-    for tool in &mut tools {
-        if !TARGET_TOOLS.contains(&tool.function.name.as_str()) {
-            continue;
-        }
-        let properties = tool.function.parameters.get_mut("properties");
-        if let Some(p) = properties.and_then(serde_json::Value::as_object_mut) {
-            p.insert(
-                "target".into(),
-                serde_json::json!({
-                    "type": "string",
-                    "description": "the element in your own words, in place of box: a grounding model finds it"
-                }),
-            );
-        }
-    }
-    tools
 }
