@@ -286,11 +286,33 @@ pub fn sandbox(
 
 /// The events of a run directory's `events.jsonl`, skipping lines that are not JSON.
 pub fn events_in(dir: &Path) -> Vec<serde_json::Value> {
-    std::fs::read_to_string(dir.join("events.jsonl"))
-        .unwrap()
+    jsonl(&dir.join("events.jsonl"))
+}
+
+/// The records of a run directory's `exchange.jsonl` (the model requests and answers),
+/// skipping lines that are not JSON.
+pub fn exchange_in(dir: &Path) -> Vec<serde_json::Value> {
+    jsonl(&dir.join("exchange.jsonl"))
+}
+
+fn jsonl(path: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
         .lines()
         .filter_map(|l| serde_json::from_str(l).ok())
         .collect()
+}
+
+/// The one run directory under `runs`.
+pub fn only_run_dir(runs: &Path) -> std::path::PathBuf {
+    let dirs: Vec<_> = std::fs::read_dir(runs)
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    assert_eq!(dirs.len(), 1, "{dirs:?}");
+    dirs[0].clone()
 }
 
 /// The franz binary with `args` as one shell command line, each argument quoted, for
