@@ -231,7 +231,11 @@ impl AgentBuilder {
         let config = SessionConfig {
             pipeline: Pipeline::new(self.observe),
             executor,
-            strategy: self.strategy.create(self.read),
+            // the strategy offers targets in words only with a grounder to find them
+            strategy: self.strategy.create(ReadOptions {
+                targets_in_words: self.grounder.is_some(),
+                ..self.read
+            }),
             overlay: self.overlay,
             writer: self.writer,
             options: self.options,

@@ -120,12 +120,14 @@ impl Grounder {
         &self.profile
     }
 
-    /// Finds `target` on the screen now: one screenshot at the grounder's size, one request.
+    /// Finds `target` on the screen now: one screenshot at the grounder's size, one request
+    /// (shown to `log` as it is sent and answered, for the run's exchange log).
     pub fn ground(
         &mut self,
         desktop: &mut dyn Desktop,
         target: &str,
         cancel: &Cancel,
+        log: &mut dyn FnMut(Asked<'_>),
     ) -> Result<Found, GroundError> {
         let shot = self
             .pipeline
@@ -133,16 +135,15 @@ impl Grounder {
             .map_err(|e| GroundError::Observe(e.to_string()))?;
         let request = self.request(target, &shot);
         let start = Instant::now();
-        let reply =
-            self.model
-                .complete(&request, cancel, &mut |_| {})
-                .map_err(|error| match error {
-                    ModelError::Cancelled => GroundError::Cancelled,
-                    error => GroundError::Model {
-                        model: self.id.clone(),
-                        error,
-                    },
-                })?;
+        let reply = self
+            .complete(&request, cancel, log)
+            .map_err(|error| match error {
+                ModelError::Cancelled => GroundError::Cancelled,
+                error => GroundError::Model {
+                    model: self.id.clone(),
+                    error,
+                },
+            })?;
         let ms = start.elapsed().as_secs_f64() * 1000.0;
         let found = self.read(&reply, target, shot.size, &shot.work_area);
         self.pipeline.recycle(shot);
@@ -323,10 +324,31 @@ impl crate::refine::PointAsker for GrounderAsker<'_> {
     }
 }
 
+/// One step of a request to the grounding model, for the run's exchange log
+/// (`exchange.jsonl`, docs/grounding.md): the body as sent, then its answer or its failure.
+pub enum Asked<'a> {
+    Request(serde_json::Value),
+    Reply(&'a Reply),
+    Failed(&'a ModelError),
+}
+
 impl Grounder {
-    /// One request to the grounding model, as [`Grounder::ground`] sends it.
-    pub fn complete(&self, request: &ChatRequest, cancel: &Cancel) -> Result<Reply, ModelError> {
-        self.model.complete(request, cancel, &mut |_| {})
+    /// One request to the grounding model, as [`Grounder::ground`] sends it: `log` is shown
+    /// the body as sent, then the answer or the failure (not a stop).
+    pub fn complete(
+        &self,
+        request: &ChatRequest,
+        cancel: &Cancel,
+        log: &mut dyn FnMut(Asked<'_>),
+    ) -> Result<Reply, ModelError> {
+        log(Asked::Request(self.model.wire_body(request, cancel)));
+        let result = self.model.complete(request, cancel, &mut |_| {});
+        match &result {
+            Ok(reply) => log(Asked::Reply(reply)),
+            Err(ModelError::Cancelled) => {}
+            Err(e) => log(Asked::Failed(e)),
+        }
+        result
     }
 }
 

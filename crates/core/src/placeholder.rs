@@ -77,6 +77,13 @@ pub fn text_values() -> impl Iterator<Item = &'static str> {
     TEXT.iter().chain(OLD_TEXT.iter()).copied()
 }
 
+/// Every target [`is_target`] refuses once trimmed and unbracketed, lowercase: the texts of
+/// [`text_values`] and [`TARGET`]. The constrained grammars leave them out of a target
+/// (`strategy/quoted.rs`).
+pub fn target_values() -> impl Iterator<Item = &'static str> {
+    text_values().chain(TARGET.iter().copied())
+}
+
 /// `<name>` or `{name}` without its brackets.
 fn unwrap_brackets(t: &str) -> &str {
     for (open, close) in [('<', '>'), ('{', '}')] {

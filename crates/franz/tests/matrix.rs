@@ -424,8 +424,8 @@ fn a_planner_in_words_and_a_grounder_of_another_family_reach_the_goal() {
         "done(\"typed the word\")\nThe word is typed.".to_string(),
     ];
     let (grounder, _) = responder::script(vec![Intent::Click { fx, fy }], Style::Asked);
-    let (output, planned, grounded) =
-        grounded_run(&sb, planner, grounder, &dir.path().join("runs"));
+    let runs = dir.path().join("runs");
+    let (output, planned, grounded) = grounded_run(&sb, planner, grounder, &runs);
     let stderr = String::from_utf8_lossy(&output.stderr);
     let got = poll("the word in the terminal's file", T, || {
         std::fs::read_to_string(&out)
@@ -445,6 +445,56 @@ fn a_planner_in_words_and_a_grounder_of_another_family_reach_the_goal() {
     assert!(stderr.contains("profile gta1"), "{stderr}");
     let said = format!("grounded {target:?} with {}", model_id("gta1"));
     assert!(stderr.contains(&said), "{stderr}");
+    // the run directory's exchange log holds the grounder's request (its own prompt and
+    // image) and its answer, marked as the grounder's, beside the planner's
+    let (asked, answered) = grounder_exchange(&runs, &target);
+    assert!(
+        asked.contains("Output the coordinate pair exactly"),
+        "{asked}"
+    );
+    assert!(asked.contains("<image sha256="), "{asked}");
+    assert!(!asked.contains("TARGETS IN WORDS"), "{asked}");
+    // the logged answer is the one the run read: it holds the grounded point
+    let [px, py] = grounded_point(&runs);
+    assert!(
+        answered.contains(&px.to_string()) && answered.contains(&py.to_string()),
+        "{answered} vs ({px}, {py})"
+    );
+}
+
+/// The grounder's request body and its answer's text in the one run under `runs`'s
+/// `exchange.jsonl`, for `target` (the records marked `"by": "grounder"`); the planner's
+/// records are there too, unmarked.
+fn grounder_exchange(runs: &Path, target: &str) -> (String, String) {
+    let exchange = common::exchange_in(&common::run_dir(runs));
+    let by = |r: &&serde_json::Value| r["by"] == "grounder";
+    let mine: Vec<&serde_json::Value> = exchange.iter().filter(by).collect();
+    assert_eq!(mine.len(), 2, "a request and its answer: {exchange:?}");
+    assert!(
+        mine.iter()
+            .all(|r| r["target"] == target && r["model"] == model_id("gta1"))
+    );
+    assert!(
+        exchange
+            .iter()
+            .any(|r| r.get("by").is_none() && r.get("request").is_some()),
+        "the planner's requests: {exchange:?}"
+    );
+    let asked = mine[0]["request"].to_string();
+    let answered = mine[1]["response"]["content"].as_str().unwrap_or_default();
+    (asked, answered.to_string())
+}
+
+/// The grounder's point in its own space, as the run's `grounded` event gives it, in whole
+/// numbers (GTA1 answers in pixels of its image).
+fn grounded_point(runs: &Path) -> [i64; 2] {
+    let events = common::events_in(&common::run_dir(runs));
+    let g = events
+        .iter()
+        .find(|e| e["event"] == "grounded")
+        .unwrap_or_else(|| panic!("no grounded event: {events:?}"));
+    let at = |i: usize| g["point"][i].as_f64().unwrap_or(f64::NAN).round() as i64;
+    [at(0), at(1)]
 }
 
 /// A grounder that answers garbage: the click is not performed (the terminal never gets the
@@ -475,9 +525,18 @@ fn a_grounder_answering_garbage_performs_nothing() {
     let garbage = Script::repeat(franz_core::model::ScriptedReply::text(
         "I am not sure where that is.",
     ));
-    let (output, planned, grounded) = grounded_run(&sb, planner, garbage, &dir.path().join("runs"));
+    let runs = dir.path().join("runs");
+    let (output, planned, grounded) = grounded_run(&sb, planner, garbage, &runs);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(grounded.len(), 1, "{stderr}");
+    // the garbage is in the exchange log as the grounder answered it
+    let target = format!("the terminal window titled {title}");
+    let (asked, answered) = grounder_exchange(&runs, &target);
+    assert!(
+        asked.contains("Output the coordinate pair exactly"),
+        "{asked}"
+    );
+    assert_eq!(answered, "I am not sure where that is.");
     assert!(stderr.contains("grounding: click(target="), "{stderr}");
     assert!(stderr.contains("gave no point"), "{stderr}");
     assert!(

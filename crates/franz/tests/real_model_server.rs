@@ -890,8 +890,8 @@ fn echoes_and_neighbours(cases: &mut Vec<(String, String)>, expected: &mut Vec<(
     use franz_core::strategy::format::narrative_grammar;
     use franz_core::strategy::grammar::Space;
     use franz_core::strategy::reply_format::vision_schema;
-    let narrative = narrative_grammar(Space::Norm1000).gbnf();
-    let vision = franz_core::strategy::json_grammar::gbnf(&vision_schema(Space::Norm1000));
+    let narrative = narrative_grammar(Space::Norm1000, false).gbnf();
+    let vision = franz_core::strategy::json_grammar::gbnf(&vision_schema(Space::Norm1000, false));
     let texts = [
         ("text", false),
         ("TEXT", false),
@@ -919,11 +919,68 @@ fn echoes_and_neighbours(cases: &mut Vec<(String, String)>, expected: &mut Vec<(
     }
 }
 
+/// With a grounding model configured (docs/grounding.md), the narrative's, the vision loop's
+/// and the tools' grammars take a click named by its target in words, in their own forms, and
+/// refuse a placeholder target (`description`, `target`, `<description>`, `text`); without one
+/// they refuse the target form.
+fn targets_in_words(cases: &mut Vec<(String, String)>, expected: &mut Vec<(String, bool)>) {
+    use franz_core::strategy::format::narrative_grammar;
+    use franz_core::strategy::grammar::Space;
+    use franz_core::strategy::json_grammar::gbnf;
+    use franz_core::strategy::reply_format::{tools_reply, vision_schema};
+    use franz_core::strategy::schema::{tools_strategy, with_targets};
+    let space = Space::Norm1000;
+    let tools = |targets: bool| match tools_reply(
+        &with_targets(tools_strategy(space), targets),
+        space,
+        true,
+    ) {
+        Some(franz_core::model::ReplyFormat::Json { gbnf, .. }) => gbnf,
+        other => panic!("{other:?}"),
+    };
+    let grammars = |targets: bool| {
+        [
+            ("narrative", narrative_grammar(space, targets).gbnf()),
+            ("vision", gbnf(&vision_schema(space, targets))),
+            ("tools", tools(targets)),
+        ]
+    };
+    let reply = |name: &str, words: &str| match name {
+        "narrative" => format!("left_click(target=\"{words}\")\nI save."),
+        "vision" => format!(
+            "{{\"actions\": [{{\"name\": \"click\", \"target\": \"{words}\"}}], \"observation\": \"o\"}}"
+        ),
+        _ => format!(
+            "{{\"name\": \"click_element\", \"arguments\": {{\"label\": \"Save\", \"target\": \"{words}\"}}}}"
+        ),
+    };
+    let words = [
+        ("the Save button", true),
+        ("description of it", true),
+        ("description", false),
+        ("Description", false),
+        ("target", false),
+        ("<description>", false),
+        ("element description", false),
+        ("text", false),
+    ];
+    for targets in [true, false] {
+        for (name, grammar) in grammars(targets) {
+            for (w, takes) in words {
+                let r = reply(name, w);
+                cases.push((grammar.clone(), r.clone()));
+                expected.push((format!("targets {targets}: {r}"), targets && takes));
+            }
+        }
+    }
+}
+
 /// franz's GBNF grammars (`--constrain grammar`, and `auto` on this server) in llama.cpp's own
 /// grammar engine: each parses; every call of the narrative, every action of the vision loop
 /// and a tool's position, at the edges of each coordinate space, are in its language; a
 /// coordinate past the space, negative or with a leading zero is not, nor a reply cut before
-/// the grammar's end. (That each such reply is read by franz into its action is the core's
+/// the grammar's end; with a grounder, a click by its target in words is, and a placeholder
+/// target is not (`targets_in_words`). (That each such reply is read by franz into its action is the core's
 /// unit tests', `strategy/json_grammar_tests.rs`.)
 #[test]
 fn llama_cpps_grammar_engine_takes_every_action_and_no_coordinate_outside_the_space() {
@@ -954,8 +1011,8 @@ fn llama_cpps_grammar_engine_takes_every_action_and_no_coordinate_outside_the_sp
     for (space, inside, outside) in spaces {
         let tools = franz_core::strategy::schema::tools_strategy(space);
         let gbnf = |name: &str| match name {
-            "narrative" => narrative_grammar(space).gbnf(),
-            "vision" => franz_core::strategy::json_grammar::gbnf(&vision_schema(space)),
+            "narrative" => narrative_grammar(space, false).gbnf(),
+            "vision" => franz_core::strategy::json_grammar::gbnf(&vision_schema(space, false)),
             _ => match tools_reply(&tools, space, true) {
                 Some(franz_core::model::ReplyFormat::Json { gbnf, .. }) => gbnf,
                 other => panic!("{other:?}"),
@@ -982,6 +1039,7 @@ fn llama_cpps_grammar_engine_takes_every_action_and_no_coordinate_outside_the_sp
         }
     }
     echoes_and_neighbours(&mut cases, &mut expected);
+    targets_in_words(&mut cases, &mut expected);
     let got = llama_takes(&cases);
     let wrong: Vec<String> = expected
         .iter()

@@ -142,6 +142,17 @@ formats in `crates/core/src/strategy/reply_format.rs`):
   argument the tool needs), or `{"answer": "..."}`, the plain final answer;
 - the commander's leader and operator: one call of their tools.
 
+With a grounding model configured (`grounder_model`, docs/grounding.md), each format also lets
+the planner name a pointer action's target in words in place of its point:
+`left_click(target="...")` (and `right_click`, `double_left_click`, `middle_click`,
+`triple_click`, `move`) in the narrative's grammar; `{"name": "click", "target": "..."}` (and
+`right_click`, `double_click`, `move`) among the vision loop's actions; a call of
+`click_element`, `double_click_element`, `right_click_element` or `move_mouse` with a `target`
+argument in place of its position or box in the tools' and the operator's. The target is a
+quoted text like the others and, under `grammar`, never a target's placeholder (`target`,
+`description`, `element description`, or a text placeholder below). Without a grounder the
+formats are exactly as above.
+
 A family's own text grammar (UI-TARS, pyautogui, `<tool_call>` blocks in a narrative) and a
 replaced system prompt are not constrained. How the format is written onto the wire:
 

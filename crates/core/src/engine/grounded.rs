@@ -3,12 +3,12 @@
 //! (a `grounded` event each). A target that finds no point (no grounder configured, an answer
 //! with no point, a failed request) is an error the planner reads next turn, with an `error`
 //! event; that action and those after it are not performed. A stop while the grounder is
-//! asked ends the turn at once.
+//! asked ends the turn at once. Each request to the grounder and its answer go to
+//! `exchange.jsonl` beside the planner's, marked `"by": "grounder"`.
 
 use super::{Engine, Stop};
 use crate::event::EventKind;
-use crate::grounder::{self, GroundError};
-use crate::model::Tool;
+use crate::grounder::{self, Asked, GroundError};
 use crate::strategy::{Prompt, Reading};
 
 impl Engine<'_> {
@@ -16,11 +16,7 @@ impl Engine<'_> {
     /// grounder is configured; unchanged without one (the planner is never offered it).
     pub(super) fn with_target_hint(&self, prompt: Prompt) -> Prompt {
         match &self.grounder {
-            Some(_) => {
-                let mut prompt = super::element_list::add_text(prompt, grounder::PLANNER_HINT);
-                prompt.tools = with_target_argument(prompt.tools);
-                prompt
-            }
+            Some(_) => super::element_list::add_text(prompt, grounder::PLANNER_HINT),
             None => prompt,
         }
     }
@@ -74,12 +70,21 @@ impl Engine<'_> {
                 answer: String::new(),
             });
         };
-        let found = g.ground(self.desktop, target, &self.cancel);
+        let model = g.model_id().to_string();
+        let logging = self.writer.is_some();
+        let mut records = Vec::new();
+        let found = g.ground(self.desktop, target, &self.cancel, &mut |asked| {
+            if logging {
+                records.push(record(turn, BY_GROUNDER, &model, target, asked));
+            }
+        });
+        for r in &records {
+            self.channel().write_exchange(turn, r);
+        }
         if self.cancel.is_cancelled() {
             return Err(GroundError::Cancelled);
         }
         let found = found?;
-        let model = g.model_id().to_string();
         let at = found.exact.at.map_or([0.0; 2], |p| [p[0].0, p[1].0]);
         self.emit(
             turn,
@@ -99,31 +104,27 @@ impl Engine<'_> {
     }
 }
 
-/// The tools whose calls take a target in words in place of their box (the tools strategy's
-/// element clicks; `parser/tools.rs` reads the argument).
-const TARGET_TOOLS: [&str; 3] = [
-    "click_element",
-    "double_click_element",
-    "right_click_element",
-];
+/// `exchange.jsonl`'s `by` on the grounder's records (docs/grounding.md): its request for a
+/// target, and a zoom-in refinement's request to it.
+pub(super) const BY_GROUNDER: &str = "grounder";
+pub(super) const BY_GROUNDER_REFINEMENT: &str = "grounder refinement";
 
-/// `tools` with a `target` argument declared on each of [`TARGET_TOOLS`], so that a model
-/// that follows the schema can write it.
-fn with_target_argument(mut tools: Vec<Tool>) -> Vec<Tool> {
-    for tool in &mut tools {
-        if !TARGET_TOOLS.contains(&tool.function.name.as_str()) {
-            continue;
-        }
-        let properties = tool.function.parameters.get_mut("properties");
-        if let Some(p) = properties.and_then(serde_json::Value::as_object_mut) {
-            p.insert(
-                "target".into(),
-                serde_json::json!({
-                    "type": "string",
-                    "description": "the element in your own words, in place of box: a grounding model finds it"
-                }),
-            );
-        }
+/// The `exchange.jsonl` record of one step of a request to the grounding model `model` for
+/// `target` (`by`: whose request): `{"turn", "t_ms", "by", "model", "target"}` with the
+/// request's body (its images sanitized, as the planner's), the answer or the error.
+pub(super) fn record(
+    turn: u32,
+    by: &str,
+    model: &str,
+    target: &str,
+    asked: Asked<'_>,
+) -> serde_json::Value {
+    let mut record = serde_json::json!({"turn": turn, "t_ms": crate::event::unix_ms(),
+        "by": by, "model": model, "target": target});
+    match asked {
+        Asked::Request(body) => record["request"] = crate::model::sanitize::sanitized(&body),
+        Asked::Reply(reply) => record["response"] = super::reply_record(reply),
+        Asked::Failed(e) => record["error"] = e.to_string().into(),
     }
-    tools
+    record
 }

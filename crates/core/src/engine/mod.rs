@@ -990,12 +990,7 @@ impl Channel<'_> {
                 if let Some(u) = &reply.usage {
                     self.calibration.learn(&cost, u.prompt_tokens);
                 }
-                self.exchange(turn, "response", || {
-                    serde_json::json!({
-                    "content": reply.content, "reasoning": reply.reasoning,
-                    "tool_calls": reply.tool_calls, "finish_reason": reply.finish_reason,
-                    "usage": reply.usage})
-                });
+                self.exchange(turn, "response", || reply_record(&reply));
                 Ok(reply)
             }
             Err(ModelError::Cancelled) => {
@@ -1051,13 +1046,21 @@ impl Channel<'_> {
     /// becomes one non-fatal `error` event; later ones are not repeated. `value` is built only
     /// when the run has a directory (sanitising a request hashes its images).
     fn exchange(&mut self, turn: u32, key: &str, value: impl FnOnce() -> serde_json::Value) {
+        if self.writer.is_none() {
+            return;
+        }
+        let mut record = serde_json::json!({"turn": turn, "t_ms": crate::event::unix_ms()});
+        record[key] = value();
+        self.write_exchange(turn, &record);
+    }
+
+    /// Appends `record` to `exchange.jsonl`, as [`exchange`](Self::exchange) does.
+    fn write_exchange(&mut self, turn: u32, record: &serde_json::Value) {
         let start = Instant::now();
         let Some(w) = self.writer.as_mut() else {
             return;
         };
-        let mut record = serde_json::json!({"turn": turn, "t_ms": crate::event::unix_ms()});
-        record[key] = value();
-        let written = w.exchange(&record);
+        let written = w.exchange(record);
         self.spent.log += ms(start);
         if let Err(e) = written
             && w.first_failure(crate::runlog::EXCHANGE_FILE)
@@ -1095,6 +1098,14 @@ impl Coalesce {
         self.last = Some(Instant::now());
         Some(std::mem::take(&mut self.pending))
     }
+}
+
+/// A reply as `exchange.jsonl` keeps it (docs/events.md).
+fn reply_record(reply: &Reply) -> serde_json::Value {
+    serde_json::json!({
+        "content": reply.content, "reasoning": reply.reasoning,
+        "tool_calls": reply.tool_calls, "finish_reason": reply.finish_reason,
+        "usage": reply.usage})
 }
 
 /// The request for a strategy's prompt: the run's model settings unless the prompt sets them.

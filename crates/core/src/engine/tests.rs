@@ -115,7 +115,14 @@ impl Run {
             pipeline,
             executor,
             model: self.model.clone(),
-            strategy: strategy::create(self.strategy, self.read).unwrap(),
+            strategy: strategy::create(
+                self.strategy,
+                ReadOptions {
+                    targets_in_words: self.grounder.is_some(),
+                    ..self.read
+                },
+            )
+            .unwrap(),
             overlay: self.overlay,
             writer: None,
             subscribers: vec![Box::new(move |e: &Event| {

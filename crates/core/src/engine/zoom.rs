@@ -5,6 +5,7 @@
 //! "at the pointer" are not the model's and are left alone; so is a point outside the working
 //! area, which the fence refuses anyway.
 
+use super::grounded::{BY_GROUNDER_REFINEMENT, record};
 use super::{Engine, Stop, build_request};
 use crate::action::{Action, ActionKind};
 use crate::event::{EventKind, Outcome};
@@ -81,7 +82,9 @@ impl Engine<'_> {
             (Ok(shot), Asker::Planner(instruction)) => {
                 self.ask_on_crop(turn, from, &shot, instruction)?
             }
-            (Ok(shot), Asker::Grounder(words)) => self.ask_grounder_on_crop(from, &shot, words)?,
+            (Ok(shot), Asker::Grounder(words)) => {
+                self.ask_grounder_on_crop(turn, from, &shot, words)?
+            }
             (Err(why), _) => self.kept(from, format!("cannot capture the crop: {why}")),
         };
         let kind = EventKind::Refined {
@@ -130,16 +133,25 @@ impl Engine<'_> {
     /// `from`.
     fn ask_grounder_on_crop(
         &mut self,
+        turn: u32,
         from: PixelPoint,
         shot: &Screenshot,
         words: &str,
     ) -> Result<Refinement, Stop> {
+        let logging = self.writer.is_some();
+        let mut records = Vec::new();
         let done = match self.grounder.as_ref() {
             Some(g) => {
                 let mut asker = GrounderAsker::new(g, words);
                 let cancel = &self.cancel;
+                let model = g.model_id();
+                let mut log = |asked: crate::grounder::Asked<'_>| {
+                    if logging {
+                        records.push(record(turn, BY_GROUNDER_REFINEMENT, model, words, asked));
+                    }
+                };
                 let mut ask = |request: &ChatRequest| {
-                    g.complete(request, cancel).map_err(|e| match e {
+                    g.complete(request, cancel, &mut log).map_err(|e| match e {
                         ModelError::Cancelled => AskFailure::Stop(()),
                         e => AskFailure::Failed(e.to_string()),
                     })
@@ -148,6 +160,9 @@ impl Engine<'_> {
             }
             None => return Ok(self.kept(from, "no grounding model is configured".into())),
         };
+        for r in &records {
+            self.channel().write_exchange(turn, r);
+        }
         done.map_err(|()| self.cancelled())
     }
 

@@ -9,6 +9,10 @@
 //! - tools and the commander: one call of the request's own tools (`reply_format.rs`), so the
 //!   schema is the tool schema the request carries (`schema.rs`, or a family's in `grammar/`).
 //!
+//! With a grounding model configured (`ReadOptions::targets_in_words`, docs/grounding.md), the
+//! actions of one point ([`takes_target`]) may name their target in words in each of them:
+//! `left_click(target="...")`, `{"name": "click", "target": "..."}`, a `target` argument.
+//!
 //! A family grammar's text formats (UI-TARS' `Action:` lines, pyautogui code, `<tool_call>`
 //! blocks in the narrative) and a replaced system prompt are not constrained: `None`.
 //!
@@ -20,7 +24,7 @@ use super::ReadOptions;
 pub use super::gbnf::G;
 pub(super) use super::gbnf::{lit, rule, shared};
 use super::grammar::Space;
-pub(super) use super::quoted::quoted_between;
+pub(super) use super::quoted::{quoted_between, quoted_target};
 use crate::model::ReplyFormat;
 use crate::parser::Dialect;
 
@@ -279,10 +283,37 @@ fn call(name: &str, args: &[Arg], space: Space) -> G {
     G::Seq(items)
 }
 
+/// Whether a call or an action of one point (`[Coord, Coord]`: the clicks and `move`) may name
+/// its target in words in place of the point, when a grounding model is configured
+/// (docs/grounding.md).
+pub fn takes_target(args: &[Arg]) -> bool {
+    args == [Arg::Coord, Arg::Coord]
+}
+
+/// A target in words, as the grammars write it: a quoted text that is not a placeholder.
+pub(super) fn target_text() -> G {
+    quoted_target(1, TEXT_MAX)
+}
+
+/// `name(target="...")`: a call of one point with its target in words.
+fn target_call(name: &str) -> G {
+    G::Seq(vec![
+        lit(&format!("{name}(target=")),
+        target_text(),
+        lit(")"),
+    ])
+}
+
 /// The narrative's reply: one call line, then optionally a short line of story without
-/// parentheses (the call parser reads every `name(...)` in a reply, the story's too).
-pub fn narrative_grammar(space: Space) -> G {
-    let calls = CALLS.iter().map(|(n, a)| call(n, a, space)).collect();
+/// parentheses (the call parser reads every `name(...)` in a reply, the story's too). With
+/// `targets` (a grounding model is configured), a call of one point may name its target in
+/// words instead: `left_click(target="the Save button")`.
+pub fn narrative_grammar(space: Space, targets: bool) -> G {
+    let mut calls: Vec<G> = CALLS.iter().map(|(n, a)| call(n, a, space)).collect();
+    if targets {
+        let pointer = CALLS.iter().filter(|(_, a)| takes_target(a));
+        calls.extend(pointer.map(|(n, _)| target_call(n)));
+    }
     let story = rule(
         "story",
         G::Rep(Box::new(G::Class("[^\\n()]".into())), 1, NOTE_MAX),
@@ -297,7 +328,7 @@ pub fn narrative(options: &ReadOptions, space: Space) -> Option<ReplyFormat> {
         return None;
     }
     Some(ReplyFormat::Text {
-        gbnf: narrative_grammar(space).gbnf(),
+        gbnf: narrative_grammar(space, options.targets_in_words).gbnf(),
     })
 }
 

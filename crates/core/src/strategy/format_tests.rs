@@ -47,7 +47,7 @@ fn read(name: &str, text: &str) -> (usize, Vec<String>) {
 
 #[test]
 fn every_call_of_the_narrative_grammar_is_accepted_and_read() {
-    let re = anchored(&narrative_grammar(Space::Norm1000));
+    let re = anchored(&narrative_grammar(Space::Norm1000, false));
     for (name, args) in CALLS {
         let reply = format!("{}\nI see the desktop and act.", call_example(name, args));
         assert!(re.is_match(&reply), "the grammar refuses {reply:?}");
@@ -73,7 +73,10 @@ fn every_call_of_the_narrative_grammar_is_accepted_and_read() {
     ] {
         assert!(!re.is_match(bad), "the grammar accepts {bad:?}");
     }
-    let pixels = anchored(&narrative_grammar(Space::Pixels(ImageSize::new(1366, 768))));
+    let pixels = anchored(&narrative_grammar(
+        Space::Pixels(ImageSize::new(1366, 768)),
+        false,
+    ));
     assert!(pixels.is_match("drag(1365, 0, 10, 767)\nok"));
     assert!(!pixels.is_match("drag(13650, 0, 10, 767)\nok"));
 }
@@ -112,8 +115,8 @@ fn every_call_in_each_coordinate_space_is_accepted_and_read() {
         (Space::Relative, relative, ["0.5", "0.25", "1", "0"], "1.5"),
     ];
     for (space, options, coords, beyond) in spaces {
-        let re = anchored(&narrative_grammar(space));
-        let schema = vision_schema(space);
+        let re = anchored(&narrative_grammar(space, false));
+        let schema = vision_schema(space, false);
         for (name, args) in CALLS {
             let vals: Vec<String> = args
                 .iter()
@@ -242,7 +245,7 @@ fn vision_example(name: &str, fields: &[(&str, Arg)]) -> Value {
 
 #[test]
 fn every_action_of_the_vision_schema_is_accepted_and_read() {
-    let schema = vision_schema(Space::Norm1000);
+    let schema = vision_schema(Space::Norm1000, false);
     for (name, fields) in VISION_ACTIONS {
         let reply = vision_example(name, fields);
         assert!(valid(&reply, &schema), "the schema refuses {reply}");
@@ -454,7 +457,7 @@ fn every_schema_pattern_is_one_a_servers_grammar_converter_reads() {
         panic!("tools give a call format");
     };
     let mut found = Vec::new();
-    patterns(&vision_schema(Space::Norm1000), &mut found);
+    patterns(&vision_schema(Space::Norm1000, false), &mut found);
     patterns(&calls, &mut found);
     assert!(!found.is_empty(), "the key names are a pattern");
     for p in found {
@@ -479,10 +482,10 @@ fn every_format_ends_within_the_tokens_a_constrained_turn_is_given() {
             other => panic!("{other:?}"),
         };
         let formats = [
-            ("narrative", narrative_grammar(space)),
+            ("narrative", narrative_grammar(space, false)),
             (
                 "vision",
-                super::super::json_grammar::of(&vision_schema(space)),
+                super::super::json_grammar::of(&vision_schema(space, false)),
             ),
             ("tools", answer),
             // the commander's default min_evidence

@@ -8,7 +8,8 @@
 //!
 //! The converter reads the parts of JSON Schema the formats use: `const`, `enum`, `anyOf`,
 //! objects (the `required` properties, in that order; optional ones are left out), strings
-//! (length, and the key pattern `format::key_pattern`), bounded integers and numbers, arrays
+//! (length, and the key pattern `format::key_pattern`; a `target` property's text is never a
+//! target's placeholder), bounded integers and numbers, arrays
 //! (`items` or a tuple's `prefixItems`, with their counts). The reply is written compactly
 //! (`{"name": "press_key", "arguments": {"key": "enter"}}`), which every JSON reader takes.
 
@@ -17,6 +18,9 @@ use serde_json::Value;
 
 /// Digits of a number without bounds (an element's index).
 const UNBOUNDED_DIGITS: u32 = 5;
+/// The property that names an action's target in words (docs/grounding.md): its text is never
+/// a target's placeholder (`placeholder::is_target`).
+const TARGET: &str = "target";
 /// Items of a list without `maxItems`.
 const ITEMS_MAX: u32 = 4;
 
@@ -66,14 +70,32 @@ fn object(schema: &Value) -> G {
         if i > 0 {
             items.push(lit(", "));
         }
-        let value = props
-            .and_then(|p| p.get(*key))
-            .map_or_else(|| string(&Value::Null, 0, None), of);
+        let value = match props.and_then(|p| p.get(*key)) {
+            Some(p) if *key == TARGET => target(p),
+            Some(p) => of(p),
+            None => string(&Value::Null, 0, None),
+        };
         items.push(lit(&format!("{}: ", Value::String((*key).to_string()))));
         items.push(value);
     }
     items.push(lit("}"));
     G::Seq(items)
+}
+
+/// A target in words (`format::quoted_target`): a quoted text that is none of the targets'
+/// placeholders either, as long as the schema says.
+fn target(schema: &Value) -> G {
+    let n = |k: &str| {
+        schema
+            .get(k)
+            .and_then(Value::as_u64)
+            .map(|v| u32::try_from(v).unwrap_or(u32::MAX))
+    };
+    let (min, max) = (
+        n("minLength").unwrap_or(1),
+        n("maxLength").unwrap_or(format::TEXT_MAX),
+    );
+    format::quoted_target(min, max.max(min.max(1)))
 }
 
 /// `[a, b]`: a tuple's own items, or `min` to `max` of `items`.

@@ -74,9 +74,10 @@ fn samples(g: &G) -> Vec<String> {
     }
 }
 
-/// Options reading replies in `space`.
-fn options_in(space: Space) -> ReadOptions {
-    match space {
+/// Options reading replies in `space`, offering targets in words with `targets` (a grounding
+/// model is configured).
+fn options_in(space: Space, targets: bool) -> ReadOptions {
+    let options = match space {
         Space::Norm1000 => ReadOptions::default(),
         Space::Pixels(_) => ReadOptions {
             pixel_coords: true,
@@ -86,6 +87,10 @@ fn options_in(space: Space) -> ReadOptions {
             exact_space: Some(crate::exact_target::Space::Relative),
             ..ReadOptions::default()
         },
+    };
+    ReadOptions {
+        targets_in_words: targets,
+        ..options
     }
 }
 
@@ -100,10 +105,10 @@ fn spaces() -> [Space; 3] {
 
 /// The strategy `name`, after reading `text` as a reply on a first turn (as the client hands it
 /// over, a call written as content made the call): its actions and problems.
-fn read(name: &str, space: Space, text: &str) -> (Vec<String>, Vec<String>) {
+fn read(name: &str, space: Space, targets: bool, text: &str) -> (Vec<String>, Vec<String>) {
     let obs = screenshot();
     let ctx = first_turn(&obs);
-    let mut s = crate::strategy::create(name, options_in(space)).unwrap();
+    let mut s = crate::strategy::create(name, options_in(space, targets)).unwrap();
     let prompt = s.prompt(&ctx);
     let mut request = ChatRequest::new("m", prompt.messages);
     request.tools = prompt.tools;
@@ -119,17 +124,21 @@ fn read(name: &str, space: Space, text: &str) -> (Vec<String>, Vec<String>) {
     (kinds, r.errors)
 }
 
-/// The grammar tree of a strategy's format in `space`.
-fn tree(name: &str, space: Space) -> G {
+/// The grammar tree of a strategy's format in `space` (offering targets in words with
+/// `targets`).
+fn tree(name: &str, space: Space, targets: bool) -> G {
     let obs = screenshot();
     let ctx = first_turn(&obs);
-    let mut s = crate::strategy::create(name, options_in(space)).unwrap();
+    let mut s = crate::strategy::create(name, options_in(space, targets)).unwrap();
     match s.prompt(&ctx).format {
-        Some(ReplyFormat::Json { schema, gbnf, .. }) => {
+        Some(ReplyFormat::Json { schema, gbnf, .. }) | Some(ReplyFormat::Call { schema, gbnf }) => {
             assert_eq!(gbnf, super::gbnf(&schema));
             of(&schema)
         }
-        Some(ReplyFormat::Text { .. }) => narrative_grammar(space),
+        Some(ReplyFormat::Text { gbnf }) => {
+            assert_eq!(gbnf, narrative_grammar(space, targets).gbnf());
+            narrative_grammar(space, targets)
+        }
         other => panic!("{name}: no grammar: {other:?}"),
     }
 }
@@ -142,13 +151,13 @@ fn tree(name: &str, space: Space) -> G {
 fn every_reply_the_grammars_allow_is_read_into_an_action() {
     for space in spaces() {
         for name in ["tools", "vision", "narrative"] {
-            let g = tree(name, space);
+            let g = tree(name, space, false);
             let re = anchored(&g);
             let all = samples(&g);
             assert!(all.len() > 10, "{name}: {} samples", all.len());
             for reply in all {
                 assert!(re.is_match(&reply), "{name} {space:?}: {reply}");
-                let (actions, errors) = read(name, space, &reply);
+                let (actions, errors) = read(name, space, false, &reply);
                 // franz sends back an answer before anything was performed: not offered
                 assert!(!reply.starts_with("{\"answer\""), "{reply}");
                 // one action, or two where the vision loop's list has two
@@ -163,6 +172,87 @@ fn every_reply_the_grammars_allow_is_read_into_an_action() {
                 );
             }
         }
+    }
+}
+
+/// A pointer action named by its target in words, in each strategy's own form.
+fn target_replies(words: &str) -> Vec<(&'static str, String)> {
+    let mut out: Vec<(&'static str, String)> = [
+        "left_click",
+        "right_click",
+        "double_left_click",
+        "middle_click",
+        "triple_click",
+        "move",
+    ]
+    .iter()
+    .map(|c| ("narrative", format!("{c}(target=\"{words}\")\nI act.")))
+    .collect();
+    for name in ["click", "right_click", "double_click", "move"] {
+        out.push((
+            "vision",
+            format!(
+                "{{\"actions\": [{{\"name\": \"{name}\", \"target\": \"{words}\"}}], \"observation\": \"o\"}}"
+            ),
+        ));
+    }
+    for name in schema::TARGET_TOOLS {
+        let label = if name == "move_mouse" {
+            ""
+        } else {
+            "\"label\": \"Save\", "
+        };
+        out.push((
+            "tools",
+            format!("{{\"name\": \"{name}\", \"arguments\": {{{label}\"target\": \"{words}\"}}}}"),
+        ));
+    }
+    out
+}
+
+/// With a grounding model configured, each strategy's format lets a model name a pointer
+/// action's target in words, in its own form, and the strategy reads it as that target; without
+/// one no format does, and each is as it was (no `target` anywhere in it).
+#[test]
+fn a_constrained_planner_names_targets_in_words_only_with_a_grounder() {
+    for space in spaces() {
+        for (name, reply) in target_replies("the Save button") {
+            let with = anchored(&tree(name, space, true));
+            assert!(with.is_match(&reply), "{name} {space:?}: refused {reply}");
+            let (actions, errors) = read(name, space, true, &reply);
+            assert_eq!(actions.len(), 1, "{reply}: {actions:?} {errors:?}");
+            assert!(errors.is_empty(), "{reply}: {errors:?}");
+            let without = anchored(&tree(name, space, false));
+            assert!(
+                !without.is_match(&reply),
+                "{name} {space:?}: allowed {reply}"
+            );
+        }
+        // the commander's operator: its clicks by their target in words
+        let operator = |targets: bool| {
+            let tools = schema::with_targets(schema::operator(space), targets);
+            match crate::strategy::reply_format::of_tools(&tools, space) {
+                Some(ReplyFormat::Call { schema, .. }) => anchored(&of(&schema)),
+                other => panic!("{other:?}"),
+            }
+        };
+        let call = "{\"name\": \"click_element\", \"arguments\": {\"justification\": \"to save\", \"label\": \"Save\", \"target\": \"the Save button\"}}";
+        assert!(operator(true).is_match(call), "{space:?}: refused {call}");
+        assert!(!operator(false).is_match(call), "{space:?}: allowed {call}");
+        for name in ["narrative", "vision", "tools"] {
+            let gbnf = tree(name, space, false).gbnf();
+            assert!(!gbnf.contains("target"), "{name}: {gbnf}");
+            assert!(tree(name, space, true).gbnf().contains("target"), "{name}");
+        }
+    }
+    // a target goes with the actions of one point only
+    let with = anchored(&tree("narrative", Space::Norm1000, true));
+    for reply in [
+        "drag(target=\"the file\")",
+        "type(target=\"the field\")",
+        "scroll(target=\"the list\")",
+    ] {
+        assert!(!with.is_match(reply), "allowed {reply}");
     }
 }
 
@@ -208,9 +298,9 @@ fn out_of_range_coordinates_are_not_in_the_grammars() {
         ),
     ];
     for (space, inside, outside) in cases {
-        let narrative = anchored(&narrative_grammar(space));
-        let tools = anchored(&tree("tools", space));
-        let vision = anchored(&tree("vision", space));
+        let narrative = anchored(&narrative_grammar(space, false));
+        let tools = anchored(&tree("tools", space, false));
+        let vision = anchored(&tree("vision", space, false));
         let replies = |y: &str| {
             [
                 (&narrative, format!("left_click(0, {y})\nI click.")),

@@ -142,6 +142,9 @@ pub struct ReadOptions {
     /// estimate); beyond it the oldest turns are dropped (see `budget`).
     pub history_max_chars: usize,
     pub commander: CommanderSettings,
+    /// A grounding model is configured (docs/grounding.md): the actions of one point may name
+    /// their target in words, and the constrained formats let a model write it.
+    pub targets_in_words: bool,
 }
 
 /// The settings table's defaults (`config/settings.rs`); the mapping from the configuration
@@ -159,6 +162,7 @@ impl Default for ReadOptions {
             keep_last_thinks: 2,
             history_max_chars: budget::DEFAULT_HISTORY_MAX_CHARS,
             commander: CommanderSettings::default(),
+            targets_in_words: false,
         }
     }
 }

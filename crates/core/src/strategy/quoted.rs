@@ -23,13 +23,27 @@ const BLANKS: &str = "\\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\
 /// those lengths ([`G::Wide`]): the trie's regex is too large to inline at every text of a
 /// grammar; [`exact`] is tested on its own.
 pub fn quoted_between(min: u32, max: u32) -> G {
+    wide(min, max, exact(min, max))
+}
+
+/// A quoted target in words (`click(target="...")`, docs/grounding.md) of `min` to `max`
+/// characters: as [`quoted_between`], and never a target's placeholder either
+/// (`placeholder::is_target`: `target`, `description`, ...).
+pub fn quoted_target(min: u32, max: u32) -> G {
+    let words: Vec<&str> = crate::placeholder::target_values().collect();
+    wide(min, max, exact_of(min, max, &words, "target"))
+}
+
+/// `tree` (a quoted text of `min` to `max` characters) with any quoted text of those lengths
+/// as its regex (see [`G::Wide`]).
+fn wide(min: u32, max: u32, tree: G) -> G {
     let wider = G::Seq(vec![
         lit("\""),
         G::Rep(Box::new(any_char()), min, max.max(1)),
         lit("\""),
     ]);
     G::Wide {
-        tree: Box::new(exact(min, max)),
+        tree: Box::new(tree),
         wider: Box::new(wider),
     }
 }
@@ -37,11 +51,18 @@ pub fn quoted_between(min: u32, max: u32) -> G {
 /// [`quoted_between`]'s language, with its own regex. A text longer than every placeholder
 /// needs no trie: its part is one repetition, which keeps the grammar small.
 pub fn exact(min: u32, max: u32) -> G {
+    let words: Vec<&str> = crate::placeholder::text_values().collect();
+    exact_of(min, max, &words, "str")
+}
+
+/// A quoted text of `min` to `max` characters that is none of `words` (lowercase; any case,
+/// trimmed and unbracketed is left out), its rules named from `prefix`.
+pub fn exact_of(min: u32, max: u32, words: &[&str], prefix: &str) -> G {
     let max = max.max(1);
     let lo = min.max(1);
-    let name = format!("str-{min}-{max}");
-    let trie = Trie::of_placeholders();
-    let longest = trie.depth();
+    let name = format!("{prefix}-{min}-{max}");
+    let trie = Trie::of(words);
+    let longest = longest_of(words);
     let mut parts = Vec::new();
     if lo <= longest {
         let short = Text::new(lo, max.min(longest), &name);
@@ -95,11 +116,11 @@ struct Trie {
 }
 
 impl Trie {
-    fn of_placeholders() -> Trie {
+    fn of(words: &[&str]) -> Trie {
         let mut trie = Trie {
             nodes: vec![(BTreeMap::new(), false)],
         };
-        for word in crate::placeholder::text_values() {
+        for word in words {
             let mut at = 0;
             for c in word.chars() {
                 let next = trie.nodes.len();
@@ -116,12 +137,12 @@ impl Trie {
         }
         trie
     }
+}
 
-    /// The longest placeholder's length in characters.
-    fn depth(&self) -> u32 {
-        let words = crate::placeholder::text_values().map(|w| w.chars().count());
-        u32::try_from(words.max().unwrap_or(0)).unwrap_or(u32::MAX)
-    }
+/// The longest of `words` in characters.
+fn longest_of(words: &[&str]) -> u32 {
+    let lengths = words.iter().map(|w| w.chars().count());
+    u32::try_from(lengths.max().unwrap_or(0)).unwrap_or(u32::MAX)
 }
 
 /// The lengths a text may have, and the prefix of its rules' names.

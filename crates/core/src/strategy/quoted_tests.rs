@@ -150,3 +150,50 @@ fn the_gbnf_defines_every_rule_it_names_once() {
         );
     }
 }
+
+/// The tree of a quoted text as the grammar writes it (not its wider regex).
+fn tree_of(g: G) -> G {
+    match g {
+        G::Wide { tree, .. } => *tree,
+        other => other,
+    }
+}
+
+/// A target in words (`click(target="...")`, docs/grounding.md): no target the grammar allows
+/// is one the parser refuses (a text placeholder, or `target`, `description`, ... in any case,
+/// with blanks or brackets around it); targets that only look like them are allowed.
+#[test]
+fn no_target_the_grammar_allows_is_one_franz_refuses() {
+    let re = anchored(&tree_of(quoted_target(1, 64)));
+    let mut refused_ones = Vec::new();
+    for word in placeholder::target_values() {
+        for w in [word.to_string(), word.to_uppercase()] {
+            for (open, close) in [("", ""), ("<", ">"), ("{", "}"), ("< ", " >")] {
+                for pad in ["", " ", "\t", "\u{a0}"] {
+                    refused_ones.push(format!("{pad}{open}{w}{close}{pad}"));
+                }
+            }
+        }
+    }
+    refused_ones.push("Element Description".into());
+    for s in &refused_ones {
+        assert!(placeholder::is_target(s), "{s:?}");
+        assert!(
+            !re.is_match(&written(s)),
+            "the grammar lets a model write target {s:?}"
+        );
+    }
+    for s in [
+        "the Save button",
+        "descriptions",
+        "targets",
+        "the target",
+        "description of it",
+        "element",
+        "OK",
+        "a \"quoted\" name",
+    ] {
+        assert!(!placeholder::is_target(s), "{s:?}");
+        assert!(re.is_match(&written(s)), "the grammar refuses target {s:?}");
+    }
+}

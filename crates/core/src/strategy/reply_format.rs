@@ -5,7 +5,8 @@
 
 use super::ReadOptions;
 use super::format::{
-    Arg, Axis, COUNT_MAX, NOTE_MAX, TEXT_MAX, VISION_ACTIONS, VISION_MAX_ACTIONS, key_pattern, top,
+    Arg, Axis, COUNT_MAX, NOTE_MAX, TEXT_MAX, VISION_ACTIONS, VISION_MAX_ACTIONS, key_pattern,
+    takes_target, top,
 };
 use super::grammar::Space;
 use super::json_grammar;
@@ -32,11 +33,19 @@ fn schema_of(a: Arg, space: Space, axis: Axis) -> Value {
     }
 }
 
+/// A target in words (docs/grounding.md) as a JSON schema: a short text (the GBNF leaves the
+/// placeholders out, `json_grammar.rs`).
+pub fn target_schema() -> Value {
+    json!({"type": "string", "minLength": 1, "maxLength": TEXT_MAX,
+        "description": "the element in your own words: a grounding model finds it"})
+}
+
 /// The vision loop's JSON object: at most a few actions of [`VISION_ACTIONS`](super::format::VISION_ACTIONS), then a short
 /// observation (required in this order, which is the order the grammar writes them in: the
-/// actions first), and optional boxes.
-pub fn vision_schema(space: Space) -> Value {
-    let actions: Vec<Value> = VISION_ACTIONS
+/// actions first), and optional boxes. With `targets` (a grounding model is configured), an
+/// action of one point may name its target in words instead: `{"name": "click", "target": ...}`.
+pub fn vision_schema(space: Space, targets: bool) -> Value {
+    let mut actions: Vec<Value> = VISION_ACTIONS
         .iter()
         .map(|(name, fields)| {
             let mut props = serde_json::Map::new();
@@ -49,6 +58,17 @@ pub fn vision_schema(space: Space) -> Value {
             json!({"type": "object", "properties": props, "required": required, "additionalProperties": false})
         })
         .collect();
+    if targets {
+        let pointer = VISION_ACTIONS.iter().filter(|(_, f)| {
+            let args: Vec<Arg> = f.iter().map(|(_, a)| *a).collect();
+            takes_target(&args)
+        });
+        actions.extend(pointer.map(|(name, _)| {
+            json!({"type": "object",
+                "properties": {"name": {"const": name}, "target": target_schema()},
+                "required": ["name", "target"], "additionalProperties": false})
+        }));
+    }
     let (x, y) = (coord_schema(space, Axis::X), coord_schema(space, Axis::Y));
     let bbox = json!({"type": "object", "properties": {"x1": x, "y1": y, "x2": x, "y2": y},
         "required": ["x1", "y1", "x2", "y2"], "additionalProperties": false});
@@ -69,7 +89,7 @@ pub fn vision(options: &ReadOptions, space: Space) -> Option<ReplyFormat> {
     if options.system_prompt.is_some() || options.dialect != Some(Dialect::Json) {
         return None;
     }
-    let schema = vision_schema(space);
+    let schema = vision_schema(space, options.targets_in_words);
     Some(ReplyFormat::Json {
         name: "vision_reply".into(),
         gbnf: json_grammar::gbnf(&schema),
@@ -83,24 +103,43 @@ pub fn of_tools(tools: &[Tool], space: Space) -> Option<ReplyFormat> {
     if tools.is_empty() {
         return None;
     }
-    let calls: Vec<Value> = tools
-        .iter()
-        .map(|t| {
-            json!({
-                "type": "object",
-                "properties": {
-                    "name": {"const": t.function.name},
-                    "arguments": every_argument(&t.function.parameters, space),
-                },
-                "required": ["name", "arguments"],
-            })
-        })
-        .collect();
+    let calls: Vec<Value> = tools.iter().flat_map(|t| call_forms(t, space)).collect();
     let schema = json!({"anyOf": calls});
     Some(ReplyFormat::Call {
         gbnf: json_grammar::gbnf(&schema),
         schema,
     })
+}
+
+/// The arguments that give a point, which a target in words stands in for.
+const POINT_ARGUMENTS: [&str; 5] = ["box", "position", "element", "x", "y"];
+
+/// The calls of `tool` a constrained reply may write: its call with its own arguments; for a
+/// tool that takes a target in words (a `target` parameter, `schema::with_targets`), that call
+/// without the target and the call with the target in place of its point.
+fn call_forms(tool: &Tool, space: Space) -> Vec<Value> {
+    let params = &tool.function.parameters;
+    let call = |args: Value| {
+        json!({
+            "type": "object",
+            "properties": {
+                "name": {"const": tool.function.name},
+                "arguments": every_argument(&args, space),
+            },
+            "required": ["name", "arguments"],
+        })
+    };
+    if params.pointer("/properties/target").is_none() {
+        return vec![call(params.clone())];
+    }
+    let without = |names: &[&str]| {
+        let mut p = params.clone();
+        if let Some(props) = p.get_mut("properties").and_then(Value::as_object_mut) {
+            props.retain(|k, _| !names.contains(&k.as_str()));
+        }
+        p
+    };
+    vec![call(without(&["target"])), call(without(&POINT_ARGUMENTS))]
 }
 
 /// `tools` with `report_completion`'s evidence at least `min` characters long (and up to

@@ -112,6 +112,40 @@ pub fn tools_strategy(space: Space) -> Vec<Tool> {
     ]
 }
 
+/// The tools whose calls may name a target in words in place of their point (the element
+/// clicks and `move_mouse`; `parser/tools.rs` reads the argument).
+pub const TARGET_TOOLS: [&str; 4] = [
+    "click_element",
+    "double_click_element",
+    "right_click_element",
+    "move_mouse",
+];
+
+/// `tools` with a `target` argument declared on each of [`TARGET_TOOLS`], when a grounding
+/// model is configured (`targets`, docs/grounding.md), so that a model that follows the schema
+/// (or is constrained to it, `reply_format::of_tools`) can write it; unchanged without one.
+pub fn with_targets(mut tools: Vec<Tool>, targets: bool) -> Vec<Tool> {
+    if !targets {
+        return tools;
+    }
+    for tool in &mut tools {
+        if !TARGET_TOOLS.contains(&tool.function.name.as_str()) {
+            continue;
+        }
+        let properties = tool.function.parameters.get_mut("properties");
+        if let Some(p) = properties.and_then(Value::as_object_mut) {
+            p.insert(
+                "target".into(),
+                json!({
+                    "type": "string",
+                    "description": "the element in your own words, in place of its position: a grounding model finds it"
+                }),
+            );
+        }
+    }
+    tools
+}
+
 fn justified(name: &str, description: &str, mut props: Value, required: &[&str]) -> Tool {
     if let Some(map) = props.as_object_mut() {
         map.insert(

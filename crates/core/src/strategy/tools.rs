@@ -173,7 +173,10 @@ impl Strategy for Tools {
             HEAD,
             self.dropped,
         );
-        let tools = family.map_or_else(|| schema::tools_strategy(space), |g| (g.tools)(space));
+        let tools = family.map_or_else(
+            || schema::with_targets(schema::tools_strategy(space), self.options.targets_in_words),
+            |g| (g.tools)(space),
+        );
         Prompt {
             messages: self.history.clone(),
             tool_choice: (!tools.is_empty()).then(ToolChoice::auto),

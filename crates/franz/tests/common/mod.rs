@@ -299,6 +299,12 @@ pub fn events_in(dir: &Path) -> Vec<serde_json::Value> {
     jsonl(&dir.join("events.jsonl"))
 }
 
+/// The records of a run directory's `exchange.jsonl` (the model requests and answers),
+/// skipping lines that are not JSON.
+pub fn exchange_in(dir: &Path) -> Vec<serde_json::Value> {
+    jsonl(&dir.join("exchange.jsonl"))
+}
+
 /// The run directories (`run_NNNN`) under `runs`, in order.
 pub fn run_dirs(runs: &Path) -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(runs)

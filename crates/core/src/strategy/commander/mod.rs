@@ -451,7 +451,7 @@ impl Strategy for Commander {
             None => "\n\nWrite your SITREP (OBJ, DOD, OBS, ACT), then call exactly one tool.",
         });
         let tools = family.map_or_else(
-            || schema::operator(space),
+            || schema::with_targets(schema::operator(space), self.options.targets_in_words),
             |g| grammar::prompts::operator_tools(g, space),
         );
         Prompt {
