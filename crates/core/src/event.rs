@@ -181,6 +181,10 @@ pub enum EventKind {
         /// This turn's element collection (grounding marks or list); absent without.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         elements: Option<ElementsCollected>,
+        /// What the image shows (`observe_area`): its screen rectangle, the window it is, or
+        /// why the working area was shown instead of a window; absent in old logs.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        area: Option<crate::observe::ObservedArea>,
     },
     /// A request is about to be sent to the model: one event per attempt, so a request the
     /// client retries shows up once with `attempt: 1` and once more for each retry.
@@ -541,6 +545,15 @@ mod tests {
                 region: Some(NormBox::from_corners(10, 20, 300, 400)),
                 reused: false,
                 elements: None,
+                area: Some(crate::observe::ObservedArea {
+                    rect: franz_desktop::PixelRect::new(100, 50, 640, 480),
+                    window: Some(crate::observe::ShownWindow {
+                        id: 0x40_0001,
+                        title: "notes - editor".into(),
+                        application: "Gedit".into(),
+                    }),
+                    fallback: None,
+                }),
             },
         ]
         .into_iter()

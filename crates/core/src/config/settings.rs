@@ -499,6 +499,13 @@ pub const SETTINGS: &[Setting] = &[
         "JPEG quality from 1 to 100 with image_format jpeg (higher: sharper text, more bytes)",
     ),
     s(
+        Group::Global,
+        "observe_area",
+        Kind::Choice(<crate::observe::ObserveArea as Choice>::NAMES),
+        "screen",
+        "what the model's image shows: screen (the working area), window (the focused window) or touched (the window the last pointer action touched); a window is cut to the working area, and one missing, under 64 pixels a side or mostly outside gives the working area (docs/coordinates.md)",
+    ),
+    s(
         Group::Image,
         "feedback",
         Kind::Bool,

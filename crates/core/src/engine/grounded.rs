@@ -74,7 +74,7 @@ impl Engine<'_> {
                 answer: String::new(),
             });
         };
-        let found = g.ground(self.desktop, target, &self.cancel);
+        let found = g.ground(self.desktop, self.executor.area(), target, &self.cancel);
         if self.cancel.is_cancelled() {
             return Err(GroundError::Cancelled);
         }

@@ -40,6 +40,9 @@ pub struct View {
     pub question: Option<String>,
     pub annotate_mode: bool,
     pub approve_mode: bool,
+    /// What the latest screenshot shows when it is a window, or why a window asked for is
+    /// not shown (`observe_area`, docs/coordinates.md); `None` for the working area.
+    pub area: Option<String>,
     /// The last turn's milliseconds: observation stages, model, act.
     pub timings: Timings,
     pub finished: Option<String>,
@@ -165,9 +168,10 @@ fn apply(v: &mut View, kind: &EventKind) {
             v.results.clear();
             v.timings = Timings::default();
         }
-        EventKind::Observation { timings, .. } => {
+        EventKind::Observation { timings, area, .. } => {
             v.phase = "thinking".into();
             v.timings.observe = Some(*timings);
+            v.area = area.as_ref().and_then(|a| a.line());
         }
         EventKind::ModelReply {
             ms,
