@@ -521,6 +521,18 @@ mod tests {
     use crate::action::ActionKind;
     use serde_json::{Value, json};
 
+    fn sample_area() -> crate::observe::ObservedArea {
+        crate::observe::ObservedArea {
+            rect: franz_desktop::PixelRect::new(100, 50, 640, 480),
+            window: Some(crate::observe::ShownWindow {
+                id: 0x40_0001,
+                title: "notes - editor".into(),
+                application: "Gedit".into(),
+            }),
+            fallback: None,
+        }
+    }
+
     fn all_kinds() -> Vec<EventKind> {
         let click: Action = ActionKind::Click {
             x: Some(500),
@@ -545,15 +557,7 @@ mod tests {
                 region: Some(NormBox::from_corners(10, 20, 300, 400)),
                 reused: false,
                 elements: None,
-                area: Some(crate::observe::ObservedArea {
-                    rect: franz_desktop::PixelRect::new(100, 50, 640, 480),
-                    window: Some(crate::observe::ShownWindow {
-                        id: 0x40_0001,
-                        title: "notes - editor".into(),
-                        application: "Gedit".into(),
-                    }),
-                    fallback: None,
-                }),
+                area: Some(sample_area()),
             },
         ]
         .into_iter()

@@ -158,6 +158,17 @@ impl PanelState {
     }
 }
 
+/// An `observation`: the model thinks about the image, which shows `area`.
+fn observed(
+    v: &mut View,
+    timings: franz_core::observe::StageTimings,
+    area: Option<&franz_core::observe::ObservedArea>,
+) {
+    v.phase = "thinking".into();
+    v.timings.observe = Some(timings);
+    v.area = area.and_then(franz_core::observe::ObservedArea::line);
+}
+
 /// What an event changes in the panel's view (the phase, the reply, the results, ...).
 fn apply(v: &mut View, kind: &EventKind) {
     match kind {
@@ -168,11 +179,7 @@ fn apply(v: &mut View, kind: &EventKind) {
             v.results.clear();
             v.timings = Timings::default();
         }
-        EventKind::Observation { timings, area, .. } => {
-            v.phase = "thinking".into();
-            v.timings.observe = Some(*timings);
-            v.area = area.as_ref().and_then(|a| a.line());
-        }
+        EventKind::Observation { timings, area, .. } => observed(v, *timings, area.as_ref()),
         EventKind::ModelReply {
             ms,
             text,
