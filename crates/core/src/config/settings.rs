@@ -496,7 +496,7 @@ pub const SETTINGS: &[Setting] = &[
         "image_quality",
         Kind::Int { min: 1, max: 100 },
         "85",
-        "JPEG quality from 1 to 100 with image_format jpeg (higher: sharper text, more bytes)",
+        "JPEG quality from 1 to 100 with image_format jpeg (higher: sharper text, more bytes); not refused with png, which is lossless and has none: `franz bench observe` reads it beside png for its JPEG line, and a config file may keep it for a later jpeg run",
     ),
     s(
         Group::Global,
