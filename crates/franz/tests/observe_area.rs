@@ -195,7 +195,8 @@ fn screen_sends_the_whole_screen_and_says_nothing_of_windows() {
     run(sb.display(), &server, runs.path(), "qwen3-vl", "screen");
     let whole = PixelRect::new(0, 0, SCREEN.0, SCREEN.1);
     assert_eq!(image_sizes(&server)[0], size_for("qwen3-vl", whole));
-    assert!(!server.requests()[0].body.contains("You see"));
+    let body = &server.requests()[0].body;
+    assert!(!body.contains("You see the window") && !body.contains("You see the whole screen"));
     let at = landing("qwen3-vl", (0.3, 0.35), (0, 0), whole);
     assert_eq!(presses(&first, 1).first(), Some(&at));
     let areas = observed_areas(&run_dir(runs.path()));
