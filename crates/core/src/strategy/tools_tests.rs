@@ -49,11 +49,7 @@ fn pruning_keeps_the_last_k_screenshots_and_thinks() {
 /// (docs/context.md).
 #[test]
 fn old_screenshots_are_pruned_in_steps_that_keep_the_prefix() {
-    let mut t = Tools::new(ReadOptions {
-        keep_last_screenshots: 2,
-        history_max_chars: usize::MAX,
-        ..ReadOptions::default()
-    });
+    let mut t = keeping(2);
     let mut last: Option<String> = None;
     let mut rewritten = Vec::new();
     for n in 1..=24 {
@@ -73,6 +69,15 @@ fn old_screenshots_are_pruned_in_steps_that_keep_the_prefix() {
         !rewritten.is_empty() && rewritten.len() <= 24 / 2,
         "rewritten at turns {rewritten:?}"
     );
+}
+
+/// A tools strategy that keeps `keep` screenshots and any length of history.
+fn keeping(keep: usize) -> Tools {
+    Tools::new(ReadOptions {
+        keep_last_screenshots: keep,
+        history_max_chars: usize::MAX,
+        ..ReadOptions::default()
+    })
 }
 
 use crate::model::{ChatRequest, ToolCall};
@@ -302,11 +307,7 @@ fn the_request_stays_bounded_over_200_turns() {
 fn the_area_line_stays_with_its_screenshot_and_keeps_the_prefix() {
     use crate::observe::{ObservedArea, ShownWindow};
     // no pruning in these few turns: what could break the prefix is the line alone
-    let mut t = Tools::new(ReadOptions {
-        keep_last_screenshots: 8,
-        history_max_chars: usize::MAX,
-        ..ReadOptions::default()
-    });
+    let mut t = keeping(8);
     let mut last: Option<String> = None;
     for n in 1..=3 {
         let mut obs = screenshot();
@@ -336,13 +337,8 @@ fn the_area_line_stays_with_its_screenshot_and_keeps_the_prefix() {
         }
     }
     let mut plain = Tools::new(ReadOptions::default());
-    let obs = screenshot();
-    let ctx = TurnContext {
-        task: "the task",
-        turn: 1,
-        screenshot: &obs,
-    };
-    let body = serde_json::to_string(&plain.prompt(&ctx).messages).unwrap();
+    let (prompt, _) = turn(&mut plain, 1, &call("press_key", json!({"key": "enter"})));
+    let body = serde_json::to_string(&prompt.messages).unwrap();
     assert!(
         !body.contains("You see the window") && !body.contains("You see the whole screen"),
         "{body}"
