@@ -181,6 +181,10 @@ pub enum EventKind {
         /// This turn's element collection (grounding marks or list); absent without.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         elements: Option<ElementsCollected>,
+        /// What the image shows (`observe_area`): its screen rectangle, the window it is, or
+        /// why the working area was shown instead of a window; absent in old logs.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        area: Option<crate::observe::ObservedArea>,
     },
     /// A request is about to be sent to the model: one event per attempt, so a request the
     /// client retries shows up once with `attempt: 1` and once more for each retry.
@@ -517,6 +521,18 @@ mod tests {
     use crate::action::ActionKind;
     use serde_json::{Value, json};
 
+    fn sample_area() -> crate::observe::ObservedArea {
+        crate::observe::ObservedArea {
+            rect: franz_desktop::PixelRect::new(100, 50, 640, 480),
+            window: Some(crate::observe::ShownWindow {
+                id: 0x40_0001,
+                title: "notes - editor".into(),
+                application: "Gedit".into(),
+            }),
+            fallback: None,
+        }
+    }
+
     fn all_kinds() -> Vec<EventKind> {
         let click: Action = ActionKind::Click {
             x: Some(500),
@@ -541,6 +557,7 @@ mod tests {
                 region: Some(NormBox::from_corners(10, 20, 300, 400)),
                 reused: false,
                 elements: None,
+                area: Some(sample_area()),
             },
         ]
         .into_iter()

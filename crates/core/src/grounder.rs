@@ -120,18 +120,20 @@ impl Grounder {
         &self.profile
     }
 
-    /// Finds `target` on the screen now: one screenshot at the grounder's size, one request
-    /// (shown to `log` as it is sent and answered, for the run's exchange log).
+    /// Finds `target` on the screen now: one screenshot of `area` (the turn's observed
+    /// rectangle, docs/coordinates.md) at the grounder's size, one request (shown to `log` as
+    /// it is sent and answered, for the run's exchange log).
     pub fn ground(
         &mut self,
         desktop: &mut dyn Desktop,
+        area: WorkArea,
         target: &str,
         cancel: &Cancel,
         log: &mut dyn FnMut(Asked<'_>),
     ) -> Result<Found, GroundError> {
         let shot = self
             .pipeline
-            .observe(desktop, |_| {})
+            .observe_in(desktop, &crate::observe::ObservedArea::whole(area), |_| {})
             .map_err(|e| GroundError::Observe(e.to_string()))?;
         let request = self.request(target, &shot);
         let start = Instant::now();

@@ -104,7 +104,7 @@ pub fn crop_shot(
     Pipeline::new(config).process(
         frame,
         origin,
-        WorkArea { rect },
+        &crate::observe::ObservedArea::whole(WorkArea { rect }),
         None,
         |_| {},
         start,

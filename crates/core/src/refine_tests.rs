@@ -26,6 +26,7 @@ const SCREENS: [(u32, u32); 11] = [
 fn shot(rect: PixelRect, size: ImageSize) -> Screenshot {
     Screenshot {
         work_area: WorkArea { rect },
+        area: crate::observe::ObservedArea::whole(WorkArea { rect }),
         size,
         image: RgbaImage {
             width: size.width,

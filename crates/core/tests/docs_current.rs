@@ -176,6 +176,15 @@ fn event_samples() -> Vec<EventKind> {
             region: Some(NormBox::from_corners(1, 2, 3, 4)),
             reused: true,
             elements: None,
+            area: Some(franz_core::observe::ObservedArea {
+                rect: franz_desktop::PixelRect::new(1, 2, 3, 4),
+                window: Some(franz_core::observe::ShownWindow {
+                    id: 1,
+                    title: "t".into(),
+                    application: "a".into(),
+                }),
+                fallback: Some("why".into()),
+            }),
         },
         EventKind::ModelRequest {
             model: "m".into(),

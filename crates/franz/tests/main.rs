@@ -38,6 +38,7 @@ mod matrix;
 mod mcp;
 mod mcp_profile;
 mod module_cycles;
+mod observe_area;
 mod old_runs;
 mod other_dialects;
 mod panel_browser;

@@ -153,6 +153,18 @@ impl Choice for crate::observe::ImageCodec {
     }
 }
 
+impl Choice for crate::observe::ObserveArea {
+    const ALL: &'static [Self] = &[Self::Screen, Self::Window, Self::Touched];
+    const NAMES: &'static [&'static str] = &["screen", "window", "touched"];
+    fn name(self) -> &'static str {
+        match self {
+            Self::Screen => "screen",
+            Self::Window => "window",
+            Self::Touched => "touched",
+        }
+    }
+}
+
 impl Choice for LogImages {
     const ALL: &'static [Self] = &[LogImages::None, LogImages::Annotated, LogImages::All];
     const NAMES: &'static [&'static str] = &["none", "annotated", "all"];
@@ -214,6 +226,7 @@ mod tests {
         consistent::<Layout>();
         consistent::<LogImages>();
         consistent::<crate::observe::ImageCodec>();
+        consistent::<crate::observe::ObserveArea>();
         consistent::<MotionProfile>();
         // the parser's own reading of a dialect name agrees with the configuration's
         for d in Dialect::ALL {

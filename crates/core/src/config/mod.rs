@@ -140,6 +140,9 @@ pub struct Config {
     #[serde(with = "by_name")]
     pub image_format: crate::observe::ImageCodec,
     pub image_quality: u64,
+    /// What each observation shows (observe::ObserveArea).
+    #[serde(with = "by_name")]
+    pub observe_area: crate::observe::ObserveArea,
     pub feedback: bool,
     #[serde(with = "by_name")]
     pub coords: Coords,

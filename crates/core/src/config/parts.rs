@@ -160,7 +160,7 @@ impl Settings {
     }
 
     /// The observation pipeline's settings: the crop, the size rule, the cursor, the image
-    /// format and the privacy masks.
+    /// format, the privacy masks and the observed area.
     pub fn observe(&self) -> ObserveConfig {
         ObserveConfig {
             crop: self.crop,
@@ -168,6 +168,7 @@ impl Settings {
             cursor: self.config().cursor,
             format: self.image_format(),
             mask: self.mask.clone(),
+            area: self.config().observe_area,
         }
     }
 

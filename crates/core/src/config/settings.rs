@@ -496,7 +496,14 @@ pub const SETTINGS: &[Setting] = &[
         "image_quality",
         Kind::Int { min: 1, max: 100 },
         "85",
-        "JPEG quality from 1 to 100 with image_format jpeg (higher: sharper text, more bytes)",
+        "JPEG quality from 1 to 100 with image_format jpeg (higher: sharper text, more bytes); not refused with png, which is lossless and has none: `franz bench observe` reads it beside png for its JPEG line, and a config file may keep it for a later jpeg run",
+    ),
+    s(
+        Group::Global,
+        "observe_area",
+        Kind::Choice(<crate::observe::ObserveArea as Choice>::NAMES),
+        "screen",
+        "what the model's image shows: screen (the working area), window (the focused window) or touched (the window the last pointer action touched); a window is cut to the working area, and one missing, under 64 pixels a side or mostly outside gives the working area (docs/coordinates.md)",
     ),
     s(
         Group::Image,

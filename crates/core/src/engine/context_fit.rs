@@ -269,6 +269,9 @@ mod tests {
             work_area: WorkArea {
                 rect: franz_desktop::PixelRect::new(0, 0, w, h),
             },
+            area: crate::observe::ObservedArea::whole(WorkArea {
+                rect: franz_desktop::PixelRect::new(0, 0, w, h),
+            }),
             size: ImageSize::new(w, h),
             data_url: crate::model::data_url("image/png", &encoded),
             image,

@@ -73,11 +73,17 @@ impl Engine<'_> {
         let model = g.model_id().to_string();
         let logging = self.writer.is_some();
         let mut records = Vec::new();
-        let found = g.ground(self.desktop, target, &self.cancel, &mut |asked| {
-            if logging {
-                records.push(record(turn, BY_GROUNDER, &model, target, asked));
-            }
-        });
+        let found = g.ground(
+            self.desktop,
+            self.executor.area(),
+            target,
+            &self.cancel,
+            &mut |asked| {
+                if logging {
+                    records.push(record(turn, BY_GROUNDER, &model, target, asked));
+                }
+            },
+        );
         for r in &records {
             self.channel().write_exchange(turn, r);
         }

@@ -35,7 +35,7 @@ use crate::event::{Event, EventKind, Outcome};
 use crate::executor::{ExecError, Executor};
 use crate::loop_breaker::{LoopDetector, Verdict};
 use crate::model::{ChatRequest, Model, ModelError, Progress, Reply, sanitize};
-use crate::observe::{ImageFormat, Pipeline, Screenshot};
+use crate::observe::{ImageFormat, ObservedArea, Pipeline, Screenshot};
 use crate::overlay::{FeedbackHistory, Overlay, TurnFeedback};
 use crate::runlog::{PooledImage, RunWriter, TurnEntry, TurnImage, TurnTimings, trace};
 use crate::strategy::{Prompt, Reading, Strategy, TurnContext};
@@ -463,6 +463,7 @@ impl Engine<'_> {
     fn observe(
         &mut self,
         history: &FeedbackHistory,
+        area: &ObservedArea,
     ) -> Result<(Screenshot, Option<PooledImage>), Stop> {
         let feedback = self.options.feedback;
         let pool = self.writer.as_ref().and_then(|w| w.raw_pool(feedback));
@@ -483,7 +484,7 @@ impl Engine<'_> {
         };
         let obs = self
             .pipeline
-            .observe(self.desktop, |img| {
+            .observe_in(self.desktop, area, |img| {
                 if let Some(pool) = &pool {
                     raw = Some(pool.copy(img));
                 }
@@ -554,6 +555,7 @@ impl Engine<'_> {
         self.overhead.execute_ms = self.spent.own_ms(act_start, before_act);
         self.strategy.record(&reading, &results);
         let acted = results.iter().any(ActionResult::is_ok);
+        self.note_touched(&reading.actions, &results);
 
         // record
         let timings = TurnTimings {
@@ -580,12 +582,30 @@ impl Engine<'_> {
         Ok(terminal_outcome(&reading, &results).unwrap_or(TurnEnd::Continue { acted }))
     }
 
+    /// Tells the pipeline where the turn's last performed pointer action acted
+    /// (`observe_area = touched`): the pointer, which every pointer action leaves at its point
+    /// (a drag at its end). A dry run acts nowhere.
+    fn note_touched(&mut self, actions: &[Action], results: &[ActionResult]) {
+        let pointed = (actions.iter().zip(results)).any(|(a, r)| a.kind.is_pointer() && r.is_ok());
+        if pointed
+            && !self.executor.is_dry_run()
+            && let Ok(p) = self.desktop.pointer()
+        {
+            self.pipeline.touched(p);
+        }
+    }
+
     /// Observes the screen (`observation`), waits for an annotation in annotation mode, and
     /// hands the images to the run directory. Returns the observation the model is shown.
     fn look(&mut self, turn: u32, history: &FeedbackHistory) -> Result<Screenshot, Stop> {
+        // this turn's area first: the element marks, the actions, the fence, the refinement
+        // and the grounder all map through it (docs/coordinates.md, "The observed area")
+        let area = (self.pipeline.choose(self.desktop))
+            .map_err(|e| Stop(Outcome::Failed, format!("cannot observe the screen: {e}")))?;
+        self.executor.set_area(area.work_area());
         let elements = self.ground();
         let observe_start = Instant::now();
-        let (mut obs, raw) = self.observe(history)?;
+        let (mut obs, raw) = self.observe(history, &area)?;
         self.overhead.observe_ms = ms(observe_start);
         self.controls.observed(turn, &obs);
         self.emit(
@@ -599,6 +619,7 @@ impl Engine<'_> {
                 region: obs.change.region,
                 reused: obs.reused,
                 elements,
+                area: Some(obs.area.clone()),
             },
         );
         self.annotate(turn, &mut obs)?;

@@ -184,6 +184,12 @@ impl Executor {
         self
     }
 
+    /// This turn's area: the rectangle of the turn's observation, which every point of the
+    /// turn maps through and the `work_area` rule fences (docs/coordinates.md).
+    pub fn set_area(&mut self, area: WorkArea) {
+        self.fence = Fence::new(area);
+    }
+
     /// This turn's marks (grounding): the elements an action's `element` may refer to.
     pub fn set_marks(&mut self, marks: Vec<crate::grounding::Mark>) {
         self.marks = marks;

@@ -5,6 +5,7 @@
 //! Pixels stay BGRA (as captured) through crop and resize; they are swizzled to RGBA once, at
 //! the final size, for the overlay stage and the encoder.
 
+pub mod area;
 mod cursor;
 pub mod diff;
 mod encode;
@@ -12,6 +13,7 @@ pub mod mask;
 mod png;
 mod resize;
 
+pub use area::{ObserveArea, ObservedArea, ShownWindow};
 pub use diff::FrameChange;
 pub use encode::{ImageCodec, ImageFormat, encode_image};
 
@@ -32,6 +34,9 @@ pub struct ObserveConfig {
     /// Boxes of the screen blacked out in every screenshot (`mask_regions`, [`mask`]).
     #[serde(default)]
     pub mask: Vec<Crop>,
+    /// What part of the working area each observation shows (`observe_area`, [`area`]).
+    #[serde(default)]
+    pub area: ObserveArea,
 }
 
 impl Default for ObserveConfig {
@@ -42,6 +47,7 @@ impl Default for ObserveConfig {
             cursor: true,
             format: ImageFormat::Png,
             mask: Vec::new(),
+            area: ObserveArea::Screen,
         }
     }
 }
@@ -87,8 +93,10 @@ pub struct RgbaImage {
 /// One screenshot as the model is sent it, and how it maps back to the screen.
 #[derive(Debug, Clone)]
 pub struct Screenshot {
-    /// The screen pixels the image shows.
+    /// The screen pixels the image shows: every point of this turn maps through it.
     pub work_area: WorkArea,
+    /// What the image shows: `work_area`'s rectangle and the window it is, if any.
+    pub area: ObservedArea,
     /// The size of `image`.
     pub size: ImageSize,
     /// The image after cursor and overlays, before encoding.
@@ -168,6 +176,13 @@ pub struct Pipeline {
     diff: diff::FrameDiff,
     /// What is drawn onto the next frame besides the cursor (see [`Pipeline::set_overlay_key`]).
     overlay_key: Option<u64>,
+    /// `observe_area = touched`: the point the last pointer action touched, until the next
+    /// observation finds the window under it ([`Pipeline::touched`]).
+    touched_at: Option<franz_desktop::PixelPoint>,
+    /// The window found there, which later observations follow.
+    touched_window: Option<u64>,
+    /// The rectangle of the last observation: the frame difference starts afresh when it moves.
+    last_rect: Option<franz_desktop::PixelRect>,
     /// The last observation's outputs, for an unchanged frame.
     last: Option<Reusable>,
 }
@@ -209,16 +224,61 @@ impl Pipeline {
         Ok(self.config.crop.work_area(desktop.monitor().rect)?)
     }
 
-    /// Captures and processes one observation. `overlay` draws on the RGBA image at its final
-    /// size (the feedback overlays); pass `|_| {}` for none.
+    /// `observe_area = touched`: a pointer action touched root pixel `p`; the next observation
+    /// shows the top window under it, and later ones follow that window.
+    pub fn touched(&mut self, p: franz_desktop::PixelPoint) {
+        self.touched_at = Some(p);
+    }
+
+    /// What the next observation shows, by `observe_area` ([`area::rule`]): the working area,
+    /// or a window of it. A desktop that cannot list its windows gives the working area, and
+    /// says why.
+    pub fn choose(&mut self, desktop: &mut dyn Desktop) -> Result<ObservedArea, ObserveError> {
+        let work = self.work_area(desktop)?;
+        let kind = self.config.area;
+        if kind == ObserveArea::Screen {
+            return Ok(ObservedArea::whole(work));
+        }
+        let windows = match desktop.windows() {
+            Ok(w) => w,
+            Err(e) => {
+                return Ok(ObservedArea {
+                    fallback: Some(format!("the windows cannot be listed ({e})")),
+                    ..ObservedArea::whole(work)
+                });
+            }
+        };
+        if let Some(p) = self.touched_at.take() {
+            self.touched_window = area::top_at(&windows, p).map(|w| w.id);
+        }
+        let window = area::pick(kind, &windows, self.touched_window);
+        Ok(area::rule(kind, work, window))
+    }
+
+    /// Captures and processes one observation of what [`Pipeline::choose`] picks. `overlay`
+    /// draws on the RGBA image at its final size (the feedback overlays); pass `|_| {}` for
+    /// none.
     pub fn observe(
         &mut self,
         desktop: &mut dyn Desktop,
         overlay: impl FnOnce(&mut RgbaImage),
     ) -> Result<Screenshot, ObserveError> {
+        let area = self.choose(desktop)?;
+        self.observe_in(desktop, &area, overlay)
+    }
+
+    /// Captures and processes one observation of `area` (a turn's, from [`Pipeline::choose`]).
+    pub fn observe_in(
+        &mut self,
+        desktop: &mut dyn Desktop,
+        area: &ObservedArea,
+        overlay: impl FnOnce(&mut RgbaImage),
+    ) -> Result<Screenshot, ObserveError> {
         let start = Instant::now();
         let mut t = StageTimings::default();
-        let work_area = self.work_area(desktop)?;
+        if self.last_rect.replace(area.rect) != Some(area.rect) {
+            self.diff = diff::FrameDiff::default();
+        }
         // The cursor is asked for first: the capture lends its pixels only while the
         // desktop is borrowed.
         let cursor = if self.config.cursor {
@@ -234,15 +294,8 @@ impl Pipeline {
         desktop.capture_view(&mut |frame| {
             t.capture = ms(capture_start);
             if let Some(overlay) = overlay.take() {
-                observation = Some(self.process(
-                    frame,
-                    origin,
-                    work_area,
-                    cursor.as_ref(),
-                    overlay,
-                    start,
-                    t,
-                ));
+                observation =
+                    Some(self.process(frame, origin, area, cursor.as_ref(), overlay, start, t));
             }
         })?;
         observation.unwrap_or_else(|| {
@@ -259,12 +312,13 @@ impl Pipeline {
         &mut self,
         frame: FrameView<'_>,
         origin: franz_desktop::PixelPoint,
-        work_area: WorkArea,
+        area: &ObservedArea,
         cursor: Option<&franz_desktop::CursorImage>,
         overlay: impl FnOnce(&mut RgbaImage),
         start: Instant,
         mut t: StageTimings,
     ) -> Result<Screenshot, ObserveError> {
+        let work_area = area.work_area();
         let s = Instant::now();
         let region = crop_region(&frame, origin, work_area)?;
         let size = self.config.size.resolve(region.width, region.height);
@@ -278,7 +332,7 @@ impl Pipeline {
         let key = self
             .overlay_key
             .map(|k| (cursor.cloned(), k, work_area, size));
-        if let Some(shot) = self.reuse(&change, &key, start, t) {
+        if let Some(shot) = self.reuse(&change, &key, area, start, t) {
             return Ok(shot);
         }
 
@@ -322,6 +376,7 @@ impl Pipeline {
         });
         Ok(Screenshot {
             work_area,
+            area: area.clone(),
             size,
             image,
             encoded,
@@ -340,6 +395,7 @@ impl Pipeline {
         &mut self,
         change: &FrameChange,
         key: &Option<(Option<franz_desktop::CursorImage>, u64, WorkArea, ImageSize)>,
+        area: &ObservedArea,
         start: Instant,
         mut t: StageTimings,
     ) -> Option<Screenshot> {
@@ -353,6 +409,7 @@ impl Pipeline {
         t.total = ms(start);
         Some(Screenshot {
             work_area: last.key.2,
+            area: area.clone(),
             size: last.key.3,
             image: RgbaImage {
                 width: last.image.width,

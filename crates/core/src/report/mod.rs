@@ -335,6 +335,9 @@ fn turn(h: &mut String, log: &RunLog, t: &TurnView) {
         "<section class=\"turn\" id=\"turn-{0}\" data-turn=\"{0}\"><h3>Turn {0}</h3>",
         r.turn
     );
+    if let Some(line) = log.observed_area(r.turn).and_then(|a| a.line()) {
+        let _ = write!(h, "<p class=\"area\">{}</p>", escape(&line));
+    }
     screenshot(h, log, t);
     let _ = write!(h, "<div class=\"story\">{}</div>", escape(&r.story));
     if let Some(e) = &r.error {

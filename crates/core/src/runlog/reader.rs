@@ -44,6 +44,17 @@ pub struct RunLog {
     pub warnings: Vec<String>,
 }
 
+impl RunLog {
+    /// What turn `turn`'s observation showed (its `observation` event's `area`); `None` for
+    /// runs older than the field, whose turns all showed the working area.
+    pub fn observed_area(&self, turn: u32) -> Option<&crate::observe::ObservedArea> {
+        self.events.iter().rev().find_map(|e| match &e.kind {
+            crate::event::EventKind::Observation { area, .. } if e.turn == turn => area.as_ref(),
+            _ => None,
+        })
+    }
+}
+
 /// Reads `dir`. Errors only if it has no `turns.jsonl` or a file cannot be read.
 pub fn read_run(dir: &Path) -> Result<RunLog, RunLogError> {
     let turns_path = dir.join(TURNS_FILE);

@@ -303,12 +303,23 @@ pub fn one_shot_prompt(
         messages: vec![
             Message::system(system),
             Message::user_with_image(
-                prompts::fill(template, vars),
+                with_area_note(prompts::fill(template, vars), ctx.screenshot),
                 ctx.screenshot.data_url.clone(),
             ),
         ],
         ..Prompt::default()
     }
+}
+
+/// `text` (the text of the message that carries `shot`) with the line that tells the model
+/// what the image shows, when it is not simply the screen (`observe_area`, docs/context.md):
+/// last, after what stays the same from turn to turn.
+pub fn with_area_note(mut text: String, shot: &Screenshot) -> String {
+    if let Some(note) = shot.area.note() {
+        text.push_str("\n\n");
+        text.push_str(&note);
+    }
+    text
 }
 
 /// What the next prompt says about the last turn: each action's result, or that none was

@@ -8,15 +8,17 @@ use franz_desktop::PixelRect;
 
 /// A 100x100 observation whose image is a stub data URL.
 pub fn screenshot() -> Screenshot {
-    Screenshot {
-        work_area: WorkArea {
-            rect: PixelRect {
-                x: 0,
-                y: 0,
-                width: 100,
-                height: 100,
-            },
+    let work_area = WorkArea {
+        rect: PixelRect {
+            x: 0,
+            y: 0,
+            width: 100,
+            height: 100,
         },
+    };
+    Screenshot {
+        work_area,
+        area: crate::observe::ObservedArea::whole(work_area),
         size: ImageSize::new(100, 100),
         image: RgbaImage {
             width: 1,

@@ -159,10 +159,12 @@ impl Strategy for Tools {
                     space.range()
                 ),
             };
+            let first = super::with_area_note(first, ctx.screenshot);
             self.history.push(Message::user_with_image(first, url));
         } else {
+            let text = format!("The screen after your last action (turn {}).", ctx.turn);
             self.history.push(Message::user_with_image(
-                format!("The screen after your last action (turn {}).", ctx.turn),
+                super::with_area_note(text, ctx.screenshot),
                 url,
             ));
         }

@@ -49,11 +49,7 @@ fn pruning_keeps_the_last_k_screenshots_and_thinks() {
 /// (docs/context.md).
 #[test]
 fn old_screenshots_are_pruned_in_steps_that_keep_the_prefix() {
-    let mut t = Tools::new(ReadOptions {
-        keep_last_screenshots: 2,
-        history_max_chars: usize::MAX,
-        ..ReadOptions::default()
-    });
+    let mut t = keeping(2);
     let mut last: Option<String> = None;
     let mut rewritten = Vec::new();
     for n in 1..=24 {
@@ -73,6 +69,15 @@ fn old_screenshots_are_pruned_in_steps_that_keep_the_prefix() {
         !rewritten.is_empty() && rewritten.len() <= 24 / 2,
         "rewritten at turns {rewritten:?}"
     );
+}
+
+/// A tools strategy that keeps `keep` screenshots and any length of history.
+fn keeping(keep: usize) -> Tools {
+    Tools::new(ReadOptions {
+        keep_last_screenshots: keep,
+        history_max_chars: usize::MAX,
+        ..ReadOptions::default()
+    })
 }
 
 use crate::model::{ChatRequest, ToolCall};
@@ -292,5 +297,50 @@ fn the_request_stays_bounded_over_200_turns() {
         unbounded[199] > 3 * worst,
         "without a budget it grows: {}",
         unbounded[199]
+    );
+}
+
+/// `observe_area`: each screenshot's message ends with what it shows and keeps it in the
+/// history, so the next request still begins with the whole previous one (docs/context.md);
+/// the whole working area (`screen`) adds nothing.
+#[test]
+fn the_area_line_stays_with_its_screenshot_and_keeps_the_prefix() {
+    use crate::observe::{ObservedArea, ShownWindow};
+    // no pruning in these few turns: what could break the prefix is the line alone
+    let mut t = keeping(8);
+    let mut last: Option<String> = None;
+    for n in 1..=3 {
+        let mut obs = screenshot();
+        obs.area = ObservedArea {
+            window: Some(ShownWindow {
+                id: u64::from(n),
+                title: format!("notes {n}"),
+                application: "Gedit".into(),
+            }),
+            ..obs.area
+        };
+        let ctx = TurnContext {
+            task: "the task",
+            turn: n,
+            screenshot: &obs,
+        };
+        let prompt = t.prompt(&ctx);
+        let reading = t.read(&call("press_key", json!({"key": "enter"})), &ctx);
+        t.record(&reading, &[ActionResult::ok()]);
+        let body = serde_json::to_string(&prompt.messages).unwrap();
+        let line = format!(
+            "You see the window \\\"notes {n}\\\" (application Gedit), not the whole screen."
+        );
+        assert!(body.contains(&line), "turn {n}: {body}");
+        if let Some(prev) = last.replace(body.clone()) {
+            assert!(body.starts_with(&prev[..prev.len() - 1]), "turn {n}");
+        }
+    }
+    let mut plain = Tools::new(ReadOptions::default());
+    let (prompt, _) = turn(&mut plain, 1, &call("press_key", json!({"key": "enter"})));
+    let body = serde_json::to_string(&prompt.messages).unwrap();
+    assert!(
+        !body.contains("You see the window") && !body.contains("You see the whole screen"),
+        "{body}"
     );
 }

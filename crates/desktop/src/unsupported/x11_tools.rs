@@ -102,6 +102,9 @@ impl Witness {
     pub fn open_counter(display: &str, rect: PixelRect) -> Result<Witness, DesktopError> {
         Self::open(display, rect)
     }
+    pub fn open_window(display: &str, rect: PixelRect) -> Result<Witness, DesktopError> {
+        Self::open(display, rect)
+    }
     pub fn rect(&self) -> PixelRect {
         match self.never {}
     }

@@ -39,19 +39,34 @@ fn x_err(e: impl std::fmt::Display) -> DesktopError {
     DesktopError::X11(e.to_string())
 }
 
+/// Which witness window [`Witness::open_with`] opens.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Plain,
+    Counter,
+    Application,
+}
+
 impl Witness {
     /// Opens a witness window at `rect` (root pixels) on `display`, mapped, viewable and
     /// focused.
     pub fn open(display: &str, rect: PixelRect) -> Result<Witness, DesktopError> {
-        Self::open_with(display, rect, false)
+        Self::open_with(display, rect, Kind::Plain)
     }
 
     /// A witness window that also repaints a counter of left clicks at its centre.
     pub fn open_counter(display: &str, rect: PixelRect) -> Result<Witness, DesktopError> {
-        Self::open_with(display, rect, true)
+        Self::open_with(display, rect, Kind::Counter)
     }
 
-    fn open_with(display: &str, rect: PixelRect, counter: bool) -> Result<Witness, DesktopError> {
+    /// A witness that is an application window as the window tools see it (`windows()`,
+    /// `observe_area`): not override-redirect, with the `WM_CLASS` `franz-witness`. Without a
+    /// window manager it stays at `rect`; with one, the manager may move it.
+    pub fn open_window(display: &str, rect: PixelRect) -> Result<Witness, DesktopError> {
+        Self::open_with(display, rect, Kind::Application)
+    }
+
+    fn open_with(display: &str, rect: PixelRect, kind: Kind) -> Result<Witness, DesktopError> {
         let (conn, screen_num) =
             x11rb::connect(Some(display)).map_err(|e| DesktopError::NoDisplay {
                 display: display.to_string(),
@@ -69,8 +84,8 @@ impl Witness {
             | EventMask::STRUCTURE_NOTIFY;
         let aux = CreateWindowAux::new()
             .background_pixel(0x00ff_ffff)
-            // no window manager moves it
-            .override_redirect(1)
+            // no window manager moves it (an application window is the manager's to place)
+            .override_redirect(u32::from(kind != Kind::Application))
             .event_mask(mask);
         conn.create_window(
             x11rb::COPY_DEPTH_FROM_PARENT,
@@ -94,6 +109,16 @@ impl Witness {
             b"franz witness",
         )
         .map_err(x_err)?;
+        if kind == Kind::Application {
+            conn.change_property8(
+                PropMode::REPLACE,
+                window,
+                AtomEnum::WM_CLASS,
+                AtomEnum::STRING,
+                b"franz-witness\0FranzWitness\0",
+            )
+            .map_err(x_err)?;
+        }
         conn.map_window(window).map_err(x_err)?;
         conn.flush().map_err(x_err)?;
         // Viewable once the server sends Expose (after MapNotify).
@@ -114,7 +139,7 @@ impl Witness {
             .map_err(x_err)?;
         conn.sync().map_err(x_err)?;
 
-        let counter = if counter {
+        let counter = if kind == Kind::Counter {
             Some(Counter::new(&conn, window, rect)?)
         } else {
             None

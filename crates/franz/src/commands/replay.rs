@@ -14,7 +14,8 @@ use crate::terminal::{errln, outln};
 use franz_core::action::{Action, ActionKind, ActionResult};
 use franz_core::config::Settings;
 use franz_core::executor::MotionProfile;
-use franz_core::geometry::ImageSize;
+use franz_core::geometry::{ImageSize, WorkArea};
+use franz_core::observe::ObservedArea;
 use franz_core::runlog;
 use std::process::ExitCode;
 
@@ -46,6 +47,9 @@ pub fn run(g: &GlobalArgs, args: &ReplayArgs) -> anyhow::Result<ExitCode> {
         without_screenshot += usize::from(t.shown_png().is_none());
         let r = &t.raw;
         outln!("turn {}: {}", r.turn, one_line(&r.story))?;
+        if let Some(seen) = log.observed_area(r.turn).and_then(ObservedArea::line) {
+            outln!("  {seen}")?;
+        }
         if r.actions.is_empty() {
             outln!("  (no actions)")?;
         }
@@ -106,6 +110,27 @@ fn one_line(s: &str) -> String {
     } else {
         s
     }
+}
+
+/// The rectangle turn `turn`'s points map through on the monitor `now`: the one its
+/// observation recorded (with `--rescale`, scaled from the run's screen to this one about the
+/// monitor's corner), else `None` (an older run: the working area).
+fn turn_area(
+    log: &runlog::RunLog,
+    rec: &Recorded,
+    turn: u32,
+    now: franz_desktop::PixelRect,
+) -> Option<WorkArea> {
+    let r = log.observed_area(turn)?.rect;
+    let was = rec.screen.unwrap_or(ImageSize::new(now.width, now.height));
+    let scale = |v: i64, to: u32, from: u32| v * i64::from(to) / i64::from(from.max(1));
+    let x = scale(i64::from(r.x - now.x), now.width, was.width);
+    let y = scale(i64::from(r.y - now.y), now.height, was.height);
+    let w = scale(i64::from(r.width), now.width, was.width).max(1);
+    let h = scale(i64::from(r.height), now.height, was.height).max(1);
+    Some(WorkArea {
+        rect: franz_desktop::PixelRect::new(now.x + x as i32, now.y + y as i32, w as u32, h as u32),
+    })
 }
 
 /// What performing the action again would do, in words.
@@ -273,6 +298,7 @@ fn execute(
         args.rescale,
     )?;
     let mut ex = crate::input_commands::executor(&config, screen)?;
+    let crop_area = ex.area();
     let mut all_ok = true;
     for t in log
         .turns
@@ -292,6 +318,8 @@ fn execute(
         let actions: Vec<_> = runnable.iter().map(|&i| t.raw.actions[i].clone()).collect();
         // the elements act where they were when the run performed them
         ex.set_marks(recorded_marks(&actions));
+        // the points map through the turn's own observed area (docs/coordinates.md)
+        ex.set_area(turn_area(log, &rec, turn, screen).unwrap_or(crop_area));
         let results = ex
             .execute_with(session.desktop.as_mut(), &actions, |j, result| {
                 crate::input_commands::print_line(&serde_json::json!({ "turn": turn, "index": runnable[j], "action": &actions[j], "result": result }));

@@ -40,6 +40,9 @@ pub struct View {
     pub question: Option<String>,
     pub annotate_mode: bool,
     pub approve_mode: bool,
+    /// What the latest screenshot shows when it is a window, or why a window asked for is
+    /// not shown (`observe_area`, docs/coordinates.md); `None` for the working area.
+    pub area: Option<String>,
     /// The last turn's milliseconds: observation stages, model, act.
     pub timings: Timings,
     pub finished: Option<String>,
@@ -155,6 +158,17 @@ impl PanelState {
     }
 }
 
+/// An `observation`: the model thinks about the image, which shows `area`.
+fn observed(
+    v: &mut View,
+    timings: franz_core::observe::StageTimings,
+    area: Option<&franz_core::observe::ObservedArea>,
+) {
+    v.phase = "thinking".into();
+    v.timings.observe = Some(timings);
+    v.area = area.and_then(franz_core::observe::ObservedArea::line);
+}
+
 /// What an event changes in the panel's view (the phase, the reply, the results, ...).
 fn apply(v: &mut View, kind: &EventKind) {
     match kind {
@@ -165,10 +179,7 @@ fn apply(v: &mut View, kind: &EventKind) {
             v.results.clear();
             v.timings = Timings::default();
         }
-        EventKind::Observation { timings, .. } => {
-            v.phase = "thinking".into();
-            v.timings.observe = Some(*timings);
-        }
+        EventKind::Observation { timings, area, .. } => observed(v, *timings, area.as_ref()),
         EventKind::ModelReply {
             ms,
             text,

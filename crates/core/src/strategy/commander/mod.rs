@@ -457,7 +457,10 @@ impl Strategy for Commander {
         Prompt {
             messages: vec![
                 Message::system(system),
-                Message::user_with_image(user, ctx.screenshot.data_url.clone()),
+                Message::user_with_image(
+                    crate::strategy::with_area_note(user, ctx.screenshot),
+                    ctx.screenshot.data_url.clone(),
+                ),
             ],
             format: super::reply_format::of_tools(
                 &super::reply_format::evidence_of_at_least(&tools, self.s.min_evidence),

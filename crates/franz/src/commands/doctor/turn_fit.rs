@@ -136,6 +136,7 @@ fn screenshot(area: WorkArea, size: ImageSize) -> anyhow::Result<Screenshot> {
     let encoded = encode_image(&image, ImageFormat::Png)?;
     Ok(Screenshot {
         work_area: area,
+        area: franz_core::observe::ObservedArea::whole(area),
         size,
         data_url: franz_core::model::data_url("image/png", &encoded),
         image,
