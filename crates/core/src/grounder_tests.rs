@@ -179,7 +179,12 @@ fn ui_venus_is_asked_in_its_own_prompt_and_its_answer_read_in_0_to_1000() {
     assert_eq!(image, 0);
     assert_eq!(user, [UI_VENUS_PROMPT]);
     let (e, p) = g
-        .read(&Reply::text("[250,500]"), "the Save button", shot.size, &crop())
+        .read(
+            &Reply::text("[250,500]"),
+            "the Save button",
+            shot.size,
+            &crop(),
+        )
         .unwrap();
     assert_eq!(e.of, [Num(1000.0), Num(1000.0)]);
     assert_eq!((p.x, p.y), (500, 500));
