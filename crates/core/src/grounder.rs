@@ -178,9 +178,11 @@ impl Grounder {
             parts.push(ContentPart::Text { text: fill(before) });
         }
         parts.push(ContentPart::image(shot.data_url.clone()));
-        parts.push(ContentPart::Text {
-            text: fill(&prompt.user),
-        });
+        if !prompt.user.is_empty() {
+            parts.push(ContentPart::Text {
+                text: fill(&prompt.user),
+            });
+        }
         messages.push(Message::new(Role::User, Content::Parts(parts)));
         let mut request = ChatRequest::new(self.id.clone(), messages);
         request.temperature = Some(self.profile.sampling.temperature.unwrap_or(0.0));
@@ -196,16 +198,15 @@ impl Grounder {
             .unwrap_or_else(|| franz_prompt(&self.profile))
     }
 
-    /// The dialect the answer is read in: the family's with its own prompt, else the point
-    /// answer franz's prompt asks for.
+    /// The dialect the answer is read in: the one its own prompt names, else the family's
+    /// with its own prompt, else the point answer franz's prompt asks for.
     fn dialect(&self) -> Option<Dialect> {
         match &self.profile.grounding {
-            Some(_) => self
-                .profile
-                .dialect()
-                .ok()
-                .flatten()
-                .or(Some(Dialect::Point)),
+            Some(g) => match &g.dialect {
+                Some(d) => d.parse::<Dialect>().ok(),
+                None => self.profile.dialect().ok().flatten(),
+            }
+            .or(Some(Dialect::Point)),
             None => Some(Dialect::Point),
         }
     }
@@ -289,6 +290,7 @@ fn franz_prompt(profile: &Profile) -> GroundingPrompt {
             "{FRANZ_PROMPT_HEAD} {{target}}\n\nAnswer with one point on it, {space}, as (x, y), and nothing else."
         ),
         answer: "(x, y)".into(),
+        dialect: None,
     }
 }
 

@@ -7,7 +7,9 @@
 //!   fractions 0..1);
 //! - `<|object_ref_start|>name<|object_ref_end|><|box_start|>(x1,y1),(x2,y2)<|box_end|>`:
 //!   OS-Atlas (0..1000; the box's centre);
-//! - `<point>[[x, y]]</point>` (OS-Atlas-Pro's `CLICK`).
+//! - `<point>[[x, y]]</point>` (OS-Atlas-Pro's `CLICK`);
+//! - `<answer>{"coordinate": [x,y]}</answer>`: MAI-UI's grounding (0..999), its thinking in
+//!   `<grounding_think>` before it.
 //!
 //! The first group of numbers in brackets that is no call's argument list (no name right
 //! before it: `left_click(5, 7)` is not a point answer) is the answer; two groups of two
@@ -41,7 +43,8 @@ pub(crate) fn parse(content: &str, ctx: &mut Ctx) -> String {
     let json = super::lenient::objects(&text)
         .iter()
         .any(|o| o.value.is_ok());
-    let Some((nums, span)) = answer(&text).filter(|_| !json) else {
+    let found = tagged(&text).or_else(|| answer(&text).filter(|_| !json));
+    let Some((nums, span)) = found else {
         ctx.err("no point found: answer with the point to click as (x, y)");
         return text.trim().to_string();
     };
@@ -78,6 +81,25 @@ fn answer(text: &str) -> Option<(Vec<f64>, std::ops::Range<usize>)> {
         return Some((nums, open..end));
     }
     None
+}
+
+/// MAI-UI's answer: the `coordinate` of two numbers of the JSON object between `<answer>` and
+/// `</answer>`, and the byte range the tags take; `None` for anything else there.
+fn tagged(text: &str) -> Option<(Vec<f64>, std::ops::Range<usize>)> {
+    const OPEN: &str = "<answer>";
+    const CLOSE: &str = "</answer>";
+    let start = text.find(OPEN)?;
+    let inner_end = start + text[start..].find(CLOSE)?;
+    let inner = &text[start + OPEN.len()..inner_end];
+    let value: serde_json::Value = serde_json::from_str(inner.trim()).ok()?;
+    let nums: Option<Vec<f64>> = value
+        .get("coordinate")?
+        .as_array()?
+        .iter()
+        .map(serde_json::Value::as_f64)
+        .collect();
+    nums.filter(|n| n.len() == 2)
+        .map(|n| (n, start..inner_end + CLOSE.len()))
 }
 
 /// `, (x2,y2)` right after a first corner: its numbers and where it ends.
@@ -148,5 +170,16 @@ mod tests {
         );
         assert_eq!(answer("[-1,-1]").map(|a| a.0), Some(vec![-1.0, -1.0]));
         assert_eq!(answer("(1, 2, 3)"), None);
+    }
+
+    #[test]
+    fn mai_uis_answer_is_its_coordinate_and_nothing_else() {
+        use super::tagged;
+        let reply = "<grounding_think>the icon at (3, 4)</grounding_think>\n<answer>\n{\"coordinate\": [499, 250]}\n</answer>";
+        assert_eq!(tagged(reply).map(|a| a.0), Some(vec![499.0, 250.0]));
+        assert_eq!(tagged("<answer>\n{\"coordinate\": [x,y]}\n</answer>"), None);
+        assert_eq!(tagged("<answer>{\"coordinate\": [1, 2, 3]}</answer>"), None);
+        assert_eq!(tagged("<answer>{\"point\": [1, 2]}</answer>"), None);
+        assert_eq!(tagged("{\"coordinate\": [1, 2]}"), None);
     }
 }

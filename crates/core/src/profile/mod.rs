@@ -137,8 +137,13 @@ pub struct GroundingPrompt {
     /// The user message's text before the image, where the source puts one there.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub before_image: Option<String>,
-    /// The user message's text after the image.
+    /// The user message's text after the image (none when empty: the source puts its text
+    /// before the image).
     pub user: String,
+    /// The dialect the answer is read in where it is not the profile's own (`point`: a
+    /// grounding answer, `[x,y]` or MAI-UI's `<answer>{"coordinate": [x,y]}</answer>`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dialect: Option<String>,
     /// The answer's form as the source shows it, with placeholders (`(x,y)`): what the
     /// scripted model fills in (crates/core/src/model/responder/grounder.rs).
     pub answer: String,
@@ -157,6 +162,10 @@ impl Profile {
         };
         let p: Profile = toml::from_str(text).map_err(|e| bad(e.to_string()))?;
         p.dialect().map_err(bad)?;
+        if let Some(d) = p.grounding.as_ref().and_then(|g| g.dialect.as_ref()) {
+            d.parse::<Dialect>()
+                .map_err(|e| bad(format!("[grounding] dialect: {e}")))?;
+        }
         p.check_norm_max().map_err(bad)?;
         if let ImageRule::SmartResize {
             factor,
