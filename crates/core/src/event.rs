@@ -499,6 +499,27 @@ impl Outcome {
     }
 }
 
+/// Test doubles' samples (the `scripted` feature), written once for the tests of the event
+/// log, the report and the panel.
+#[cfg(feature = "scripted")]
+impl EventKind {
+    /// A grounding model's point (docs/grounding.md): "the Save button" found by gta1-7b at
+    /// (640, 360) of a 1288x728 image, screen (954, 534).
+    pub fn sample_grounded() -> EventKind {
+        EventKind::Grounded {
+            index: 0,
+            target: "the Save button".into(),
+            model: "gta1-7b".into(),
+            point: [640.0, 360.0],
+            of: [1288.0, 728.0],
+            screen: [954, 534],
+            ms: 212.0,
+            prompt_tokens: Some(1300),
+            completion_tokens: Some(7),
+        }
+    }
+}
+
 #[cfg(test)]
 mod names_tests {
     use super::*;
@@ -606,7 +627,7 @@ mod tests {
                 stop: false,
             },
         ])
-        .chain([refined_kind(), grounded_kind()])
+        .chain([refined_kind(), EventKind::sample_grounded()])
         .collect()
     }
 
@@ -625,21 +646,6 @@ mod tests {
             prompt_tokens: Some(900),
             completion_tokens: Some(20),
             error: None,
-        }
-    }
-
-    /// A grounding model's point (docs/grounding.md).
-    fn grounded_kind() -> EventKind {
-        EventKind::Grounded {
-            index: 0,
-            target: "the Save button".into(),
-            model: "gta1-7b".into(),
-            point: [640.0, 360.0],
-            of: [1288.0, 728.0],
-            screen: [954, 534],
-            ms: 212.0,
-            prompt_tokens: Some(1300),
-            completion_tokens: Some(7),
         }
     }
 

@@ -16,13 +16,29 @@ fn gta1(answers: impl IntoIterator<Item = Canned>) -> (Grounder, Arc<CannedModel
     (g, model)
 }
 
+/// Runs `run` with a GTA1 grounder answering (77,49), which is (80, 50) of the fake 320x200
+/// screen exactly in GTA1's space (77 * 320 / 308 = 80, 49 * 200 / 196 = 50); checks that the
+/// run is done and the pointer went there.
+fn done_at_the_grounders_point(mut run: Run) -> (Ran, Arc<CannedModel>) {
+    let (g, grounder_model) = gta1([Canned::text("(77,49)")]);
+    run.grounder = Some(g);
+    let ran = run.go();
+    assert_eq!(ran.summary.outcome, Outcome::Done, "{:?}", ran.names());
+    let sent = ran.desktop.sent();
+    assert!(
+        sent.contains(&Sent::Move(PixelPoint::new(80, 50))),
+        "{sent:?}"
+    );
+    (ran, grounder_model)
+}
+
 fn text_of(r: &crate::model::ChatRequest) -> String {
     serde_json::to_string(&r.to_body()).unwrap()
 }
 
 #[test]
 fn a_target_in_words_is_clicked_where_the_grounder_points() {
-    let mut run = Run::texts(
+    let run = Run::texts(
         "narrative",
         &[
             "click(target=\"the OK button\")\nclick OK",
@@ -30,16 +46,7 @@ fn a_target_in_words_is_clicked_where_the_grounder_points() {
         ],
     );
     let planner = run.model.clone();
-    let (g, grounder_model) = gta1([Canned::text("(77,49)")]);
-    run.grounder = Some(g);
-    let ran = run.go();
-    assert_eq!(ran.summary.outcome, Outcome::Done, "{:?}", ran.names());
-    // 77 * 320 / 308 = 80, 49 * 200 / 196 = 50: exactly, in GTA1's space
-    let sent = ran.desktop.sent();
-    assert!(
-        sent.contains(&Sent::Move(PixelPoint::new(80, 50))),
-        "{sent:?}"
-    );
+    let (ran, grounder_model) = done_at_the_grounders_point(run);
     assert_eq!(ran.clicks(), 1);
     let grounded = ran.events.iter().find_map(|e| match &e.kind {
         EventKind::Grounded {
@@ -184,17 +191,9 @@ fn the_tools_strategy_declares_a_target_argument_and_its_call_is_grounded() {
         ),
         tool_reply("Clicked OK.", &[]),
     ];
-    let mut run = Run::new("tools", replies);
+    let run = Run::new("tools", replies);
     let planner = run.model.clone();
-    let (g, _) = gta1([Canned::text("(77,49)")]);
-    run.grounder = Some(g);
-    let ran = run.go();
-    assert_eq!(ran.summary.outcome, Outcome::Done, "{:?}", ran.names());
-    let sent = ran.desktop.sent();
-    assert!(
-        sent.contains(&Sent::Move(PixelPoint::new(80, 50))),
-        "{sent:?}"
-    );
+    let _ = done_at_the_grounders_point(run);
     // the click tools offer the argument only with a grounder (the test above without one)
     let tools = serde_json::to_value(&planner.requests()[0].tools).unwrap();
     let click = tools

@@ -482,17 +482,7 @@ mod tests {
     fn the_grounders_points_are_in_the_report() {
         let root = tempfile::tempdir().unwrap();
         let mut w = RunWriter::create(root.path(), Layout::Flat).unwrap();
-        let kind = EventKind::Grounded {
-            index: 0,
-            target: "the Save button".into(),
-            model: "gta1-7b".into(),
-            point: [640.0, 360.0],
-            of: [1288.0, 728.0],
-            screen: [954, 534],
-            ms: 212.0,
-            prompt_tokens: Some(1300),
-            completion_tokens: Some(7),
-        };
+        let kind = EventKind::sample_grounded();
         w.event(&crate::event::Event::now(2, kind)).unwrap();
         let dir = w.dir().to_path_buf();
         w.close().unwrap();

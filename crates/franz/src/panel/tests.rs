@@ -500,17 +500,7 @@ fn a_grounded_event_shows_in_the_state() {
     use franz_core::event::{Event, EventKind};
     let s = serve(false, false);
     assert_eq!(s.state.view().grounded, None);
-    let kind = EventKind::Grounded {
-        index: 0,
-        target: "the Save button".into(),
-        model: "gta1-7b".into(),
-        point: [640.0, 360.0],
-        of: [1288.0, 728.0],
-        screen: [954, 534],
-        ms: 212.0,
-        prompt_tokens: Some(1300),
-        completion_tokens: Some(7),
-    };
+    let kind = EventKind::sample_grounded();
     s.state.record(&Event::now(2, kind));
     let shown = s.state.view().grounded.unwrap();
     assert!(
