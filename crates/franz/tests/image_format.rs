@@ -105,18 +105,7 @@ fn a_jpeg_run_clicks_where_the_model_said_and_its_log_keeps_the_jpeg() {
     assert!(!dir.join("turn_0001_annotated.png").exists());
 
     let html = runs.path().join("report.html");
-    let out = common::franz(&[
-        "report",
-        dir.to_str().unwrap(),
-        "-o",
-        html.to_str().unwrap(),
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let page = std::fs::read_to_string(&html).unwrap();
+    let page = common::report(&dir, &html);
     assert!(
         page.contains("src=\"data:image/jpeg;base64,"),
         "no JPEG shown"
@@ -153,20 +142,7 @@ fn a_bad_image_quality_is_refused_saying_what_to_give() {
 
 #[test]
 fn bench_observe_prints_bytes_tokens_and_encode_time_for_png_and_jpeg() {
-    let mut cmd = common::franz_command();
-    common::no_franz_env(&mut cmd);
-    let out = cmd
-        .env_remove("DISPLAY")
-        .args(["--sandbox=640x480", "bench", "observe", "--turns", "3"])
-        .args(["--image-quality", "60"])
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stdout = common::bench_observe(&["--image-quality", "60"]);
     // the default model id's profile (Qwen3-VL): 32 px a side of the 640x480 image
     let tokens = 640_u32.div_ceil(32) * 480_u32.div_ceil(32);
     for name in ["png     ", "jpeg q60"] {

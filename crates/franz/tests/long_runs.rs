@@ -136,18 +136,7 @@ fn log_images_none_keeps_no_png_but_every_record() {
 fn report_and_replay_of_a_run_without_screenshots_say_so() {
     let (tmp, dir) = a_run(&["--log-images", "none"]);
     let html = tmp.path().join("report.html");
-    let out = common::franz(&[
-        "report",
-        dir.to_str().unwrap(),
-        "--output",
-        html.to_str().unwrap(),
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let html = std::fs::read_to_string(html).unwrap();
+    let html = common::report(&dir, &html);
     assert_eq!(
         html.matches("no screenshot kept for this turn").count(),
         3,

@@ -262,19 +262,7 @@ fn an_unchanged_screen_is_not_encoded_again_and_the_same_bytes_are_sent() {
 
 #[test]
 fn bench_observe_reports_the_unchanged_frame_path_apart() {
-    let mut cmd = common::franz_command();
-    common::no_franz_env(&mut cmd);
-    let out = cmd
-        .env_remove("DISPLAY")
-        .args(["--sandbox=640x480", "bench", "observe", "--turns", "3"])
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stdout = common::bench_observe(&[]);
     // the bare root window does not change: every turn of the second pass is reused
     let line = stdout
         .lines()

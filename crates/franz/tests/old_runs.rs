@@ -16,17 +16,7 @@ fn old_run() -> PathBuf {
 fn report_opens_a_run_written_by_the_previous_version() {
     let tmp = tempfile::tempdir().unwrap();
     let html = tmp.path().join("old.html");
-    let out = common::franz(&[
-        "report",
-        old_run().to_str().unwrap(),
-        "-o",
-        html.to_str().unwrap(),
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::report(&old_run(), &html);
     let dom = common::chromium_dom(&html);
     assert_eq!(
         common::body_attr(&dom, "data-turns").as_deref(),

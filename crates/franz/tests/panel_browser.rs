@@ -6,6 +6,7 @@
 //! each call's tokens (franz's estimate and the server's `usage`) show in the three places a
 //! person looks: the terminal's turn line, the page, and the run's report.
 
+use crate::common;
 use crate::common::browser;
 use crate::common::panel;
 
@@ -283,21 +284,7 @@ fn each_turns_tokens_show_on_the_terminal_line_in_the_panel_and_in_the_report() 
     assert!(line.contains(&format!("({figures})")), "{line}");
     // the report: per turn, totals, the chart and, where the totals differ, the gap note
     let html = run_dir.join("report.html");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_franz"))
-        .args([
-            "report",
-            run_dir.to_str().unwrap(),
-            "-o",
-            html.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let report = std::fs::read_to_string(&html).unwrap();
+    let report = common::report(&run_dir, &html);
     // turn 1, estimated before any count, is far off the server's 9,876: its row says so
     let gap = estimate.abs_diff(9876) as f64 * 100.0 / 9876.0;
     assert!(gap > 10.0, "{estimate}");

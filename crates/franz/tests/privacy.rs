@@ -104,18 +104,7 @@ fn a_masked_region_is_black_in_the_request_the_run_directory_and_the_report() {
         assert_masked(&std::fs::read(p).unwrap(), &p.display().to_string());
     }
     let report = tmp.path().join("report.html");
-    let made = common::franz(&[
-        "report",
-        dir.to_str().unwrap(),
-        "-o",
-        report.to_str().unwrap(),
-    ]);
-    assert!(
-        made.status.success(),
-        "{}",
-        String::from_utf8_lossy(&made.stderr)
-    );
-    let html = std::fs::read_to_string(&report).unwrap();
+    let html = common::report(dir, &report);
     let shown = common::data_url_pngs(&html);
     assert!(!shown.is_empty());
     for png in &shown {

@@ -337,6 +337,42 @@ pub fn run_events(runs: &Path) -> Vec<serde_json::Value> {
     events_in(&run_dir(runs))
 }
 
+/// `franz report DIR -o HTML`, which must succeed; returns the page it wrote.
+pub fn report(dir: &Path, html: &Path) -> String {
+    let out = franz(&["report", path_str(dir), "-o", path_str(html)]);
+    assert!(
+        out.status.success(),
+        "franz report {}: {}",
+        dir.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::read_to_string(html).unwrap_or_else(|e| panic!("{}: {e}", html.display()))
+}
+
+/// `franz --sandbox=640x480 bench observe --turns 3` with `extra` flags and none of the
+/// environment's settings, which must succeed; returns what it printed.
+pub fn bench_observe(extra: &[&str]) -> String {
+    let mut cmd = franz_command();
+    no_franz_env(&mut cmd);
+    let out = cmd
+        .env_remove("DISPLAY")
+        .args(["--sandbox=640x480", "bench", "observe", "--turns", "3"])
+        .args(extra)
+        .output()
+        .expect("run franz bench observe");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+fn path_str(p: &Path) -> &str {
+    p.to_str().expect("a UTF-8 path")
+}
+
 /// The franz binary with `args` as one shell command line, each argument quoted, for
 /// [`terminal::Terminal`].
 pub fn shell_line(args: &[&str]) -> String {
