@@ -583,11 +583,12 @@ impl Engine<'_> {
     }
 
     /// Tells the pipeline where the turn's last performed pointer action acted
-    /// (`observe_area = touched`): the pointer, which every pointer action leaves at its point
-    /// (a drag at its end). A dry run acts nowhere.
+    /// (`observe_area = touched`; other areas never ask the desktop): the pointer, which every
+    /// pointer action leaves at its point (a drag at its end). A dry run acts nowhere.
     fn note_touched(&mut self, actions: &[Action], results: &[ActionResult]) {
         let pointed = (actions.iter().zip(results)).any(|(a, r)| a.kind.is_pointer() && r.is_ok());
         if pointed
+            && self.pipeline.follows_touch()
             && !self.executor.is_dry_run()
             && let Ok(p) = self.desktop.pointer()
         {

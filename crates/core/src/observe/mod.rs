@@ -230,6 +230,12 @@ impl Pipeline {
         self.touched_at = Some(p);
     }
 
+    /// Whether observations follow the window the last pointer action touched
+    /// (`observe_area = touched`): only then is the pointer asked for after a turn.
+    pub fn follows_touch(&self) -> bool {
+        self.config.area == ObserveArea::Touched
+    }
+
     /// What the next observation shows, by `observe_area` ([`area::rule`]): the working area,
     /// or a window of it. A desktop that cannot list its windows gives the working area, and
     /// says why.
