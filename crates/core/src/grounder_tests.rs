@@ -90,7 +90,7 @@ fn the_request_is_the_familys_own_prompt_with_the_image() {
     );
     assert_eq!(r.temperature, Some(0.0));
     // a profile without its family's prompt: franz's, in its space
-    let q = grounder("qwen3-vl").prompt();
+    let q = grounder("gui-owl-1.5").prompt();
     assert!(q.user.contains("0..1000"), "{}", q.user);
     assert!(q.user.contains("{target}"));
 }
@@ -202,5 +202,144 @@ fn ui_venus_is_asked_in_its_own_prompt_and_its_answer_read_in_0_to_1000() {
     for answer in [UI_VENUS_PROMPT, "[-1,-1]", "[x,y]", "I cannot see it.", ""] {
         let e = g.read(&Reply::text(answer), "the Save button", shot.size, &crop());
         assert!(matches!(e, Err(GroundError::NoPoint { .. })), "{answer}");
+    }
+}
+
+/// `P0 + min(L - 1, round(v * L / S))` on one axis (docs/coordinates.md, "Exact targets").
+fn on_axis(v: f64, s: u32, p0: i32, len: u32) -> i32 {
+    p0 + ((v * len as f64 / s as f64).round() as i32).min(len as i32 - 1)
+}
+
+/// `answers` each give no point for the Save button on `g`.
+fn no_point_in(g: &Grounder, shot: &Screenshot, answers: &[&str]) {
+    for answer in answers {
+        let e = g.read(&Reply::text(*answer), "the Save button", shot.size, &crop());
+        assert!(
+            matches!(e, Err(GroundError::NoPoint { .. })),
+            "{answer}: {e:?}"
+        );
+    }
+}
+
+/// Qwen3-VL (QwenLM/Qwen3-VL cookbooks/spatial_understanding.ipynb): the image, then its point
+/// prompt; `point_2d` in 0..1000 (the notebook's plot_points: x / 1000 * width).
+#[test]
+fn qwen3_vl_is_asked_in_its_cookbooks_point_prompt_and_read_in_0_to_1000() {
+    let g = grounder("qwen3-vl");
+    let shot = shot("qwen3-vl");
+    let (system, user, image) = texts(&g.request("the Save button", &shot));
+    assert_eq!(system, None);
+    assert_eq!(image, 0);
+    assert_eq!(
+        user,
+        ["Locate the Save button in this image. Output the point coordinates in JSON format."]
+    );
+    // the answer as the notebook prints it
+    let answer = "```json\n[\n\t{\"point_2d\": [250, 500], \"label\": \"the Save button\"}\n]\n```";
+    let (e, p) = g
+        .read(&Reply::text(answer), "the Save button", shot.size, &crop())
+        .unwrap();
+    assert_eq!(e.of, [Num(1000.0), Num(1000.0)]);
+    assert_eq!((p.x, p.y), (500, 500));
+    let echo = "Locate the Save button in this image. Output the point coordinates in JSON format.";
+    let example = "[{\"point_2d\": [x, y], \"label\": \"...\"}]";
+    no_point_in(&g, &shot, &[echo, example, "I cannot see it.", ""]);
+}
+
+/// Qwen2.5-VL (QwenLM/Qwen2.5-VL cookbooks/spatial_understanding.ipynb): the image, then its
+/// XML point prompt; `x1`, `y1` in pixels of the image sent (plot_points: x / input_width *
+/// width).
+#[test]
+fn qwen2_5_vl_is_asked_in_its_cookbooks_point_prompt_and_read_in_its_images_pixels() {
+    let g = grounder("qwen2.5-vl");
+    let shot = shot("qwen2.5-vl");
+    let (system, user, image) = texts(&g.request("the Save button", &shot));
+    assert_eq!(system, None);
+    assert_eq!(image, 0);
+    assert_eq!(
+        user,
+        [
+            "point to the Save button, output its coordinates in XML format <points x y>object</points>"
+        ]
+    );
+    let (w, h) = (shot.size.width, shot.size.height);
+    let answer = format!(
+        "<points x1=\"{}\" y1=\"{}\" alt=\"the Save button\">the Save button</points>",
+        w / 3,
+        h * 2 / 3
+    );
+    let (e, p) = g
+        .read(&Reply::text(&answer), "the Save button", shot.size, &crop())
+        .unwrap();
+    assert_eq!(e.of, [Num(w as f64), Num(h as f64)]);
+    let x = on_axis((w / 3) as f64, w, 100, 1600);
+    let y = on_axis((h * 2 / 3) as f64, h, 50, 900);
+    assert_eq!((p.x, p.y), (x, y));
+    let example = "<points x y>object</points>";
+    no_point_in(
+        &g,
+        &shot,
+        &[example, "<points x1=\"5\">", "I cannot see it.", ""],
+    );
+}
+
+/// Holo1.5's localization prompt, as its model card's `get_chat_messages` writes it for the
+/// Save button: `ClickAbsoluteAction.model_json_schema()` printed by Python (pydantic 2.14).
+const HOLO15_PROMPT: &str = "Localize an element on the GUI image according to the provided target and output a click position.\n * You must output a valid JSON following the format: {'description': 'Data model representing an absolute click action on a GUI.\\n\\nAttributes:\\n    action (Literal[\"click_absolute\"]): The type of action, always \"click_absolute\".\\n    x (int): The x coordinate (pixels from the left edge).\\n    y (int): The y coordinate (pixels from the top edge).', 'properties': {'action': {'const': 'click_absolute', 'default': 'click_absolute', 'title': 'Action', 'type': 'string'}, 'x': {'description': 'The x coordinate, number of pixels from the left edge.', 'title': 'X', 'type': 'integer'}, 'y': {'description': 'The y coordinate, number of pixels from the top edge.', 'title': 'Y', 'type': 'integer'}}, 'required': ['x', 'y'], 'title': 'ClickAbsoluteAction', 'type': 'object'}\n Your target is:\nthe Save button";
+
+/// Holo1.5 (its model card): the image, then its localization prompt with the target;
+/// `click_absolute` in pixels of the image sent.
+#[test]
+fn holo1_5_is_asked_in_its_localization_prompt_and_read_in_its_images_pixels() {
+    let g = grounder("holo1.5");
+    let shot = shot("holo1.5");
+    let (system, user, image) = texts(&g.request("the Save button", &shot));
+    assert_eq!(system, None);
+    assert_eq!(image, 0);
+    assert_eq!(user, [HOLO15_PROMPT]);
+    let (w, h) = (shot.size.width, shot.size.height);
+    let answer = format!(
+        "{{\"action\": \"click_absolute\", \"x\": {}, \"y\": {}}}",
+        w - 1,
+        h / 5
+    );
+    let (e, p) = g
+        .read(&Reply::text(&answer), "the Save button", shot.size, &crop())
+        .unwrap();
+    assert_eq!(e.of, [Num(w as f64), Num(h as f64)]);
+    let x = on_axis((w - 1) as f64, w, 100, 1600);
+    let y = on_axis((h / 5) as f64, h, 50, 900);
+    assert_eq!((p.x, p.y), (x, y));
+    let example = "{\"action\": \"click_absolute\", \"x\": x, \"y\": y}";
+    no_point_in(&g, &shot, &[HOLO15_PROMPT, example, "I cannot see it.", ""]);
+}
+
+/// Every family with its own grounding prompt, end to end through the scripted grounder the
+/// end-to-end tests use (`model::responder`): it knows the prompt, answers in the family's
+/// form and space, and franz reads that answer back to the point meant.
+#[test]
+fn every_familys_own_prompt_round_trips_through_the_scripted_grounder() {
+    use crate::model::responder::{self, Intent, Style};
+    let families: Vec<_> = crate::profile::builtin()
+        .into_iter()
+        .filter(|p| p.grounding.is_some())
+        .collect();
+    assert!(families.len() >= 9, "{}", families.len());
+    for p in families {
+        let g = grounder(&p.name);
+        let shot = shot(&p.name);
+        let body = serde_json::to_value(g.request("the Save button", &shot)).unwrap();
+        let click = Intent::Click { fx: 0.25, fy: 0.75 };
+        let reply = responder::answer(&body, &click, Style::Asked).content;
+        let (_, at) = g
+            .read(&Reply::text(&reply), "the Save button", shot.size, &area())
+            .unwrap_or_else(|e| panic!("{}: {e}", p.name));
+        // a quarter and three quarters of 1920x1080, within the families' rounding and a box
+        // answer's centre
+        assert!(
+            (at.x - 480).abs() <= 4 && (at.y - 810).abs() <= 4,
+            "{}: {at:?} from {reply}",
+            p.name
+        );
     }
 }

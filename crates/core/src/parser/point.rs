@@ -9,7 +9,12 @@
 //!   OS-Atlas (0..1000; the box's centre);
 //! - `<point>[[x, y]]</point>` (OS-Atlas-Pro's `CLICK`);
 //! - `<answer>{"coordinate": [x,y]}</answer>`: MAI-UI's grounding (0..999), its thinking in
-//!   `<grounding_think>` before it.
+//!   `<grounding_think>` before it;
+//! - `[{"point_2d": [x, y], "label": "..."}]` (in a ```json fence or not; `bbox_2d` boxes
+//!   too): Qwen3-VL's point answers (0..1000) and Qwen2.5-VL's JSON ones (pixels of the image
+//!   sent), as the QwenLM cookbooks' `spatial_understanding.ipynb` reads them;
+//! - `<points x1="x" y1="y" alt="...">...</points>`: Qwen2.5-VL's XML point answer (pixels of
+//!   the image sent; the cookbook's `decode_xml_points`).
 //!
 //! The first group of numbers in brackets that is no call's argument list (no name right
 //! before it: `left_click(5, 7)` is not a point answer) is the answer; two groups of two
@@ -43,7 +48,10 @@ pub(crate) fn parse(content: &str, ctx: &mut Ctx) -> String {
     let json = super::lenient::objects(&text)
         .iter()
         .any(|o| o.value.is_ok());
-    let found = tagged(&text).or_else(|| answer(&text).filter(|_| !json));
+    let found = tagged(&text)
+        .or_else(|| qwen_json(&text))
+        .or_else(|| qwen_xml(&text))
+        .or_else(|| answer(&text).filter(|_| !json));
     let Some((nums, span)) = found else {
         ctx.err("no point found: answer with the point to click as (x, y)");
         return text.trim().to_string();
@@ -100,6 +108,68 @@ fn tagged(text: &str) -> Option<(Vec<f64>, std::ops::Range<usize>)> {
         .collect();
     nums.filter(|n| n.len() == 2)
         .map(|n| (n, start..inner_end + CLOSE.len()))
+}
+
+/// Qwen's JSON answer: the first object's `point_2d` of two numbers (or its `bbox_2d` of
+/// four, a box), and the byte range of that object; `None` when no object holds one.
+fn qwen_json(text: &str) -> Option<(Vec<f64>, std::ops::Range<usize>)> {
+    super::lenient::objects(text).into_iter().find_map(|found| {
+        let v = found.value.ok()?;
+        [("point_2d", 2), ("bbox_2d", 4)]
+            .iter()
+            .find_map(|(key, len)| {
+                let nums: Vec<f64> = v
+                    .get(*key)?
+                    .as_array()?
+                    .iter()
+                    .map(serde_json::Value::as_f64)
+                    .collect::<Option<_>>()?;
+                (nums.len() == *len && nums.iter().all(|n| n.is_finite()))
+                    .then(|| (nums, found.span.clone()))
+            })
+    })
+}
+
+/// Qwen2.5-VL's XML answer: the first point (`x1`, `y1`) of the first `<points ...>` tag, and
+/// the byte range up to its `</points>` (or its tag's end); `None` when it has no numbers
+/// there (the prompt's own `<points x y>object</points>` written back).
+fn qwen_xml(text: &str) -> Option<(Vec<f64>, std::ops::Range<usize>)> {
+    const OPEN: &str = "<points";
+    const CLOSE: &str = "</points>";
+    let start = text.find(OPEN)?;
+    let tag_end = start + text[start..].find('>')?;
+    let attrs = &text[start + OPEN.len()..tag_end];
+    let number = |name: &str| {
+        attribute(attrs, name)
+            .and_then(|v| v.trim().parse::<f64>().ok())
+            .filter(|v| v.is_finite())
+    };
+    let (x, y) = (number("x1")?, number("y1")?);
+    let end = text[tag_end..]
+        .find(CLOSE)
+        .map_or(tag_end + 1, |e| tag_end + e + CLOSE.len());
+    Some((vec![x, y], start..end))
+}
+
+/// The value of the attribute `name` among a tag's `attrs` (` x1="12" y1='34'`), quoted with
+/// `"` or `'`.
+fn attribute<'a>(attrs: &'a str, name: &str) -> Option<&'a str> {
+    let mut from = 0;
+    while let Some(at) = attrs[from..].find(name).map(|i| i + from) {
+        from = at + name.len();
+        let starts_word = at == 0 || attrs.as_bytes()[at - 1].is_ascii_whitespace();
+        let Some(value) = attrs[from..].trim_start().strip_prefix('=') else {
+            continue;
+        };
+        let value = value.trim_start();
+        let Some(quote) = value.chars().next().filter(|q| *q == '"' || *q == '\'') else {
+            continue;
+        };
+        if starts_word {
+            return value[1..].find(quote).map(|e| &value[1..1 + e]);
+        }
+    }
+    None
 }
 
 /// `, (x2,y2)` right after a first corner: its numbers and where it ends.
@@ -181,5 +251,43 @@ mod tests {
         assert_eq!(tagged("<answer>{\"coordinate\": [1, 2, 3]}</answer>"), None);
         assert_eq!(tagged("<answer>{\"point\": [1, 2]}</answer>"), None);
         assert_eq!(tagged("{\"coordinate\": [1, 2]}"), None);
+    }
+
+    #[test]
+    fn qwens_json_answer_is_its_first_point_2d_or_bbox_2d() {
+        use super::qwen_json;
+        // Qwen3-VL's answer as the cookbook shows it
+        let fenced = "```json\n[\n\t{\"point_2d\": [925, 618], \"label\": \"point_1\"}\n]\n```";
+        assert_eq!(qwen_json(fenced).map(|a| a.0), Some(vec![925.0, 618.0]));
+        assert_eq!(
+            qwen_json("{\"bbox_2d\": [10, 20, 30, 40], \"label\": \"Save\"}").map(|a| a.0),
+            Some(vec![10.0, 20.0, 30.0, 40.0])
+        );
+        // the prompt's own example, a wrong length, no point
+        assert_eq!(
+            qwen_json("[{\"point_2d\": [x, y], \"label\": \"l\"}]"),
+            None
+        );
+        assert_eq!(qwen_json("{\"point_2d\": [1, 2, 3]}"), None);
+        assert_eq!(qwen_json("{\"bbox_2d\": [1, 2]}"), None);
+        assert_eq!(qwen_json("{\"label\": \"Save\"}"), None);
+    }
+
+    #[test]
+    fn qwens_xml_answer_is_its_first_point() {
+        use super::qwen_xml;
+        let reply =
+            "<points x1=\"217\" y1=\"301\" alt=\"the rolling pin\">the rolling pin</points>";
+        let (nums, span) = qwen_xml(reply).unwrap_or_default();
+        assert_eq!(nums, vec![217.0, 301.0]);
+        assert_eq!(span, 0..reply.len());
+        assert_eq!(
+            qwen_xml("<points y1='4.5' x1='3' alt=\"x1\">x</points>").map(|a| a.0),
+            Some(vec![3.0, 4.5])
+        );
+        // the prompt's own example written back, and a tag without y1
+        assert_eq!(qwen_xml("<points x y>object</points>"), None);
+        assert_eq!(qwen_xml("<points x1=\"3\">a</points>"), None);
+        assert_eq!(qwen_xml("<points ax1=\"3\" ay1=\"4\">a</points>"), None);
     }
 }
