@@ -327,8 +327,10 @@ pub fn narrative(options: &ReadOptions, space: Space) -> Option<ReplyFormat> {
     if options.system_prompt.is_some() || options.dialect != Some(Dialect::Calls) {
         return None;
     }
+    let targets = options.targets_in_words;
+    let key = format!("narrative {space:?} targets {targets}");
     Some(ReplyFormat::Text {
-        gbnf: narrative_grammar(space, options.targets_in_words).gbnf(),
+        gbnf: super::memo::gbnf(key, || narrative_grammar(space, targets).gbnf()),
     })
 }
 

@@ -24,9 +24,10 @@ const TARGET: &str = "target";
 /// Items of a list without `maxItems`.
 const ITEMS_MAX: u32 = 4;
 
-/// The GBNF grammar of the JSON values `schema` allows, with its root rule.
+/// The GBNF grammar of the JSON values `schema` allows, with its root rule (built once per
+/// schema, `memo.rs`).
 pub fn gbnf(schema: &Value) -> String {
-    of(schema).gbnf()
+    super::memo::gbnf(schema.to_string(), || of(schema).gbnf())
 }
 
 /// The grammar tree of the JSON values `schema` allows.

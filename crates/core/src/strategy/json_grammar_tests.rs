@@ -36,16 +36,7 @@ fn samples(g: &G) -> Vec<String> {
             }
             v
         }
-        G::Class(c) => {
-            let re = regex::Regex::new(&format!("^{c}$")).unwrap();
-            let fits: Vec<String> = CANDIDATES
-                .chars()
-                .map(String::from)
-                .filter(|s| re.is_match(s))
-                .collect();
-            assert!(!fits.is_empty(), "no sample for {c}");
-            fits.into_iter().take(2).collect()
-        }
+        G::Class(c) => class_samples(c),
         G::Alt(items) => items.iter().flat_map(samples).collect(),
         G::Rule(_, g) | G::Wide { tree: g, .. } => samples(g),
         G::Seq(items) => {
@@ -72,6 +63,28 @@ fn samples(g: &G) -> Vec<String> {
             out
         }
     }
+}
+
+/// Two of [`CANDIDATES`] that the class `c` matches (each class's regex compiled once: the
+/// placeholder tries repeat the same classes thousands of times).
+fn class_samples(c: &str) -> Vec<String> {
+    thread_local! {
+        static FITS: std::cell::RefCell<std::collections::HashMap<String, Vec<String>>> =
+            Default::default();
+    }
+    if let Some(fits) = FITS.with(|f| f.borrow().get(c).cloned()) {
+        return fits;
+    }
+    let re = regex::Regex::new(&format!("^{c}$")).unwrap();
+    let fits: Vec<String> = CANDIDATES
+        .chars()
+        .map(String::from)
+        .filter(|s| re.is_match(s))
+        .take(2)
+        .collect();
+    assert!(!fits.is_empty(), "no sample for {c}");
+    FITS.with(|f| f.borrow_mut().insert(c.to_string(), fits.clone()));
+    fits
 }
 
 /// Options reading replies in `space`, offering targets in words with `targets` (a grounding

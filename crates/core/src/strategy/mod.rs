@@ -12,6 +12,7 @@ pub mod format;
 pub mod gbnf;
 pub mod grammar;
 pub mod json_grammar;
+mod memo;
 mod name;
 mod narrative;
 mod prompts;

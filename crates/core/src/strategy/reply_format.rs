@@ -100,15 +100,17 @@ pub fn vision(options: &ReadOptions, space: Space) -> Option<ReplyFormat> {
 /// One call of one of `tools`, as the JSON object `{"name", "arguments"}` with each tool's own
 /// parameters, positions bounded to `space`; `None` without tools.
 pub fn of_tools(tools: &[Tool], space: Space) -> Option<ReplyFormat> {
-    if tools.is_empty() {
-        return None;
-    }
-    let calls: Vec<Value> = tools.iter().flat_map(|t| call_forms(t, space)).collect();
+    let calls = calls_of(tools, space)?;
     let schema = json!({"anyOf": calls});
     Some(ReplyFormat::Call {
         gbnf: json_grammar::gbnf(&schema),
         schema,
     })
+}
+
+/// The call forms of each of `tools` ([`call_forms`]); `None` without tools.
+fn calls_of(tools: &[Tool], space: Space) -> Option<Vec<Value>> {
+    (!tools.is_empty()).then(|| tools.iter().flat_map(|t| call_forms(t, space)).collect())
 }
 
 /// The arguments that give a point, which a target in words stands in for.
@@ -239,10 +241,7 @@ fn bounded(name: &str, p: &Value, space: Space) -> Value {
 /// `finish.rs`), `{"answer": "..."}`, its plain final answer (docs/designs.md (tool calling)),
 /// which a forced tool call would not allow; `None` without tools.
 pub fn tools_reply(tools: &[Tool], space: Space, answer: bool) -> Option<ReplyFormat> {
-    let Some(ReplyFormat::Call { schema, .. }) = of_tools(tools, space) else {
-        return None;
-    };
-    let mut alts = schema["anyOf"].as_array().cloned().unwrap_or_default();
+    let mut alts = calls_of(tools, space)?;
     alts.extend(answer.then(|| {
         json!({
             "type": "object",
