@@ -20,15 +20,6 @@ use franz_desktop::{Desktop, PixelPoint};
 use std::sync::Arc;
 use std::time::Instant;
 
-/// What the planner's request says when a grounder is configured (and only then): how to name
-/// a target in words in each of franz's forms. The example's words are a placeholder the parser
-/// refuses (`crate::placeholder::TARGET`), so a planner that repeats it acts nowhere.
-pub const PLANNER_HINT: &str = "TARGETS IN WORDS: a grounding model finds points on the screen for you. \
-    In place of a click's or a move's coordinates you may describe its target in words: \
-    click(target=\"description\") in call lines, \"target\": \"description\" in a JSON action \
-    or in a tool call's arguments, with your own words for the element in place of description \
-    (e.g. the Save button in the dialog).";
-
 /// The words franz's own grounding prompt opens with (the scripted model knows it by them).
 pub const FRANZ_PROMPT_HEAD: &str = "Find this element on the screenshot:";
 

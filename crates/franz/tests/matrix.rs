@@ -23,7 +23,7 @@ use crate::common;
 
 use common::{model_id, poll};
 use franz_core::model::responder::{self, DesignFormat, Intent, Space, Style, Transcript};
-use franz_core::model::{Script, ScriptedServer};
+use franz_core::model::{Script, ScriptedReply, ScriptedServer};
 use franz_core::parser::Dialect;
 use franz_core::profile::{self, Coords};
 use franz_desktop::sandbox::{Sandbox, SandboxOptions};
@@ -343,21 +343,16 @@ fn the_designs_formats_reach_the_goal_where_their_space_is_the_profiles() {
     );
 }
 
-/// `franz run` with a planner and a grounding model beside it (docs/grounding.md), each on
-/// its own scripted server; returns the run's output and the servers' chat requests (planner,
-/// grounder) as JSON text.
+/// `franz run` with a planner (in `strategy`) and a grounding model beside it
+/// (docs/grounding.md), each on its own scripted server; returns the run's output and the
+/// servers' chat requests (planner, grounder) as JSON text.
 fn grounded_run(
     sb: &Sandbox,
-    planner: Vec<String>,
+    (strategy, planner): (&str, Vec<ScriptedReply>),
     grounder: Script,
     runs: &Path,
 ) -> (Output, Vec<String>, Vec<String>) {
-    let planner = ScriptedServer::start(Script::list(
-        planner
-            .into_iter()
-            .map(franz_core::model::ScriptedReply::text),
-    ))
-    .unwrap();
+    let planner = ScriptedServer::start(Script::list(planner)).unwrap();
     let grounder = ScriptedServer::start(grounder).unwrap();
     let mut cmd = Command::new("timeout");
     cmd.arg("180").arg(env!("CARGO_BIN_EXE_franz"));
@@ -371,7 +366,7 @@ fn grounded_run(
             "run",
             "Click into the terminal window and type the word it waits for.",
         ])
-        .args(["--model", model_id("qwen3-vl"), "--strategy", "narrative"])
+        .args(["--model", model_id("qwen3-vl"), "--strategy", strategy])
         .args(["--api-url", &planner.url()])
         .args(["--grounder-model", model_id("gta1")])
         .args(["--grounder-api-url", &grounder.url()])
@@ -425,6 +420,10 @@ fn a_planner_in_words_and_a_grounder_of_another_family_reach_the_goal() {
     ];
     let (grounder, _) = responder::script(vec![Intent::Click { fx, fy }], Style::Asked);
     let runs = dir.path().join("runs");
+    let planner = (
+        "narrative",
+        planner.into_iter().map(ScriptedReply::text).collect(),
+    );
     let (output, planned, grounded) = grounded_run(&sb, planner, grounder, &runs);
     let stderr = String::from_utf8_lossy(&output.stderr);
     let got = poll("the word in the terminal's file", T, || {
@@ -497,8 +496,10 @@ fn grounded_point(runs: &Path) -> [i64; 2] {
     [at(0), at(1)]
 }
 
-/// A grounder that answers garbage: the click is not performed (the terminal never gets the
-/// focus, so it never takes the typed word), the run says why, and the planner reads it.
+/// A grounder that answers garbage, in each form a planner names a target in (the narrative's
+/// call lines, the vision loop's JSON, a tool call): the click is not performed (the terminal
+/// never gets the focus, so it never takes the typed word), the run says why, and the planner
+/// reads it.
 #[test]
 fn a_grounder_answering_garbage_performs_nothing() {
     let mut sb = Sandbox::start(&SandboxOptions {
@@ -508,42 +509,77 @@ fn a_grounder_answering_garbage_performs_nothing() {
     })
     .unwrap();
     let dir = tempfile::tempdir().unwrap();
-    let (word, title) = ("w-garbage", "target-garbage");
-    let out = dir.path().join("garbage.txt");
-    sb.launch(&format!(
-        "xterm -T {title} -geometry 28x4+800+500 -e sh -c 'stty raw -echo; head -c {} > {}'",
-        word.len(),
-        out.display()
-    ))
-    .unwrap();
-    poll("the terminal to map", T, || window(sb.display(), title));
-    let planner = vec![
-        format!("click(target=\"the terminal window titled {title}\")\nI click into it."),
-        format!("type(\"{word}\")\nI type the word."),
-        "fail(\"the terminal could not be found\")\nI give up.".to_string(),
-    ];
-    let garbage = Script::repeat(franz_core::model::ScriptedReply::text(
-        "I am not sure where that is.",
-    ));
-    let runs = dir.path().join("runs");
-    let (output, planned, grounded) = grounded_run(&sb, planner, garbage, &runs);
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(grounded.len(), 1, "{stderr}");
-    // the garbage is in the exchange log as the grounder answered it
-    let target = format!("the terminal window titled {title}");
-    let (asked, answered) = grounder_exchange(&runs, &target);
-    assert!(
-        asked.contains("Output the coordinate pair exactly"),
-        "{asked}"
-    );
-    assert_eq!(answered, "I am not sure where that is.");
-    assert!(stderr.contains("grounding: click(target="), "{stderr}");
-    assert!(stderr.contains("gave no point"), "{stderr}");
-    assert!(
-        planned.len() >= 2 && planned[1].contains("gave no point"),
-        "{stderr}"
-    );
-    // no click: the terminal never had the focus, so the typed word went elsewhere
-    let read = std::fs::read_to_string(&out).unwrap_or_default();
-    assert!(read.is_empty(), "the terminal took {read:?}: {stderr}");
+    for (i, strategy) in ["narrative", "vision", "tools"].into_iter().enumerate() {
+        let (word, title) = (
+            format!("w-garbage-{i}"),
+            format!("target-garbage-{strategy}"),
+        );
+        let out = dir.path().join(format!("garbage-{strategy}.txt"));
+        sb.launch(&format!(
+            "xterm -T {title} -geometry 28x4+{}+500 -e sh -c 'stty raw -echo; head -c {} > {}'",
+            100 + 380 * i,
+            word.len(),
+            out.display()
+        ))
+        .unwrap();
+        poll("the terminal to map", T, || window(sb.display(), &title));
+        let target = format!("the terminal window titled {title}");
+        let planner = (strategy, garbage_planner(strategy, &target, &word));
+        let garbage = Script::repeat(ScriptedReply::text("I am not sure where that is."));
+        let runs = dir.path().join(format!("runs-{strategy}"));
+        let (output, planned, grounded) = grounded_run(&sb, planner, garbage, &runs);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let said = format!("{strategy}: {stderr}");
+        assert_eq!(grounded.len(), 1, "{said}");
+        // the garbage is in the exchange log as the grounder answered it
+        let (asked, answered) = grounder_exchange(&runs, &target);
+        assert!(
+            asked.contains("Output the coordinate pair exactly"),
+            "{asked}"
+        );
+        assert_eq!(answered, "I am not sure where that is.");
+        assert!(stderr.contains("(target="), "{said}");
+        assert!(stderr.contains("gave no point"), "{said}");
+        assert!(
+            planned.len() >= 2 && planned[1].contains("gave no point"),
+            "{said}"
+        );
+        // no click: the terminal never had the focus, so the typed word went elsewhere
+        let read = std::fs::read_to_string(&out).unwrap_or_default();
+        assert!(read.is_empty(), "the terminal took {read:?}: {said}");
+    }
+}
+
+/// A planner in `strategy` that names the terminal in words (`target`), then types `word`,
+/// then gives up: each in the strategy's own form.
+fn garbage_planner(strategy: &str, target: &str, word: &str) -> Vec<ScriptedReply> {
+    match strategy {
+        "narrative" => vec![
+            ScriptedReply::text(format!("click(target={target:?})\nI click into it.")),
+            ScriptedReply::text(format!("type({word:?})\nI type the word.")),
+            ScriptedReply::text("fail(\"the terminal could not be found\")\nI give up."),
+        ],
+        "vision" => {
+            let turn = |actions: serde_json::Value| {
+                ScriptedReply::text(
+                    serde_json::json!({"observation": "a terminal", "actions": actions})
+                        .to_string(),
+                )
+            };
+            vec![
+                turn(serde_json::json!([{"name": "click", "target": target}])),
+                turn(serde_json::json!([{"name": "type", "text": word}])),
+                turn(
+                    serde_json::json!([{"name": "fail", "text": "the terminal could not be found"}]),
+                ),
+            ]
+        }
+        _ => vec![
+            ScriptedReply::text("I click into the terminal.")
+                .tool_call("click_element", serde_json::json!({"target": target})),
+            ScriptedReply::text("I type the word.")
+                .tool_call("type_text", serde_json::json!({"text": word})),
+            ScriptedReply::text("The terminal could not be found, so the word was not typed."),
+        ],
+    }
 }

@@ -9,18 +9,9 @@
 use super::{Engine, Stop};
 use crate::event::EventKind;
 use crate::grounder::{self, Asked, GroundError};
-use crate::strategy::{Prompt, Reading};
+use crate::strategy::Reading;
 
 impl Engine<'_> {
-    /// The prompt with the words form of targets explained after its last user text, when a
-    /// grounder is configured; unchanged without one (the planner is never offered it).
-    pub(super) fn with_target_hint(&self, prompt: Prompt) -> Prompt {
-        match &self.grounder {
-            Some(_) => super::element_list::add_text(prompt, grounder::PLANNER_HINT),
-            None => prompt,
-        }
-    }
-
     /// Gives each action of `reading` that names a target its grounded point; on the first
     /// that finds none, drops it and those after it and records why in `reading.errors`.
     pub(super) fn ground_targets(&mut self, turn: u32, reading: &mut Reading) -> Result<(), Stop> {
@@ -71,22 +62,15 @@ impl Engine<'_> {
             });
         };
         let model = g.model_id().to_string();
-        let logging = self.writer.is_some();
-        let mut records = Vec::new();
+        let mut log = GrounderLog::new(turn, BY_GROUNDER, &model, target, self.writer.is_some());
         let found = g.ground(
             self.desktop,
             self.executor.area(),
             target,
             &self.cancel,
-            &mut |asked| {
-                if logging {
-                    records.push(record(turn, BY_GROUNDER, &model, target, asked));
-                }
-            },
+            &mut |asked| log.push(asked),
         );
-        for r in &records {
-            self.channel().write_exchange(turn, r);
-        }
+        self.write_grounder_log(log);
         if self.cancel.is_cancelled() {
             return Err(GroundError::Cancelled);
         }
@@ -110,6 +94,53 @@ impl Engine<'_> {
     }
 }
 
+impl Engine<'_> {
+    /// Writes `log`'s records to the run's exchange log, in order.
+    pub(super) fn write_grounder_log(&mut self, log: GrounderLog<'_>) {
+        for r in log.records.iter().flatten() {
+            self.channel().write_exchange(log.turn, r);
+        }
+    }
+}
+
+/// The exchange records of requests to the grounding model, kept while it is borrowed and
+/// written once it is not ([`Engine::write_grounder_log`]).
+pub(super) struct GrounderLog<'a> {
+    turn: u32,
+    by: &'static str,
+    model: String,
+    target: &'a str,
+    /// `None` when the run keeps no log.
+    records: Option<Vec<serde_json::Value>>,
+}
+
+impl<'a> GrounderLog<'a> {
+    /// The records of turn `turn`'s requests (`by`: whose) to `model` for `target`; kept only
+    /// when the run keeps a log (`logging`).
+    pub(super) fn new(
+        turn: u32,
+        by: &'static str,
+        model: &str,
+        target: &'a str,
+        logging: bool,
+    ) -> Self {
+        GrounderLog {
+            turn,
+            by,
+            model: model.to_string(),
+            target,
+            records: logging.then(Vec::new),
+        }
+    }
+
+    /// Keeps one step of a request ([`record`]).
+    pub(super) fn push(&mut self, asked: Asked<'_>) {
+        if let Some(records) = &mut self.records {
+            records.push(record(self.turn, self.by, &self.model, self.target, asked));
+        }
+    }
+}
+
 /// `exchange.jsonl`'s `by` on the grounder's records (docs/grounding.md): its request for a
 /// target, and a zoom-in refinement's request to it.
 pub(super) const BY_GROUNDER: &str = "grounder";
@@ -118,13 +149,7 @@ pub(super) const BY_GROUNDER_REFINEMENT: &str = "grounder refinement";
 /// The `exchange.jsonl` record of one step of a request to the grounding model `model` for
 /// `target` (`by`: whose request): `{"turn", "t_ms", "by", "model", "target"}` with the
 /// request's body (its images sanitized, as the planner's), the answer or the error.
-pub(super) fn record(
-    turn: u32,
-    by: &str,
-    model: &str,
-    target: &str,
-    asked: Asked<'_>,
-) -> serde_json::Value {
+fn record(turn: u32, by: &str, model: &str, target: &str, asked: Asked<'_>) -> serde_json::Value {
     let mut record = serde_json::json!({"turn": turn, "t_ms": crate::event::unix_ms(),
         "by": by, "model": model, "target": target});
     match asked {

@@ -701,7 +701,6 @@ impl Engine<'_> {
         let before = self.spent;
         let prompt = self.strategy.prompt(ctx);
         let prompt = self.with_elements(prompt);
-        let prompt = self.with_target_hint(prompt);
         let mut request = build_request(&self.options, prompt);
         let (mut shrunk, mut early) = (None, None);
         let (scripted, source) = match injected {

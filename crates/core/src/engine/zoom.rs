@@ -5,7 +5,7 @@
 //! "at the pointer" are not the model's and are left alone; so is a point outside the working
 //! area, which the fence refuses anyway.
 
-use super::grounded::{BY_GROUNDER_REFINEMENT, record};
+use super::grounded::{BY_GROUNDER_REFINEMENT, GrounderLog};
 use super::{Engine, Stop, build_request};
 use crate::action::{Action, ActionKind};
 use crate::event::{EventKind, Outcome};
@@ -138,31 +138,22 @@ impl Engine<'_> {
         shot: &Screenshot,
         words: &str,
     ) -> Result<Refinement, Stop> {
-        let logging = self.writer.is_some();
-        let mut records = Vec::new();
-        let done = match self.grounder.as_ref() {
-            Some(g) => {
-                let mut asker = GrounderAsker::new(g, words);
-                let cancel = &self.cancel;
-                let model = g.model_id();
-                let mut log = |asked: crate::grounder::Asked<'_>| {
-                    if logging {
-                        records.push(record(turn, BY_GROUNDER_REFINEMENT, model, words, asked));
-                    }
-                };
-                let mut ask = |request: &ChatRequest| {
-                    g.complete(request, cancel, &mut log).map_err(|e| match e {
-                        ModelError::Cancelled => AskFailure::Stop(()),
-                        e => AskFailure::Failed(e.to_string()),
-                    })
-                };
-                refine::refine_point(from, shot, words, &mut asker, &mut ask)
-            }
-            None => return Ok(self.kept(from, "no grounding model is configured".into())),
+        let Some(g) = self.grounder.as_ref() else {
+            return Ok(self.kept(from, "no grounding model is configured".into()));
         };
-        for r in &records {
-            self.channel().write_exchange(turn, r);
-        }
+        let by = BY_GROUNDER_REFINEMENT;
+        let mut log = GrounderLog::new(turn, by, g.model_id(), words, self.writer.is_some());
+        let mut asker = GrounderAsker::new(g, words);
+        let cancel = &self.cancel;
+        let mut ask = |request: &ChatRequest| {
+            g.complete(request, cancel, &mut |asked| log.push(asked))
+                .map_err(|e| match e {
+                    ModelError::Cancelled => AskFailure::Stop(()),
+                    e => AskFailure::Failed(e.to_string()),
+                })
+        };
+        let done = refine::refine_point(from, shot, words, &mut asker, &mut ask);
+        self.write_grounder_log(log);
         done.map_err(|()| self.cancelled())
     }
 

@@ -290,11 +290,12 @@ pub fn keep_one(actions: &mut Vec<Action>) -> usize {
     given
 }
 
-/// A stateless request: the system prompt (the built-in one unless overridden) and one user
+/// A stateless request: the system prompt (the built-in one unless overridden, with the
+/// strategy's form of targets in words, `targets`, when a grounder is configured) and one user
 /// message with the filled template and this turn's screenshot.
 pub fn one_shot_prompt(
     options: &ReadOptions,
-    system: &str,
+    (system, targets): (&str, &str),
     template: &str,
     vars: &[(&str, &str)],
     ctx: &TurnContext<'_>,
@@ -302,7 +303,7 @@ pub fn one_shot_prompt(
     let system = options.system_prompt.as_deref().unwrap_or(system);
     Prompt {
         messages: vec![
-            Message::system(system),
+            Message::system(with_targets_note(options, system.to_string(), targets)),
             Message::user_with_image(
                 with_area_note(prompts::fill(template, vars), ctx.screenshot),
                 ctx.screenshot.data_url.clone(),
@@ -310,6 +311,18 @@ pub fn one_shot_prompt(
         ],
         ..Prompt::default()
     }
+}
+
+/// `system` (franz's, a family's or the user's own system prompt) with `note`, the strategy's
+/// form of a target in words (`prompts::TARGETS_*`), after it when a grounding model is
+/// configured (docs/grounding.md); unchanged without one, so the planner is never offered it.
+/// It sits in the system prompt, which stays the same from turn to turn (docs/context.md).
+pub fn with_targets_note(options: &ReadOptions, mut system: String, note: &str) -> String {
+    if options.targets_in_words {
+        system.push_str("\n\n");
+        system.push_str(note);
+    }
+    system
 }
 
 /// `text` (the text of the message that carries `shot`) with the line that tells the model
@@ -338,3 +351,5 @@ pub fn last_turn(reading: &Reading, results: &[ActionResult]) -> String {
 }
 #[cfg(test)]
 mod roundtrip_tests;
+#[cfg(test)]
+mod targets_tests;

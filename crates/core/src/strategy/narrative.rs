@@ -50,8 +50,13 @@ impl Strategy for Narrative {
             Some(g) => grammar::prompts::narrative_system(g, space),
             None => prompts::fill(prompts::NARRATIVE_SYSTEM, &[("coords", &space.wording())]),
         };
-        let mut prompt =
-            super::one_shot_prompt(&self.options, &system, prompts::NARRATIVE_USER, &vars, ctx);
+        let mut prompt = super::one_shot_prompt(
+            &self.options,
+            (&system, prompts::TARGETS_CALLS),
+            prompts::NARRATIVE_USER,
+            &vars,
+            ctx,
+        );
         prompt.format = super::format::narrative(&self.options, space);
         self.finish.prompted(&prompt.messages);
         prompt

@@ -80,3 +80,18 @@ DOD: how you will know it is done
 OBS: what you see on the screen now
 ACT: the one action you take and why
 FIELD INTEL: report blockers early, trust what the UI shows, escalate ambiguity to the leader."#;
+
+/// With a grounding model (docs/grounding.md), the narrative's system prompt ends with this:
+/// the call lines' form of a target in words. The example's words are a placeholder the
+/// parser refuses (`crate::placeholder::TARGET`), so a planner that repeats it acts nowhere.
+pub const TARGETS_CALLS: &str = r#"TARGETS IN WORDS: a grounding model finds points on the screen for you. In place of the point of left_click, right_click, double_left_click, middle_click, triple_click or move you may describe its target in words: left_click(target="description"), with your own words for the element in place of description (e.g. the Save button in the dialog)."#;
+
+/// [`TARGETS_CALLS`] for the vision loop's JSON actions.
+pub const TARGETS_JSON: &str = r#"TARGETS IN WORDS: a grounding model finds points on the screen for you. In place of the x1, y1 of a move, click, right_click or double_click you may describe its target in words: {"name": "click", "target": "description"}, with your own words for the element in place of description (e.g. the Save button in the dialog)."#;
+
+/// [`TARGETS_CALLS`] for tool calls (the tools strategy, the commander's operator).
+pub const TARGETS_TOOLS: &str = r#"TARGETS IN WORDS: a grounding model finds points on the screen for you. A click's or a pointer move's tool call may give a "target" argument in place of its position or box: your own words for the element (e.g. the Save button in the dialog)."#;
+
+/// With a grounding model, the commander's leader (who never sees the screen) is told how its
+/// operator can act, so that its briefs name elements as words the grounder can find.
+pub const TARGETS_LEADER: &str = "TARGETS IN WORDS: a grounding model finds on the screen the elements your Operator names in words. In each brief, name what to act on as it looks on the screen (e.g. the Save button in the dialog), never as coordinates.";

@@ -65,6 +65,9 @@ pub struct Tools {
     unrecorded: Option<usize>,
     /// Turns dropped by the budget so far.
     dropped: usize,
+    /// How many errors the last reading had when it was read: those after them came from the
+    /// engine afterwards (a target the grounder did not find, docs/grounding.md).
+    read_errors: usize,
     finish: super::finish::Finish,
 }
 
@@ -77,6 +80,7 @@ impl Tools {
             problems: Vec::new(),
             unrecorded: None,
             dropped: 0,
+            read_errors: 0,
             finish: Default::default(),
         }
     }
@@ -149,6 +153,7 @@ impl Strategy for Tools {
                     prompts::fill(prompts::TOOLS_SYSTEM, &[("coords", &space.wording())])
                 }
             };
+            let system = super::with_targets_note(&self.options, system, prompts::TARGETS_TOOLS);
             self.history.push(Message::system(system));
             self.history
                 .push(Message::user(format!("TASK: {}", ctx.task)));
@@ -215,6 +220,7 @@ impl Strategy for Tools {
             self.read_calls(&reply, ctx)
         };
         prune_thinks(&mut self.history, self.options.keep_last_thinks);
+        self.read_errors = reading.errors.len();
         reading
     }
 
@@ -249,6 +255,8 @@ impl Strategy for Tools {
         self.unrecorded = None;
         self.finish.record(&reading.actions, results);
         let mut results = results.iter();
+        let not_performed =
+            not_performed(&reading.errors[self.read_errors.min(reading.errors.len())..]);
         for p in std::mem::take(&mut self.pending) {
             let content = match (p.answer, p.cut) {
                 // performed early, before the cut was known (engine/early.rs): it stands
@@ -262,9 +270,7 @@ impl Strategy for Tools {
                 (None, _) => results
                     .next()
                     .map(schema::result_payload)
-                    .unwrap_or_else(|| {
-                        schema::err_payload("execution_failed", "the action was not performed")
-                    }),
+                    .unwrap_or_else(|| schema::err_payload("execution_failed", &not_performed)),
             };
             let message = match p.id {
                 Some(id) => Message::tool(id, p.name, content),
@@ -337,6 +343,15 @@ impl Tools {
             bboxes: Vec::new(),
             errors,
         }
+    }
+}
+
+/// Why a call's action was not performed, for its result: the errors the engine added to the
+/// reading after it was read (`late`), where there are any.
+fn not_performed(late: &[String]) -> String {
+    match late {
+        [] => "the action was not performed".to_string(),
+        _ => format!("the action was not performed: {}", late.join("; ")),
     }
 }
 

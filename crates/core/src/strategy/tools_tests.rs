@@ -344,3 +344,43 @@ fn the_area_line_stays_with_its_screenshot_and_keeps_the_prefix() {
         "{body}"
     );
 }
+
+/// A call whose action the engine did not perform after reading it (its target in words found
+/// no point: docs/grounding.md) is answered with why, not only that it was not performed.
+#[test]
+fn a_call_the_engine_dropped_is_answered_with_its_reason() {
+    let mut t = Tools::new(ReadOptions {
+        targets_in_words: true,
+        ..ReadOptions::default()
+    });
+    let obs = screenshot();
+    let ctx = TurnContext {
+        task: "the task",
+        turn: 1,
+        screenshot: &obs,
+    };
+    let _ = t.prompt(&ctx);
+    let reply = call("click_element", json!({"target": "the Save button"}));
+    let mut reading = t.read(&reply, &ctx);
+    assert_eq!(reading.actions.len(), 1, "{:?}", reading.errors);
+    let why = "click(target=\"the Save button\"): the grounding model gave no point";
+    reading.actions.clear();
+    reading.errors.push(why.to_string());
+    t.record(&reading, &[]);
+    let answered = t
+        .history()
+        .iter()
+        .rev()
+        .find(|m| m.role == Role::Tool)
+        .map(|m| serde_json::to_string(&m.content).unwrap_or_default())
+        .unwrap_or_default();
+    assert!(
+        answered.contains("the action was not performed"),
+        "{answered}"
+    );
+    assert!(
+        answered.contains("the grounding model gave no point"),
+        "{answered}"
+    );
+    assert_valid(t.history());
+}

@@ -52,7 +52,13 @@ impl Strategy for Vision {
                 prompts::VISION_USER,
             ),
         };
-        let mut prompt = super::one_shot_prompt(&self.options, &system, user, &vars, ctx);
+        let mut prompt = super::one_shot_prompt(
+            &self.options,
+            (&system, prompts::TARGETS_JSON),
+            user,
+            &vars,
+            ctx,
+        );
         prompt.format = super::reply_format::vision(&self.options, space);
         self.finish.prompted(&prompt.messages);
         prompt

@@ -174,6 +174,8 @@ impl Commander {
                 ("review", &self.s.review_interval.to_string()),
             ],
         );
+        let system =
+            crate::strategy::with_targets_note(&self.options, system, prompts::TARGETS_LEADER);
         let user = format!(
             "TURN {} - EVALUATION\n{}\n\nCURRENT BRIEF: {}\n\n{}",
             ctx.turn,
@@ -435,6 +437,8 @@ impl Strategy for Commander {
                 ],
             )
         });
+        let system =
+            crate::strategy::with_targets_note(&self.options, system, prompts::TARGETS_TOOLS);
         let mut user = format!(
             "MISSION: {}\nTURN {} - EXECUTION\n\n{}",
             ctx.task,

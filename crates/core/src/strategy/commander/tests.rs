@@ -302,3 +302,35 @@ fn a_cut_off_leader_reply_is_not_applied_and_the_leader_is_asked_again() {
         prompts[1]
     );
 }
+
+#[test]
+fn the_leader_is_told_of_targets_in_words_only_with_a_grounder() {
+    let obs = screenshot();
+    let ctx = TurnContext {
+        task: "the task",
+        turn: 1,
+        screenshot: &obs,
+    };
+    for grounder in [false, true] {
+        let mut c = Commander::new(ReadOptions {
+            targets_in_words: grounder,
+            ..settings()
+        });
+        let mut asked = Vec::new();
+        let mut ask = |p: Prompt| {
+            asked.push(p.messages);
+            None
+        };
+        let _ = c.consult(&ctx, &mut ask);
+        let system = match asked.first().and_then(|m| m.first()).map(|m| &m.content) {
+            Some(crate::model::Content::Text(t)) => t.clone(),
+            other => panic!("the leader's system text: {other:?}"),
+        };
+        let said = format!("grounder {grounder}: {system}");
+        assert_eq!(
+            system.ends_with(prompts::TARGETS_LEADER),
+            grounder,
+            "{said}"
+        );
+    }
+}
