@@ -178,9 +178,7 @@ fn encode_png_with(
 /// Drops the alpha bytes, into `rgb` (resized, so a reused buffer is not reallocated).
 fn to_rgb(image: &RgbaImage, rgb: &mut Vec<u8>) {
     rgb.resize(image.data.len() / 4 * 3, 0);
-    for (d, s) in rgb.chunks_exact_mut(3).zip(image.data.chunks_exact(4)) {
-        d.copy_from_slice(&s[..3]);
-    }
+    super::png::rgba_to_rgb(rgb, &image.data);
 }
 
 #[cfg(test)]
