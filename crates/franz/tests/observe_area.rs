@@ -277,3 +277,42 @@ fn touched_stays_on_the_window_the_last_click_touched() {
     assert_eq!(in_first, clicks);
     assert!(in_second.is_empty(), "{in_second:?}");
 }
+
+/// The number before `word` in `line` (`... 300 image tokens ...`).
+fn number_before(line: &str, word: &str) -> u64 {
+    let head = line.split(word).next().unwrap_or_default();
+    let n = head.split_whitespace().last().unwrap_or_default();
+    n.parse()
+        .unwrap_or_else(|_| panic!("no number before {word:?} in {line}"))
+}
+
+/// `franz bench observe` prints, for the whole screen and for the focused window (a program
+/// the window manager focused), what each showed, its bytes, image tokens and encode time.
+#[test]
+fn bench_observe_prints_each_area() {
+    let title = "bench-area-window";
+    let launch = format!("xmessage -title {title} -geometry 300x200+40+60 the window");
+    let stdout = common::bench_observe(&["--wm", "--launch", &launch]);
+    let line = |name: &str| {
+        stdout
+            .lines()
+            .find(|l| l.starts_with(&format!("area {name:<6} ")))
+            .unwrap_or_else(|| panic!("no {name} line in:\n{stdout}"))
+            .to_string()
+    };
+    let (screen, window) = (line("screen"), line("window"));
+    assert!(
+        screen.contains("the working area 640x480 px: 640x480 image, median "),
+        "{screen}"
+    );
+    assert!(window.contains(&format!("window {title:?} ")), "{window}");
+    for l in [&screen, &window] {
+        assert!(
+            l.contains(" bytes per turn, ") && l.contains("encode median "),
+            "{l}"
+        );
+    }
+    // the window is a part of the screen: a smaller image, fewer image tokens
+    let tokens = |l: &str| number_before(l, "image tokens");
+    assert!(tokens(&window) < tokens(&screen), "{window}\n{screen}");
+}

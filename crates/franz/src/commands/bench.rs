@@ -4,25 +4,21 @@ mod board;
 mod early;
 mod evaluated;
 mod mcp;
+mod observe;
 mod parse;
 mod stop;
 mod tasks;
 mod turn;
 
-use crate::cli::{
-    BenchActArgs, BenchCommand, BenchObserveArgs, BenchOverlayArgs, BenchRunlogArgs, GlobalArgs,
-};
+use crate::cli::{BenchActArgs, BenchCommand, BenchOverlayArgs, BenchRunlogArgs, GlobalArgs};
 use crate::exit::{self, Exit};
-use crate::settings::resolve;
 use crate::setup;
 use crate::stats::stats;
 use crate::terminal::outln;
 use franz_core::action::{Action, ActionKind, ActionResult};
 use franz_core::event::{Event, EventKind};
 use franz_core::geometry::NormBox;
-use franz_core::observe::{
-    ImageFormat, ObserveConfig, Pipeline, RgbaImage, StageTimings, encode_image,
-};
+use franz_core::observe::{ImageFormat, RgbaImage, encode_image};
 use franz_core::overlay::{FeedbackHistory, Overlay, OverlayConfig, TurnFeedback};
 use franz_core::runlog::{Layout, RunWriter, TurnEntry, TurnImage};
 use std::process::ExitCode;
@@ -35,7 +31,7 @@ fn needs_x11(what: &str) -> anyhow::Result<()> {
 
 pub fn run(g: &GlobalArgs, cmd: &BenchCommand) -> anyhow::Result<ExitCode> {
     match cmd {
-        BenchCommand::Observe(args) => observe(g, args),
+        BenchCommand::Observe(args) => observe::bench(g, args),
         BenchCommand::Overlay(args) => overlay(args),
         BenchCommand::Runlog(args) => runlog(args),
         BenchCommand::Act(args) => act(g, args),
@@ -54,249 +50,6 @@ pub fn run(g: &GlobalArgs, cmd: &BenchCommand) -> anyhow::Result<ExitCode> {
         BenchCommand::Turn(args) => turn::turn(g, args),
         BenchCommand::Soak(args) => turn::soak(g, args),
         BenchCommand::Parse(args) => parse::bench(args),
-    }
-}
-
-fn observe(g: &GlobalArgs, args: &BenchObserveArgs) -> anyhow::Result<ExitCode> {
-    // the configuration every command resolves: crop, image size and cursor as a run has them
-    let settings = crate::settings::typed(resolve(g, &[], None)?.0)?;
-    let c = settings.config();
-    let config = ObserveConfig {
-        crop: settings.crop,
-        size: settings.size,
-        cursor: c.cursor,
-        format: settings.image_format(),
-        ..ObserveConfig::default()
-    };
-    let mut session = setup::open_desktop(g)?;
-    let mut pipeline = franz_core::agent::Agent::acting(&settings)
-        .observing(|o| *o = config)
-        .build_pipeline();
-    let turns = args.turns.max(1);
-    let mut grounded = Grounded::open(c, &args.grounding, &pipeline, session.desktop.as_ref())?;
-    pipeline.observe(session.desktop.as_mut(), |_| {})?; // warm-up: SHM segment, scratch buffers
-    let mut runs: Vec<StageTimings> = Vec::with_capacity(turns);
-    let mut payload = 0;
-    let mut size = None;
-    for _ in 0..turns {
-        if setup::interrupted() {
-            return Err(setup::interrupted_error());
-        }
-        let marks = grounded.as_mut().map(Grounded::collect).transpose()?;
-        let obs = pipeline.observe(session.desktop.as_mut(), |img| {
-            if let (Some(g), Some(marks)) = (&grounded, &marks) {
-                g.draw(img, marks);
-            }
-        })?;
-        payload = obs.data_url.len();
-        size = Some(obs.size);
-        runs.push(obs.timings);
-        pipeline.recycle(obs);
-    }
-    outln!(
-        "{} ({}), {} turns",
-        session.desktop.describe(),
-        size.map(|s| s.to_string()).unwrap_or_default(),
-        turns
-    )?;
-    let names = StageTimings::default().stages().map(|(n, _)| n);
-    let mut last = (0.0, 0.0, 0.0);
-    for (i, name) in names.iter().enumerate() {
-        let mut v: Vec<f64> = runs.iter().map(|t| t.stages()[i].1).collect();
-        last = stats(&mut v);
-        if *name != "total" {
-            outln!(
-                "  {name:<8} median {:>7.3} ms  min {:>7.3}  max {:>7.3}",
-                last.0,
-                last.1,
-                last.2
-            )?;
-        }
-    }
-    outln!(
-        "observe: median {:.2} ms, min {:.2} ms, max {:.2} ms, payload {payload} bytes",
-        last.0,
-        last.1,
-        last.2
-    )?;
-    if let Some(g) = grounded.as_mut() {
-        let (median, min, max) = stats(&mut g.ms);
-        outln!(
-            "elements: median {median:.2} ms, min {min:.2} ms, max {max:.2} ms, {} marks, {} skipped (budget {} ms)",
-            g.marks,
-            g.skipped,
-            g.budget.as_millis()
-        )?;
-    }
-    unchanged(&mut pipeline, session.desktop.as_mut(), turns)?;
-    each_format(
-        &settings,
-        pipeline.config(),
-        session.desktop.as_mut(),
-        turns,
-    )?;
-    Ok(ExitCode::SUCCESS)
-}
-
-/// [`per_format`] for PNG and for JPEG at `image_quality`, each in a pipeline of the settings
-/// with `base`'s observation in that format.
-fn each_format(
-    settings: &franz_core::config::Settings,
-    base: &ObserveConfig,
-    desktop: &mut dyn franz_desktop::Desktop,
-    turns: usize,
-) -> anyhow::Result<()> {
-    let c = settings.config();
-    let quality = c.image_quality.clamp(1, 100) as u8;
-    // the image tokens by the rule of the model id's profile (`profile = auto`); the image
-    // keeps this bench's size (no profile's size rule, as above)
-    let profile = franz_core::profile::for_model(&c.model).map(|(p, _)| p);
-    let tokens = franz_core::config::context(profile.as_ref(), None).image_tokens;
-    for format in [ImageFormat::Png, ImageFormat::Jpeg { quality }] {
-        let rule = (
-            profile.as_ref().map_or("franz", |p| p.name.as_str()),
-            tokens,
-        );
-        let encoding = franz_core::agent::Agent::acting(settings)
-            .observing(|o| {
-                *o = ObserveConfig {
-                    format,
-                    ..base.clone()
-                }
-            })
-            .build_pipeline();
-        per_format(encoding, format, rule, desktop, turns)?;
-    }
-    Ok(())
-}
-
-/// One line for `format` (`image_format`; JPEG at `image_quality`), which `pipeline` encodes
-/// in: over `turns` observations, the median bytes sent, the image tokens `profile` estimates for the image
-/// (`franz`: no profile) and the median encode time.
-fn per_format(
-    mut pipeline: Pipeline,
-    format: ImageFormat,
-    (profile, tokens): (&str, franz_core::model::ImageTokens),
-    desktop: &mut dyn franz_desktop::Desktop,
-    turns: usize,
-) -> anyhow::Result<()> {
-    pipeline.observe(desktop, |_| {})?; // warm-up
-    let (mut bytes, mut encode) = (Vec::with_capacity(turns), Vec::with_capacity(turns));
-    let mut image = 0;
-    for _ in 0..turns {
-        if setup::interrupted() {
-            return Err(setup::interrupted_error());
-        }
-        // a fresh frame each turn: the unchanged-frame reuse would skip the encoder
-        let obs = pipeline.observe(desktop, |_| {})?;
-        bytes.push(obs.encoded.len() as f64);
-        encode.push(obs.timings.encode);
-        image = tokens.tokens(obs.size.width, obs.size.height);
-        pipeline.recycle(obs);
-    }
-    let name = match format {
-        ImageFormat::Png => "png".to_string(),
-        ImageFormat::Jpeg { quality } => format!("jpeg q{quality}"),
-    };
-    let (b, _, _) = stats(&mut bytes);
-    let (e, emin, emax) = stats(&mut encode);
-    outln!(
-        "format {name:<8} median {b:.0} bytes per turn, {image} image tokens ({profile} profile's estimate), encode median {e:.2} ms (min {emin:.2}, max {emax:.2})"
-    )?;
-    Ok(())
-}
-
-/// The unchanged-frame path: with nothing drawn onto the frame, a screen that did
-/// not change since the last observation reuses its encoding. Prints its time apart.
-fn unchanged(
-    pipeline: &mut Pipeline,
-    desktop: &mut dyn franz_desktop::Desktop,
-    turns: usize,
-) -> anyhow::Result<()> {
-    pipeline.set_overlay_key(Some(0));
-    let first = pipeline.observe(desktop, |_| {})?; // encodes once, for the others to reuse
-    pipeline.recycle(first);
-    let mut reused = Vec::with_capacity(turns);
-    for _ in 0..turns {
-        if setup::interrupted() {
-            return Err(setup::interrupted_error());
-        }
-        let obs = pipeline.observe(desktop, |_| {})?;
-        if obs.reused {
-            reused.push(obs.timings.total);
-        }
-        pipeline.recycle(obs);
-    }
-    pipeline.set_overlay_key(None);
-    if reused.is_empty() {
-        outln!("unchanged frame: the screen changed on every turn ({turns} turns), no reuse")?;
-        return Ok(());
-    }
-    let n = reused.len();
-    let (median, min, max) = stats(&mut reused);
-    outln!(
-        "unchanged frame (reused, not encoded): median {median:.2} ms, min {min:.2} ms, max {max:.2} ms ({n} of {turns} turns)"
-    )?;
-    Ok(())
-}
-
-/// `bench observe --grounding marks|list`: the element source and what its collections took.
-struct Grounded {
-    source: Box<dyn franz_desktop::elements::Elements + Send>,
-    area: franz_core::geometry::WorkArea,
-    budget: std::time::Duration,
-    overlay: Option<Overlay>,
-    ms: Vec<f64>,
-    marks: usize,
-    skipped: usize,
-}
-
-impl Grounded {
-    fn open(
-        c: &franz_core::config::Config,
-        mode: &str,
-        pipeline: &Pipeline,
-        desktop: &dyn franz_desktop::Desktop,
-    ) -> anyhow::Result<Option<Grounded>> {
-        if mode == "none" {
-            return Ok(None);
-        }
-        let source = franz_desktop::elements::open().map_err(|e| {
-            anyhow::anyhow!(
-                "--grounding {mode}: {e}: start the accessibility bus or drop --grounding"
-            )
-        })?;
-        let overlay = match mode {
-            "marks" => Some(Overlay::new(c.overlay.clone())?),
-            _ => None,
-        };
-        Ok(Some(Grounded {
-            source,
-            area: pipeline.work_area(desktop)?,
-            budget: std::time::Duration::from_millis(c.grounding_budget_ms),
-            overlay,
-            ms: Vec::new(),
-            marks: 0,
-            skipped: 0,
-        }))
-    }
-
-    /// One collection, timed, as marks.
-    fn collect(&mut self) -> anyhow::Result<Vec<franz_core::grounding::Mark>> {
-        let start = Instant::now();
-        let found = self.source.collect(self.budget)?;
-        let marks = franz_core::grounding::marks(&found.elements, self.area);
-        self.ms.push(start.elapsed().as_secs_f64() * 1000.0);
-        (self.marks, self.skipped) = (marks.len(), found.skipped);
-        Ok(marks)
-    }
-
-    fn draw(&self, img: &mut RgbaImage, marks: &[franz_core::grounding::Mark]) {
-        if let Some(o) = &self.overlay
-            && let Err(e) = o.draw_marks(img.width, img.height, &mut img.data, marks)
-        {
-            tracing::warn!("set-of-marks: {e}");
-        }
     }
 }
 
