@@ -13,10 +13,11 @@
 //! On the benchmark scene (1536x864) two bands halve the encode time on two cores and the
 //! file grows by a few hundred bytes at most.
 //!
-//! A band whose scanlines and dictionary are byte-identical to the same band's last encoding
-//! (same size, rows and level) is not deflated again: its last output is reused (for speed;
-//! deflate is deterministic, so the file is the same byte for byte). Between two turns much
-//! of a screen stays as it was: a click in one half leaves the other half's band to reuse.
+//! A band whose RGBA rows and dictionary rows are byte-identical to the same band's last
+//! encoding (same size, rows and level) is neither written as scanlines nor deflated again:
+//! its last output is reused (for speed; deflate is deterministic, so the file is the same
+//! byte for byte). Between two turns much of a screen stays as it was: a click in one half
+//! leaves the other half's band to reuse.
 
 use super::ObserveError;
 use flate2::{Compress, Compression, FlushCompress, Status};
@@ -28,12 +29,12 @@ const WINDOW: usize = 32 * 1024;
 /// Bands smaller than this many bytes of input are not worth a thread.
 const MIN_BAND_BYTES: usize = 256 * 1024;
 
-/// One band's buffers, kept between encodings: its scanlines now and last time, and what
-/// last time's deflated to.
+/// One band's buffers, kept between encodings: its scanlines, the RGBA rows they were made
+/// from last time (the band's own and its dictionary's), and what they deflated to.
 #[derive(Default)]
 pub struct BandScratch {
     lines: Vec<u8>,
-    last_lines: Vec<u8>,
+    last_rgba: Vec<u8>,
     last: Option<(BandKey, Band)>,
     /// How many times this band was deflated (not reused).
     deflates: u64,
@@ -98,10 +99,13 @@ pub fn encode_unfiltered(
             level,
             last: i == last,
         };
-        fill_rows(rgba, w, a - dict_rows, b, &mut s.lines);
-        if s.last.as_ref().is_some_and(|(k, _)| *k == key) && s.lines == s.last_lines {
+        // the scanlines are the RGBA rows' own bytes: the same rows make the same band, so
+        // they are compared before any scanline is written
+        let input = &rgba[(a - dict_rows) * w * 4..b * w * 4];
+        if s.last.as_ref().is_some_and(|(k, _)| *k == key) && s.last_rgba == input {
             return Ok(());
         }
+        fill_rows(rgba, w, a - dict_rows, b, &mut s.lines);
         let split = dict_rows * line;
         let data = &s.lines[split..];
         let band = Band {
@@ -116,7 +120,8 @@ pub fn encode_unfiltered(
         };
         s.last = Some((key, band));
         s.deflates += 1;
-        std::mem::swap(&mut s.lines, &mut s.last_lines);
+        s.last_rgba.clear();
+        s.last_rgba.extend_from_slice(input);
         Ok(())
     })?;
 
