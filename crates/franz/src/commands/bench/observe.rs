@@ -103,14 +103,11 @@ fn each_format(
     let quality = settings.config().image_quality.clamp(1, 100) as u8;
     let rule = token_rule(settings);
     for format in [ImageFormat::Png, ImageFormat::Jpeg { quality }] {
-        let pipeline = pipeline_with(
-            settings,
-            ObserveConfig {
-                format,
-                ..base.clone()
-            },
-        );
-        let m = per_turn(pipeline, rule.1, desktop, turns)?;
+        let config = ObserveConfig {
+            format,
+            ..base.clone()
+        };
+        let m = per_turn(settings, config, rule.1, desktop, turns)?;
         let name = match format {
             ImageFormat::Png => "png".to_string(),
             ImageFormat::Jpeg { quality } => format!("jpeg q{quality}"),
@@ -134,14 +131,11 @@ fn each_area(
         ("screen", ObserveArea::Screen),
         ("window", ObserveArea::Window),
     ] {
-        let pipeline = pipeline_with(
-            settings,
-            ObserveConfig {
-                area,
-                ..base.clone()
-            },
-        );
-        let m = per_turn(pipeline, rule.1, desktop, turns)?;
+        let config = ObserveConfig {
+            area,
+            ..base.clone()
+        };
+        let m = per_turn(settings, config, rule.1, desktop, turns)?;
         let r = m.area.rect;
         let shown = match (&m.area.window, &m.area.fallback) {
             (Some(w), _) => format!("window {:?} {}x{} px", w.title, r.width, r.height),
@@ -170,13 +164,6 @@ fn token_rule(settings: &franz_core::config::Settings) -> (String, franz_core::m
     )
 }
 
-/// The settings' pipeline, observing as `config` says.
-fn pipeline_with(settings: &franz_core::config::Settings, config: ObserveConfig) -> Pipeline {
-    franz_core::agent::Agent::acting(settings)
-        .observing(|o| *o = config)
-        .build_pipeline()
-}
-
 /// What [`per_turn`] measured.
 struct PerTurn {
     /// Median bytes sent a turn.
@@ -200,15 +187,19 @@ impl PerTurn {
     }
 }
 
-/// Over `turns` observations of `pipeline`, each a fresh frame (the unchanged-frame reuse
-/// would skip the encoder): the bytes sent, the image tokens `tokens` estimates, the encode
-/// time, and what was shown.
+/// Over `turns` observations by the settings' pipeline observing as `config` says, each a
+/// fresh frame (the unchanged-frame reuse would skip the encoder): the bytes sent, the image
+/// tokens `tokens` estimates, the encode time, and what was shown.
 fn per_turn(
-    mut pipeline: Pipeline,
+    settings: &franz_core::config::Settings,
+    config: ObserveConfig,
     tokens: franz_core::model::ImageTokens,
     desktop: &mut dyn franz_desktop::Desktop,
     turns: usize,
 ) -> anyhow::Result<PerTurn> {
+    let mut pipeline = franz_core::agent::Agent::acting(settings)
+        .observing(|o| *o = config)
+        .build_pipeline();
     pipeline.observe(desktop, |_| {})?; // warm-up
     let (mut bytes, mut encode) = (Vec::with_capacity(turns), Vec::with_capacity(turns));
     let mut last = None;
