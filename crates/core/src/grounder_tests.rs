@@ -136,6 +136,17 @@ fn texts(r: &ChatRequest) -> (Option<String>, Vec<String>, usize) {
     (system, user, image)
 }
 
+/// `profile`'s grounder, its screenshot and the user texts of its request for the Save
+/// button, a request with no system message and the image before the texts.
+fn asked_image_first(profile: &str) -> (Grounder, Screenshot, Vec<String>) {
+    let g = grounder(profile);
+    let shot = shot(profile);
+    let (system, user, image) = texts(&g.request("the Save button", &shot));
+    assert_eq!(system, None, "{profile}");
+    assert_eq!(image, 0, "{profile}");
+    (g, shot, user)
+}
+
 /// MAI-UI (Tongyi-MAI/MAI-UI src/prompt.py, MAI_MOBILE_SYS_PROMPT_GROUNDING).
 const MAI_UI_SYSTEM: &str = "You are a GUI grounding agent. \n## Task\nGiven a screenshot and the user's grounding instruction. Your task is to accurately locate a UI element based on the user's instructions.\nFirst, you should carefully examine the screenshot and analyze the user's instructions,  translate the user's instruction into a effective reasoning process, and then provide the final coordinate.\n## Output Format\nReturn a json object with a reasoning process in <grounding_think></grounding_think> tags, a [x,y] format coordinate within <answer></answer> XML tags:\n<grounding_think>...</grounding_think>\n<answer>\n{\"coordinate\": [x,y]}\n</answer>";
 
@@ -170,13 +181,8 @@ const UI_VENUS_PROMPT: &str = "Output the center point of the position correspon
 
 #[test]
 fn ui_venus_is_asked_in_its_own_prompt_and_its_answer_read_in_0_to_1000() {
-    let g = grounder("ui-venus-1.5");
-    let shot = shot("ui-venus-1.5");
-    let r = g.request("the Save button", &shot);
-    let (system, user, image) = texts(&r);
-    assert_eq!(system, None);
     // the image, then the prompt
-    assert_eq!(image, 0);
+    let (g, shot, user) = asked_image_first("ui-venus-1.5");
     assert_eq!(user, [UI_VENUS_PROMPT]);
     let (e, p) = g
         .read(
@@ -225,11 +231,7 @@ fn no_point_in(g: &Grounder, shot: &Screenshot, answers: &[&str]) {
 /// prompt; `point_2d` in 0..1000 (the notebook's plot_points: x / 1000 * width).
 #[test]
 fn qwen3_vl_is_asked_in_its_cookbooks_point_prompt_and_read_in_0_to_1000() {
-    let g = grounder("qwen3-vl");
-    let shot = shot("qwen3-vl");
-    let (system, user, image) = texts(&g.request("the Save button", &shot));
-    assert_eq!(system, None);
-    assert_eq!(image, 0);
+    let (g, shot, user) = asked_image_first("qwen3-vl");
     assert_eq!(
         user,
         ["Locate the Save button in this image. Output the point coordinates in JSON format."]
@@ -251,11 +253,7 @@ fn qwen3_vl_is_asked_in_its_cookbooks_point_prompt_and_read_in_0_to_1000() {
 /// width).
 #[test]
 fn qwen2_5_vl_is_asked_in_its_cookbooks_point_prompt_and_read_in_its_images_pixels() {
-    let g = grounder("qwen2.5-vl");
-    let shot = shot("qwen2.5-vl");
-    let (system, user, image) = texts(&g.request("the Save button", &shot));
-    assert_eq!(system, None);
-    assert_eq!(image, 0);
+    let (g, shot, user) = asked_image_first("qwen2.5-vl");
     assert_eq!(
         user,
         [
@@ -291,11 +289,7 @@ const HOLO15_PROMPT: &str = "Localize an element on the GUI image according to t
 /// `click_absolute` in pixels of the image sent.
 #[test]
 fn holo1_5_is_asked_in_its_localization_prompt_and_read_in_its_images_pixels() {
-    let g = grounder("holo1.5");
-    let shot = shot("holo1.5");
-    let (system, user, image) = texts(&g.request("the Save button", &shot));
-    assert_eq!(system, None);
-    assert_eq!(image, 0);
+    let (g, shot, user) = asked_image_first("holo1.5");
     assert_eq!(user, [HOLO15_PROMPT]);
     let (w, h) = (shot.size.width, shot.size.height);
     let answer = format!(

@@ -92,9 +92,7 @@ impl Engine<'_> {
         );
         Ok(found)
     }
-}
 
-impl Engine<'_> {
     /// Writes `log`'s records to the run's exchange log, in order.
     pub(super) fn write_grounder_log(&mut self, log: GrounderLog<'_>) {
         for r in log.records.iter().flatten() {
