@@ -316,3 +316,50 @@ fn bench_observe_prints_each_area() {
     let tokens = |l: &str| number_before(l, "image tokens");
     assert!(tokens(&window) < tokens(&screen), "{window}\n{screen}");
 }
+
+/// A window manager is ready once it answers a request, not once it announces itself: openbox
+/// sets `_NET_SUPPORTING_WM_CHECK` before its event loop runs, and a program mapped in between
+/// was never focused (the bench above then measured the whole screen). A manager that
+/// announces itself and lists `_NET_REQUEST_FRAME_EXTENTS` but never answers it (an `openbox`
+/// on `PATH` that only sets the root's properties) makes `--wm` an error that names it.
+#[test]
+fn a_window_manager_that_announces_itself_but_never_answers_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let fake = dir.path().join("openbox");
+    std::fs::write(
+        &fake,
+        "#!/bin/sh\n\
+         xprop -root -f _NET_SUPPORTED 32a -set _NET_SUPPORTED _NET_REQUEST_FRAME_EXTENTS\n\
+         xprop -root -f _NET_SUPPORTING_WM_CHECK 32x -set _NET_SUPPORTING_WM_CHECK 1\n\
+         exec sleep 600\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let path = format!(
+        "{}:{}",
+        dir.path().display(),
+        std::env::var("PATH").unwrap()
+    );
+    let mut cmd = common::franz_command();
+    common::no_franz_env(&mut cmd);
+    let out = cmd
+        .env_remove("DISPLAY")
+        .env("PATH", path)
+        .args([
+            "--sandbox=320x200",
+            "--wm",
+            "bench",
+            "observe",
+            "--turns",
+            "1",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("cannot start the window manager")
+            && stderr.contains("openbox announced itself but did not answer"),
+        "{stderr}"
+    );
+}
