@@ -21,7 +21,9 @@
 //!
 //! The server: `FRANZ_MODEL_SERVER_URL` and `FRANZ_MODEL_SERVER_LOG` (`.ci/run` starts one with
 //! the script), else the test starts one with the script when it is built (or when `CI` is
-//! set, building it). Without one, locally, the tests say so and pass; in CI they fail.
+//! set, building it). Without one, locally, the tests say so and pass; in CI they fail. Where
+//! the script's build is there, the binary starts a second one, and each test holds one of the
+//! two while it runs ([`free_server`]); a run two tests judge is made once ([`shared_run`]).
 //! `FRANZ_REAL_SERVER_STRATEGIES=tools,commander` runs only those strategies' cells.
 //! `FRANZ_CONSTRAIN_TURNS=10` measures constrained output over 10 turns a strategy, with
 //! `--constrain off` too, and prints both shares (CI runs [`CI_CONSTRAINED_TURNS`] constrained
@@ -30,9 +32,10 @@
 use crate::common;
 
 use serde_json::Value;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 /// The model id the script serves.
@@ -47,10 +50,17 @@ pub(crate) struct Server {
     log: PathBuf,
 }
 
-/// The real server, found or started once per test binary; `None` locally when none is built.
+/// How many servers the tests share out: the one found or started, and one more this binary
+/// starts. Each answers one request at a time, so that with two, two tests' runs go side by
+/// side instead of one test thread waiting for the other (measured on 2 cores: the tests of
+/// this file and `real_server_tokens.rs` took 390 s one after the other, the last minutes of
+/// the whole test binary with nothing else left to run).
+const SERVERS: usize = 2;
+
+/// The first real server, found or started once per test binary; `None` locally when none is
+/// built (the test then says so and passes; in CI it fails).
 pub(crate) fn server() -> Option<&'static Server> {
-    static SERVER: OnceLock<Option<Server>> = OnceLock::new();
-    let found = SERVER.get_or_init(find_or_start).as_ref();
+    let found = servers().first();
     if found.is_none() {
         assert!(
             std::env::var("CI").is_err(),
@@ -63,6 +73,27 @@ pub(crate) fn server() -> Option<&'static Server> {
     found
 }
 
+/// Every server of the pool ([`SERVERS`]): the first, then the others started with the same
+/// context length when the script's build is there (else the first alone).
+fn servers() -> &'static [Server] {
+    static SERVERS_STARTED: OnceLock<Vec<Server>> = OnceLock::new();
+    SERVERS_STARTED.get_or_init(|| {
+        let Some(first) = find_or_start() else {
+            return Vec::new();
+        };
+        let ctx = std::env::var("FRANZ_MODEL_SERVER_CTX").unwrap_or_else(|_| "4096".into());
+        let more = if built() { SERVERS - 1 } else { 0 };
+        std::iter::once(first)
+            .chain((0..more).map(|_| start_server(&["--ctx", &ctx])))
+            .collect()
+    })
+}
+
+/// Whether the script has built its server here (its venv is installed).
+fn built() -> bool {
+    cache_dir().join("venv/.franz-installed").exists()
+}
+
 fn find_or_start() -> Option<Server> {
     if let (Ok(url), Ok(log)) = (
         std::env::var("FRANZ_MODEL_SERVER_URL"),
@@ -73,8 +104,7 @@ fn find_or_start() -> Option<Server> {
             log: log.into(),
         });
     }
-    let built = cache_dir().join("venv/.franz-installed").exists();
-    if !built && std::env::var("CI").is_err() {
+    if !built() && std::env::var("CI").is_err() {
         return None;
     }
     Some(start_server(&[]))
@@ -116,12 +146,48 @@ fn start_server(args: &[&str]) -> Server {
     }
 }
 
-/// One franz process at a time talks to the server, so that each one's lines of the server's
-/// log are its own (the server answers one request at a time anyway).
-pub(crate) fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
-    static LOCK: Mutex<()> = Mutex::new(());
-    LOCK.lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
+/// A server of the pool held by one test: one franz process at a time talks to it, so that its
+/// lines of the server's log are that process's. Given back when dropped.
+pub(crate) struct Held {
+    pub(crate) server: &'static Server,
+    index: usize,
+}
+
+/// Which servers of the pool a test holds, and the signal that one was given back.
+static HELD: Mutex<Vec<bool>> = Mutex::new(Vec::new());
+static GIVEN_BACK: std::sync::Condvar = std::sync::Condvar::new();
+
+/// A server no other test holds, waiting for one; `None` when there is no server (see
+/// [`server`], which says so).
+pub(crate) fn free_server() -> Option<Held> {
+    let all = servers();
+    server()?;
+    let mut held = HELD
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    held.resize(all.len(), false);
+    loop {
+        if let Some(index) = held.iter().position(|h| !h) {
+            held[index] = true;
+            return Some(Held {
+                server: &all[index],
+                index,
+            });
+        }
+        held = GIVEN_BACK
+            .wait(held)
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        let mut held = HELD
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        held[self.index] = false;
+        GIVEN_BACK.notify_all();
+    }
 }
 
 fn log_len(server: &Server) -> u64 {
@@ -133,6 +199,54 @@ fn log_since(server: &Server, from: u64) -> String {
     let bytes = std::fs::read(&server.log).unwrap_or_default();
     let from = usize::try_from(from).unwrap_or(usize::MAX).min(bytes.len());
     String::from_utf8_lossy(&bytes[from..]).into_owned()
+}
+
+/// A [`scenario_run`] as the tests read it: its exit code and output, its events and exchange,
+/// and the lines of the server's log written while it ran.
+pub(crate) struct ScenarioRun {
+    pub(crate) code: Option<i32>,
+    pub(crate) text: String,
+    pub(crate) events: Vec<Value>,
+    pub(crate) exchange: Vec<Value>,
+    pub(crate) log: String,
+}
+
+/// [`scenario_run`] once per test binary for each `(strategy, turns, extra)`: every test that
+/// asks for the same run judges that one (the token estimate's runs are the unstreamed cells of
+/// [`every_strategy_streamed_and_not_runs_three_turns_on_the_real_server_without_a_refusal`]),
+/// so that the servers, which answer one request at a time, make each run once. The caller
+/// holds `server` ([`free_server`]), so that the log lines are this run's.
+pub(crate) fn shared_run(
+    server: &Server,
+    strategy: &str,
+    turns: &str,
+    extra: &[&str],
+) -> Arc<ScenarioRun> {
+    type Runs = Mutex<HashMap<String, Arc<OnceLock<Arc<ScenarioRun>>>>>;
+    static RUNS: OnceLock<Runs> = OnceLock::new();
+    let key = format!("{strategy} {turns} {extra:?}");
+    // one cell a run: a test asking for a run another is making waits for that one
+    let cell = RUNS
+        .get_or_init(Runs::default)
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .entry(key)
+        .or_default()
+        .clone();
+    cell.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let from = log_len(server);
+        let (code, text) = scenario_run(&server.url, strategy, turns, dir.path(), extra);
+        let read = |name: &str| common::jsonl(&dir.path().join("run_0001").join(name));
+        Arc::new(ScenarioRun {
+            code,
+            text,
+            events: read("events.jsonl"),
+            exchange: read("exchange.jsonl"),
+            log: log_since(server, from),
+        })
+    })
+    .clone()
 }
 
 /// Runs franz with `args`, killing it after [`RUN_TIMEOUT`]; its exit code and output.
@@ -465,25 +579,21 @@ fn model_faults(events: &[Value]) -> Faults {
 
 /// One strategy, streamed or not, for 3 turns; what went wrong.
 fn cell(server: &Server, strategy: &str, stream: bool) -> Faults {
-    let runs = tempfile::tempdir().unwrap();
     let streamed: &[&str] = if stream { &["--stream"] } else { &[] };
-    let from = log_len(server);
-    let (code, text) = scenario_run(&server.url, strategy, "3", runs.path(), streamed);
-    let dir = runs.path().join("run_0001");
-    let events = common::jsonl(&dir.join("events.jsonl"));
-    let exchange = common::jsonl(&dir.join("exchange.jsonl"));
-    let replies = raw_replies(&exchange);
-    let requests = requests_by_turn(&exchange);
+    let run = shared_run(server, strategy, "3", streamed);
+    let events = &run.events;
+    let replies = raw_replies(&run.exchange);
+    let requests = requests_by_turn(&run.exchange);
     let asked = events
         .iter()
         .filter(|e| e["event"] == "model_request")
         .count();
-    let mut faults = ending_faults(&events, code, &text);
-    faults.extend(model_faults(&events));
-    let reshaped = reshapes(&events);
-    faults.extend(server_faults(&log_since(server, from), asked, &reshaped));
-    faults.extend(reading_faults(&events, &replies, &requests));
-    faults.extend(point_faults(&events, &replies));
+    let mut faults = ending_faults(events, run.code, &run.text);
+    faults.extend(model_faults(events));
+    let reshaped = reshapes(events);
+    faults.extend(server_faults(&run.log, asked, &reshaped));
+    faults.extend(reading_faults(events, &replies, &requests));
+    faults.extend(point_faults(events, &replies));
     let stream = if stream { " --stream" } else { "" };
     faults
         .into_iter()
@@ -493,8 +603,8 @@ fn cell(server: &Server, strategy: &str, stream: bool) -> Faults {
 
 #[test]
 fn every_strategy_streamed_and_not_runs_three_turns_on_the_real_server_without_a_refusal() {
-    let Some(server) = server() else { return };
-    let _one = one_at_a_time();
+    let Some(held) = free_server() else { return };
+    let server = held.server;
     let mut faults = Faults::new();
     // FRANZ_REAL_SERVER_STRATEGIES=tools,commander runs only those (while working on one)
     let only = std::env::var("FRANZ_REAL_SERVER_STRATEGIES").unwrap_or_default();
@@ -518,8 +628,8 @@ fn every_strategy_streamed_and_not_runs_three_turns_on_the_real_server_without_a
 
 #[test]
 fn doctor_against_the_real_server_is_all_ok_and_names_its_context_length_and_message_shape() {
-    let Some(server) = server() else { return };
-    let _one = one_at_a_time();
+    let Some(held) = free_server() else { return };
+    let server = held.server;
     let (code, text) = franz(&[
         "--sandbox=640x480",
         "doctor",
@@ -552,11 +662,9 @@ fn doctor_against_the_real_server_is_all_ok_and_names_its_context_length_and_mes
 #[test]
 fn doctor_says_a_real_server_without_its_projector_cannot_see_images() {
     // its own server: the same model, no projector
-    if server().is_none() {
-        return;
-    }
+    // a place in the pool, so that no more servers than that are busy at once
+    let Some(_held) = free_server() else { return };
     let blind = start_server(&["--no-projector"]);
-    let _one = one_at_a_time();
     // the context is given, which spares the long prompt that would probe it
     let (code, text) = franz(&[
         "--sandbox=640x480",
@@ -737,8 +845,8 @@ fn constrained_turns(
 /// model's replies are noise).
 #[test]
 fn constrained_requests_of_every_strategy_are_accepted_and_each_turn_answered() {
-    let Some(server) = server() else { return };
-    let _one = one_at_a_time();
+    let Some(held) = free_server() else { return };
+    let server = held.server;
     let (turns, modes): (u32, &[&str]) = match constrain_turns() {
         Some(t) => (t, &["off", "auto"]),
         None => (CI_CONSTRAINED_TURNS, &["auto"]),

@@ -9,11 +9,11 @@
 //! It also prints, per turn, the tokens a prefix-caching server would evaluate again: the
 //! server's count times the share of the request (estimated from `exchange.jsonl`, images as
 //! their sha256 placeholders) after the first byte that differs from the last request.
-//! CI runs [`CI_TURNS`] turns a strategy (the first judged turn, and a few minutes on 2 busy
-//! cores); `FRANZ_TOKEN_TURNS=N` measures N turns a strategy. The test prints its time.
+//! CI runs [`CI_TURNS`] turns a strategy (the first judged turn): the unstreamed runs that
+//! `real_model_server.rs` makes anyway ([`shared_run`]: the server answers each run once).
+//! `FRANZ_TOKEN_TURNS=N` measures N turns a strategy. The test prints its time.
 
-use crate::common;
-use crate::real_model_server::{one_at_a_time, scenario_run, server};
+use crate::real_model_server::{free_server, server, shared_run};
 use serde_json::Value;
 
 /// Calls of the first turns are not judged: the first count calibrates requests like it, and
@@ -67,16 +67,13 @@ fn requests(exchange: &[Value]) -> Vec<String> {
         .collect()
 }
 
-/// Runs `strategy` for `turns` turns, with `extra` flags; its calls and requests.
-fn run(url: &str, strategy: &str, turns: &str, extra: &[&str]) -> (Vec<Call>, Vec<String>) {
-    let runs = tempfile::tempdir().unwrap();
-    let _one = one_at_a_time();
-    let (code, text) = scenario_run(url, strategy, turns, runs.path(), extra);
-    assert!(code.is_some(), "--strategy {strategy}: {text}");
-    let dir = runs.path().join("run_0001");
-    let events = common::jsonl(&dir.join("events.jsonl"));
-    let exchange = common::jsonl(&dir.join("exchange.jsonl"));
-    (calls(&events), requests(&exchange))
+/// Runs `strategy` for `turns` turns, with `extra` flags (or takes that run from another test
+/// that made it: [`shared_run`]); its calls and requests.
+fn run(strategy: &str, turns: &str, extra: &[&str]) -> (Vec<Call>, Vec<String>) {
+    let held = free_server().expect("the test checked for a server");
+    let run = shared_run(held.server, strategy, turns, extra);
+    assert!(run.code.is_some(), "--strategy {strategy}: {}", run.text);
+    (calls(&run.events), requests(&run.exchange))
 }
 
 /// Prints a strategy's calls and returns its faults: calls after the first turn (and after a
@@ -128,12 +125,14 @@ fn judge(strategy: &str, calls: &[Call], requests: &[String]) -> Vec<String> {
 
 #[test]
 fn after_two_turns_franz_estimates_every_request_within_ten_percent_of_the_real_server() {
-    let Some(server) = server() else { return };
+    if server().is_none() {
+        return;
+    }
     let turns = std::env::var("FRANZ_TOKEN_TURNS").unwrap_or_else(|_| CI_TURNS.to_string());
     let started = std::time::Instant::now();
     let mut faults = Vec::new();
     for strategy in ["narrative", "vision", "tools", "commander"] {
-        let (calls, requests) = run(&server.url, strategy, &turns, &[]);
+        let (calls, requests) = run(strategy, &turns, &[]);
         faults.extend(judge(strategy, &calls, &requests));
     }
     eprintln!(
@@ -147,9 +146,11 @@ fn after_two_turns_franz_estimates_every_request_within_ten_percent_of_the_real_
 /// prompt, with the image's tokens) as it reads the PNG one.
 #[test]
 fn the_real_server_reads_a_jpeg_screenshot_as_it_reads_a_png() {
-    let Some(server) = server() else { return };
+    if server().is_none() {
+        return;
+    }
     let counted = |format: &str| {
-        let (calls, requests) = run(&server.url, "vision", "1", &["--image-format", format]);
+        let (calls, requests) = run("vision", "1", &["--image-format", format]);
         let sent = requests.first().map_or("", String::as_str);
         assert!(sent.contains("<image sha256="), "no image sent: {sent}");
         calls.first().and_then(|c| c.counted).unwrap_or(0)
