@@ -320,20 +320,20 @@ fn bench_observe_prints_each_area() {
 /// A window manager is ready once it answers a request, not once it announces itself: openbox
 /// sets `_NET_SUPPORTING_WM_CHECK` before its event loop runs, and a program mapped in between
 /// was never focused (the bench above then measured the whole screen). A manager that
-/// announces itself and lists `_NET_REQUEST_FRAME_EXTENTS` but never answers it (an `openbox`
-/// on `PATH` that only sets the root's properties) makes `--wm` an error that names it.
+/// announces itself as EWMH says, listing `_NET_REQUEST_FRAME_EXTENTS`, but never answers it
+/// (`fixtures/wm/silent_wm.py`, as `openbox` on `PATH`) makes `--wm` an error that names it.
 #[test]
 fn a_window_manager_that_announces_itself_but_never_answers_is_an_error() {
     let dir = tempfile::tempdir().unwrap();
+    let silent = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/wm/silent_wm.py");
     let fake = dir.path().join("openbox");
-    std::fs::write(
-        &fake,
-        "#!/bin/sh\n\
-         xprop -root -f _NET_SUPPORTED 32a -set _NET_SUPPORTED _NET_REQUEST_FRAME_EXTENTS\n\
-         xprop -root -f _NET_SUPPORTING_WM_CHECK 32x -set _NET_SUPPORTING_WM_CHECK 1\n\
-         exec sleep 600\n",
-    )
-    .unwrap();
+    let python = common::oracle::python();
+    let script = format!(
+        "#!/bin/sh\nexec '{}' '{}'\n",
+        python.display(),
+        silent.display()
+    );
+    std::fs::write(&fake, script).unwrap();
     std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let path = format!(
         "{}:{}",

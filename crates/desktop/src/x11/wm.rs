@@ -32,10 +32,15 @@ fn atom(conn: &RustConnection, name: &str) -> Result<u32, DesktopError> {
         .atom)
 }
 
-/// The first 32-bit values (at most 1024) of `prop` on `win`, of any type.
-fn values(conn: &RustConnection, win: u32, prop: u32) -> Result<Vec<u32>, DesktopError> {
+/// The first 32-bit values (at most 1024) of `prop` on `win`, of type `kind`.
+fn values(
+    conn: &RustConnection,
+    win: u32,
+    prop: u32,
+    kind: AtomEnum,
+) -> Result<Vec<u32>, DesktopError> {
     let reply = conn
-        .get_property(false, win, prop, AtomEnum::ANY, 0, 1024)
+        .get_property(false, win, prop, kind, 0, 1024)
         .map_err(x11_err)?
         .reply()
         .map_err(x11_err)?;
@@ -47,7 +52,7 @@ pub fn running(display: &str) -> Result<bool, DesktopError> {
     let (conn, screen) = x11rb::connect(Some(display)).map_err(x11_err)?;
     let root = conn.setup().roots[screen].root;
     let check = atom(&conn, "_NET_SUPPORTING_WM_CHECK")?;
-    Ok(!values(&conn, root, check)?.is_empty())
+    Ok(!values(&conn, root, check, AtomEnum::WINDOW)?.is_empty())
 }
 
 /// Waits until the window manager on `display` answers a `_NET_REQUEST_FRAME_EXTENTS` (it sets
@@ -58,7 +63,8 @@ fn answers_requests(display: &str, deadline: Instant) -> Result<bool, DesktopErr
     let (conn, screen) = x11rb::connect(Some(display)).map_err(x11_err)?;
     let root = conn.setup().roots[screen].root;
     let request = atom(&conn, "_NET_REQUEST_FRAME_EXTENTS")?;
-    if !values(&conn, root, atom(&conn, "_NET_SUPPORTED")?)?.contains(&request) {
+    let supported = atom(&conn, "_NET_SUPPORTED")?;
+    if !values(&conn, root, supported, AtomEnum::ATOM)?.contains(&request) {
         return Ok(true);
     }
     let extents = atom(&conn, "_NET_FRAME_EXTENTS")?;
@@ -87,7 +93,7 @@ fn answers_requests(display: &str, deadline: Instant) -> Result<bool, DesktopErr
             conn.flush().map_err(x11_err)?;
         }
         asked += 1;
-        if !values(&conn, probe, extents)?.is_empty() {
+        if !values(&conn, probe, extents, AtomEnum::CARDINAL)?.is_empty() {
             break true;
         }
         if Instant::now() >= deadline {
