@@ -46,8 +46,9 @@ pub struct Row {
     /// The X display of the run's sandbox, and when the run started and ended (Unix ms).
     #[serde(default)]
     pub display: String,
-    /// When the sandbox held that display, from its start to its stop (Unix ms): sandboxes
-    /// that overlap in time never share a display (the run's own times also cover its report).
+    /// When the sandbox held that display, from just after its start to just before its stop
+    /// (Unix ms): sandboxes that overlap in time never share a display (the run's own times
+    /// also cover its report).
     #[serde(default)]
     pub display_ms: [u64; 2],
     #[serde(default)]

@@ -99,18 +99,21 @@ fn attempt(job: &Job, start: Instant) -> anyhow::Result<Outcome> {
     std::fs::create_dir_all(&work).with_context(|| format!("cannot create {}", work.display()))?;
     let work = work.canonicalize()?;
     let task = &job.task;
-    let display_from = franz_core::event::unix_ms();
     let mut sandbox = Sandbox::start(&SandboxOptions {
         width: task.screen.width,
         height: task.screen.height,
         launch: Vec::new(),
     })
     .context("cannot start the task's sandbox")?;
+    // held from here to the stop: a time taken before the start could fall while another job
+    // still held this display number, and one taken after the stop after another job took it
+    let display_from = franz_core::event::unix_ms();
     let display = sandbox.display().to_string();
     let (failures, reward) = match task.suite {
         Suite::Own => (own_task(job, &mut sandbox, &work, deadline)?, None),
         Suite::Miniwob => miniwob_task(job, &mut sandbox, &work, deadline)?,
     };
+    let display_to = franz_core::event::unix_ms();
     sandbox.stop();
     if task.suite == Suite::Miniwob {
         // the browser profile is tens of megabytes and of no use once the run ended
@@ -120,7 +123,7 @@ fn attempt(job: &Job, start: Instant) -> anyhow::Result<Outcome> {
         failures,
         run_dir: newest_run(&job.dir.join("runs")),
         display,
-        display_ms: [display_from, franz_core::event::unix_ms()],
+        display_ms: [display_from, display_to],
         reward,
     })
 }
