@@ -17,7 +17,7 @@ use x11rb::protocol::xproto::{
 };
 use x11rb::rust_connection::RustConnection;
 
-fn atom(conn: &RustConnection, name: &str) -> Result<Atom, DesktopError> {
+pub(crate) fn atom(conn: &RustConnection, name: &str) -> Result<Atom, DesktopError> {
     Ok(conn
         .intern_atom(false, name.as_bytes())
         .map_err(x11_err)?
@@ -27,7 +27,7 @@ fn atom(conn: &RustConnection, name: &str) -> Result<Atom, DesktopError> {
 }
 
 /// The 32-bit values of `prop` on `win` (empty when it is not set).
-fn cardinals(
+pub(crate) fn cardinals(
     conn: &RustConnection,
     win: Window,
     prop: Atom,

@@ -10,6 +10,7 @@
 //! of 25 starts on a loaded machine; asked again, in 105 of 105).
 
 use super::connection::x11_err;
+use super::window_tools::{atom, cardinals};
 use crate::DesktopError;
 use crate::sandbox::Programs;
 use crate::wm::{WINDOW_MANAGERS, find};
@@ -18,41 +19,16 @@ use x11rb::connection::Connection;
 use x11rb::protocol::xproto::{
     AtomEnum, ClientMessageEvent, ConnectionExt, CreateWindowAux, EventMask, WindowClass,
 };
-use x11rb::rust_connection::RustConnection;
 
 /// How long a window manager may take to announce itself and answer a request.
 const READY_TIMEOUT: Duration = Duration::from_secs(15);
-
-fn atom(conn: &RustConnection, name: &str) -> Result<u32, DesktopError> {
-    Ok(conn
-        .intern_atom(false, name.as_bytes())
-        .map_err(x11_err)?
-        .reply()
-        .map_err(x11_err)?
-        .atom)
-}
-
-/// The first 32-bit values (at most 1024) of `prop` on `win`, of type `kind`.
-fn values(
-    conn: &RustConnection,
-    win: u32,
-    prop: u32,
-    kind: AtomEnum,
-) -> Result<Vec<u32>, DesktopError> {
-    let reply = conn
-        .get_property(false, win, prop, kind, 0, 1024)
-        .map_err(x11_err)?
-        .reply()
-        .map_err(x11_err)?;
-    Ok(reply.value32().map(Iterator::collect).unwrap_or_default())
-}
 
 /// Whether an EWMH window manager runs on `display`.
 pub fn running(display: &str) -> Result<bool, DesktopError> {
     let (conn, screen) = x11rb::connect(Some(display)).map_err(x11_err)?;
     let root = conn.setup().roots[screen].root;
     let check = atom(&conn, "_NET_SUPPORTING_WM_CHECK")?;
-    Ok(!values(&conn, root, check, AtomEnum::WINDOW)?.is_empty())
+    Ok(!cardinals(&conn, root, check, AtomEnum::WINDOW)?.is_empty())
 }
 
 /// Waits until the window manager on `display` answers a `_NET_REQUEST_FRAME_EXTENTS` (it sets
@@ -64,7 +40,7 @@ fn answers_requests(display: &str, deadline: Instant) -> Result<bool, DesktopErr
     let root = conn.setup().roots[screen].root;
     let request = atom(&conn, "_NET_REQUEST_FRAME_EXTENTS")?;
     let supported = atom(&conn, "_NET_SUPPORTED")?;
-    if !values(&conn, root, supported, AtomEnum::ATOM)?.contains(&request) {
+    if !cardinals(&conn, root, supported, AtomEnum::ATOM)?.contains(&request) {
         return Ok(true);
     }
     let extents = atom(&conn, "_NET_FRAME_EXTENTS")?;
@@ -93,7 +69,7 @@ fn answers_requests(display: &str, deadline: Instant) -> Result<bool, DesktopErr
             conn.flush().map_err(x11_err)?;
         }
         asked += 1;
-        if !values(&conn, probe, extents, AtomEnum::CARDINAL)?.is_empty() {
+        if !cardinals(&conn, probe, extents, AtomEnum::CARDINAL)?.is_empty() {
             break true;
         }
         if Instant::now() >= deadline {
